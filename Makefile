@@ -1,0 +1,53 @@
+# cue-ctx — every target does its own set-up from nothing (fresh clone + Python 3.11).
+#   make demo       set up, then a ctx walkthrough on a throwaway database
+#   make test       set up, then the test suite (what CI runs)
+#   make test-slow  the slow tests (marked `slow`)
+#   make test-e2e   drives the real Claude Code CLI through ../shared/tools/claude-code
+#   make bench      SPEC §6 budgets: measured vs budget
+SHELL := /bin/bash
+PYTHON ?= python3
+UV_VERSION := 0.13.9
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+VENV := .venv
+PY := $(VENV)/bin/python
+# llama-cpp-python compiles from source; OpenMP threads must not spin (SPEC §4).
+export OMP_WAIT_POLICY := PASSIVE
+export UV_PROJECT_ENVIRONMENT := $(VENV)
+
+.PHONY: setup model test test-slow test-e2e bench demo lint clean
+
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet "uv==$(UV_VERSION)"
+
+# The environment is rebuilt whenever the lockfile changes.
+$(VENV)/.synced: $(UV) uv.lock pyproject.toml
+	$(UV) sync --frozen
+	touch $@
+
+setup: $(VENV)/.synced model
+
+model: $(VENV)/.synced
+	$(PY) -m ctx.semantic.model build --quiet
+
+test: setup
+	$(PY) -m pytest -m "not slow and not e2e" -q
+
+test-slow: setup
+	$(PY) -m pytest -m slow -q
+
+test-e2e: setup
+	$(PY) -m pytest -m e2e -q
+
+bench: setup
+	$(PY) -m bench
+
+demo: setup
+	bash scripts/demo.sh
+
+lint: $(VENV)/.synced
+	$(VENV)/bin/ruff check ctx cue tests bench
+
+clean:
+	rm -rf $(VENV) $(TOOLS) .pytest_cache .hypothesis

@@ -1,0 +1,56 @@
+"""`make bench`: measured vs budget (SPEC §6). See __main__.py."""
+from __future__ import annotations
+
+import statistics
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / ".bench"
+
+
+@dataclass
+class Row:
+    name: str
+    value: float
+    budget: float | None
+    unit: str
+    better: str  # "lower" or "higher"
+
+    @property
+    def ok(self) -> bool | None:
+        if self.budget is None:
+            return None
+        return self.value <= self.budget if self.better == "lower" else self.value >= self.budget
+
+
+@dataclass
+class Bench:
+    rows: list[Row] = field(default_factory=list)
+
+    def report(self, name: str, value: float, budget: float | None = None, unit: str = "ms",
+               better: str = "lower") -> Row:
+        row = Row(name, value, budget, unit, better)
+        self.rows.append(row)
+        mark = {True: "ok", False: "OVER", None: ""}[row.ok]
+        cmp = "≤" if better == "lower" else "≥"
+        budget_s = f"{cmp} {budget:g} {unit}" if budget is not None else ""
+        print(f"  {name:<58} {value:>10.3g} {unit:<6} {budget_s:<16} {mark}", flush=True)
+        return row
+
+
+def median_wall_ms(cmd: list[str], *, runs: int = 7, input: bytes | None = None,
+                   env: dict | None = None, warmup: int = 1) -> float:
+    """Median whole-process wall time of a command, in milliseconds."""
+    times = []
+    for i in range(warmup + runs):
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, input=input, env=env, capture_output=True)
+        dt = (time.perf_counter() - t0) * 1000
+        if proc.returncode != 0:
+            raise RuntimeError(f"{cmd} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}")
+        if i >= warmup:
+            times.append(dt)
+    return statistics.median(times)

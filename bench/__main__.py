@@ -1,0 +1,33 @@
+"""Run every bench/bench_*.py and print measured vs budget."""
+from __future__ import annotations
+
+import importlib
+import sys
+import traceback
+
+from bench import ROOT, WORK, Bench
+
+
+def main(argv: list[str]) -> int:
+    only = set(argv)
+    WORK.mkdir(exist_ok=True)
+    bench = Bench()
+    failed = []
+    for path in sorted((ROOT / "bench").glob("bench_*.py")):
+        name = path.stem
+        if only and name.removeprefix("bench_") not in only and name not in only:
+            continue
+        print(f"\n== {name}", flush=True)
+        try:
+            importlib.import_module(f"bench.{name}").run(bench)
+        except Exception:
+            traceback.print_exc()
+            failed.append(name)
+    over = [r for r in bench.rows if r.ok is False]
+    print(f"\n{len(bench.rows)} measurements, {len(over)} over budget"
+          + (f", {len(failed)} benchmark(s) crashed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,32 @@
+"""`cue` command line: wiring only. Each command group lives in its own cli_* module."""
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from cue import cli_digest, cli_memory, cli_scrub, cli_select
+from cue.errors import CueError
+
+app = typer.Typer(
+    name="cue",
+    help="Turn recent screen activity into a short, scrubbed narrative digest.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+for module in (cli_select, cli_scrub, cli_digest, cli_memory):
+    module.register(app)
+
+
+def run() -> None:
+    """Run the app; domain errors become one `Error: …` line on stderr."""
+    try:
+        app(standalone_mode=True)
+    except CueError as exc:
+        if os.environ.get("CUE_DEBUG"):
+            raise
+        print(f"Error: {exc}", file=sys.stderr)
+        sys.exit(int(exc.exit_code))

@@ -1,0 +1,101 @@
+"""cue's SQLite store: one connect(), WAL, busy_timeout, migrations on open.
+
+Migrations are an ordered list of (version, sql) applied in one transaction each, with
+PRAGMA user_version as the cheap "is this current?" check on every open.
+Add a migration by appending to MIGRATIONS; never edit one that has shipped.
+"""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from cue import paths
+from cue.errors import DatabaseError
+
+MIGRATIONS: list[tuple[int, str]] = [
+    (
+        1,
+        """
+        CREATE TABLE _meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE pauses (
+            id INTEGER PRIMARY KEY,
+            started_at REAL NOT NULL,          -- unix seconds
+            ended_at REAL,                     -- NULL while paused
+            until_at REAL,                     -- planned end for `cue pause --for`
+            reason TEXT
+        );
+        CREATE INDEX pauses_started ON pauses(started_at);
+        """,
+    ),
+    # 2: frame cache (cue select) · 3: digests (cue digest) · 4: memory (cue memory)
+]
+
+
+def connect(path: Path | None = None, *, readonly: bool = False) -> sqlite3.Connection:
+    """Open the cue database (creating it 0600 and its folder 0700 if needed)."""
+    path = Path(path) if path else paths.db_path()
+    try:
+        if readonly:
+            if not path.exists():
+                raise DatabaseError(f"no cue database at {path}; run a cue command that writes first")
+            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            new = not path.exists()
+            conn = sqlite3.connect(path, timeout=5.0, isolation_level=None)
+            if new:
+                path.chmod(0o600)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA busy_timeout = 5000")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if not readonly:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            _migrate(conn)
+        return conn
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(f"cannot open cue database {path}: {exc}") from exc
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    current = conn.execute("PRAGMA user_version").fetchone()[0]
+    pending = [(v, sql) for v, sql in MIGRATIONS if v > current]
+    for version, sql in pending:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have migrated while we waited for the lock.
+            if conn.execute("PRAGMA user_version").fetchone()[0] >= version:
+                conn.execute("ROLLBACK")
+                continue
+            for stmt in _statements(sql):
+                conn.execute(stmt)
+            conn.execute(f"PRAGMA user_version = {int(version)}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def _statements(script: str) -> list[str]:
+    out, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out
+
+
+def get_meta(conn: sqlite3.Connection, key: str, default: str | None = None) -> str | None:
+    row = conn.execute("SELECT value FROM _meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else default
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute(
+        "INSERT INTO _meta(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
