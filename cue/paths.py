@@ -35,3 +35,13 @@ def privacy_log() -> Path:
 
 def config_path() -> Path:
     return home() / "config.toml"
+
+
+def keyframes_dir() -> Path:
+    """Default keyframe folder (a capture tool writes screenshots here)."""
+    return home() / "keyframes"
+
+
+def events_dir() -> Path:
+    """Default folder of MCAP event logs."""
+    return home() / "events"
