@@ -17,6 +17,16 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+
+@app.callback()
+def _root() -> None:
+    """Turn recent screen activity into a short, scrubbed narrative digest.
+
+    Example: cue digest --since 15m --format json | ctx add --json -
+    """
+
+
 for module in (cli_select, cli_scrub, cli_digest, cli_memory):
     module.register(app)
 
