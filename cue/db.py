@@ -27,7 +27,27 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX pauses_started ON pauses(started_at);
         """,
     ),
-    # 2: frame cache (cue select) · 3: digests (cue digest) · 4: memory (cue memory)
+    (
+        2,
+        """
+        -- cue select: per-keyframe features, valid while (path, size, mtime_ns) match.
+        CREATE TABLE frame_cache (
+            path TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            ts REAL NOT NULL,                  -- capture time, unix seconds
+            dhash INTEGER,                     -- 64-bit difference hash (signed); NULL = unreadable
+            text_density REAL,                 -- share of strong horizontal edges, 0..1
+            width INTEGER,
+            height INTEGER,
+            error TEXT                         -- why the image could not be read
+        );
+        CREATE INDEX frame_cache_ts ON frame_cache(ts);
+        -- where a pause came from: 'cli' (cue pause) or another tool
+        ALTER TABLE pauses ADD COLUMN source TEXT NOT NULL DEFAULT 'cli';
+        """,
+    ),
+    # 3: digests (cue digest) · 4: memory (cue memory)
 ]
 
 
