@@ -1,0 +1,8 @@
+"""ctx semantic commands (placeholder until that work lands)."""
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this group's commands to the app."""
