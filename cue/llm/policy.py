@@ -1,0 +1,91 @@
+"""The fail-closed policy gate: which backend answers, and what happens when it can't.
+
+    digest.backend = cloud         → cloud; its failure → cloud tombstone
+    digest.backend = local|server  → on-device; LocalUnavailable / LocalTimeout →
+        allow_cloud_fallback = false → skip: nothing is sent anywhere, local tombstone
+        allow_cloud_fallback = true  → cloud (opt-in); its failure → cloud tombstone
+
+An empty reply counts as that backend failing. The detailed reason of every failure goes
+to privacy.log (scrubbed there) and nowhere else; callers get only the fixed tombstone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cue.config import Config
+from cue.llm.errors import BackendError, CloudUnavailable, LocalTimeout, LocalUnavailable
+from cue.llm.request import Part, Reply
+
+LOCAL_TOMBSTONE = "[skipped: local vision model unavailable]"
+CLOUD_TOMBSTONE = "[skipped: cloud vision model unavailable]"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    reply: Reply | None
+    backend: str  # the backend that answered, or the last one that failed
+    fell_back: bool = False
+    tombstone: str | None = None
+    failures: tuple[str, ...] = ()  # exception class names, in order (no details)
+
+    @property
+    def text(self) -> str | None:
+        return self.reply.text if self.reply else None
+
+
+def make_backend(name: str, config: Config):
+    if name == "local":
+        from cue.llm.local import LocalVisionBackend
+
+        return LocalVisionBackend(config)
+    if name == "server":
+        from cue.llm.server import ServerVisionBackend
+
+        return ServerVisionBackend(config)
+    from cue.llm.cloud import CloudVisionBackend
+
+    return CloudVisionBackend(config)
+
+
+def gate(parts: list[Part], *, config: Config, purpose: str = "digest") -> Outcome:
+    """Ask the configured backend, applying the fail-closed policy."""
+    primary = config["digest.backend"]
+    if primary == "cloud":
+        return _cloud(parts, config, purpose, fell_back=False, failures=())
+    try:
+        return Outcome(reply=_ask(make_backend(primary, config), parts, LocalUnavailable),
+                       backend=primary)
+    except (LocalUnavailable, LocalTimeout) as exc:
+        _log(f"{purpose}_local_failed", backend=primary, error=type(exc).__name__,
+             detail=str(exc), cloud_fallback=config["digest.allow_cloud_fallback"])
+        failures = (type(exc).__name__,)
+        if not config["digest.allow_cloud_fallback"]:
+            _log(f"{purpose}_skipped", backend=primary, reason="local model unavailable; "
+                 "allow_cloud_fallback is false, nothing was sent to the cloud")
+            return Outcome(reply=None, backend=primary, tombstone=LOCAL_TOMBSTONE,
+                           failures=failures)
+    return _cloud(parts, config, purpose, fell_back=True, failures=failures)
+
+
+def _cloud(parts, config, purpose, *, fell_back, failures) -> Outcome:
+    try:
+        reply = _ask(make_backend("cloud", config), parts, CloudUnavailable)
+        return Outcome(reply=reply, backend="cloud", fell_back=fell_back, failures=failures)
+    except CloudUnavailable as exc:
+        _log(f"{purpose}_cloud_failed", backend="cloud", error=type(exc).__name__,
+             detail=str(exc), fell_back=fell_back)
+        return Outcome(reply=None, backend="cloud", fell_back=fell_back,
+                       tombstone=CLOUD_TOMBSTONE, failures=failures + (type(exc).__name__,))
+
+
+def _ask(backend, parts: list[Part], empty_error: type[BackendError]) -> Reply:
+    reply = backend.complete(parts)
+    if not reply.text:
+        raise empty_error(f"{backend.name} model returned an empty reply")
+    return reply
+
+
+def _log(event: str, **fields) -> None:
+    from cue.logs import privacy_log
+
+    privacy_log(event, **fields)

@@ -1,0 +1,67 @@
+"""An OpenAI-compatible chat-completions endpoint over httpx: llama-server, Ollama
+(`/v1`), LM Studio. Treated as an on-device backend by the policy, so its failures are
+LocalUnavailable / LocalTimeout and fail closed like the in-process model."""
+from __future__ import annotations
+
+import time
+
+import httpx
+
+from cue.config import Config
+from cue.llm.deadline import DeadlineExceeded, call_with_deadline
+from cue.llm.errors import LocalTimeout, LocalUnavailable
+from cue.llm.request import Part, Reply, clean_reply, openai_content
+
+
+class ServerVisionBackend:
+    name = "server"
+
+    def __init__(self, config: Config):
+        self.url = config["server.url"].rstrip("/")
+        self.model = config["server.model"]
+        self.max_tokens = config["server.max_tokens"]
+        self.timeout = config["server.timeout"]
+
+    def complete(self, parts: list[Part]) -> Reply:
+        body = {
+            "model": self.model or "local",
+            "messages": [{"role": "user", "content": openai_content(parts)}],
+            "max_tokens": self.max_tokens,
+            "temperature": 0.2,
+            "stream": False,
+        }
+        client = httpx.Client(timeout=httpx.Timeout(self.timeout), trust_env=False)
+        t0 = time.perf_counter()
+        try:
+            response = call_with_deadline(
+                lambda: client.post(f"{self.url}/chat/completions", json=body),
+                self.timeout, on_abandon=client.close)
+        except DeadlineExceeded:
+            raise LocalTimeout(f"server {self.url} gave no answer within "
+                               f"{self.timeout:g}s") from None
+        except httpx.TimeoutException as exc:
+            raise LocalTimeout(f"server {self.url} timed out: {type(exc).__name__}") from None
+        except httpx.HTTPError as exc:
+            raise LocalUnavailable(f"server {self.url} unreachable: "
+                                   f"{type(exc).__name__}: {exc}") from None
+        finally:
+            client.close()
+        model_ms = (time.perf_counter() - t0) * 1000
+        if response.status_code >= 400:
+            raise LocalUnavailable(f"server {self.url} answered HTTP {response.status_code}: "
+                                   f"{response.text[:300]}")
+        try:
+            data = response.json()
+            text = data["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise LocalUnavailable(f"server {self.url} sent an answer that is not a chat "
+                                   f"completion: {response.text[:300]}") from None
+        usage = data.get("usage") or {}
+        return Reply(
+            text=clean_reply(text),
+            backend=self.name,
+            model=data.get("model") or self.model or "",
+            input_tokens=usage.get("prompt_tokens"),
+            output_tokens=usage.get("completion_tokens"),
+            model_ms=model_ms,
+        )
