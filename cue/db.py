@@ -47,7 +47,37 @@ MIGRATIONS: list[tuple[int, str]] = [
         ALTER TABLE pauses ADD COLUMN source TEXT NOT NULL DEFAULT 'cli';
         """,
     ),
-    # 3: digests (cue digest) · 4: memory (cue memory)
+    (
+        3,
+        """
+        -- cue digest: one row per run. `summary` is scrubbed model text (status 'ok'), a
+        -- fixed tombstone (status 'skipped'), or '[no recent activity]' (status 'empty').
+        -- Never a keyframe path, never image bytes; failure details live in privacy.log.
+        CREATE TABLE digests (
+            id INTEGER PRIMARY KEY,
+            created_at REAL NOT NULL,           -- unix seconds
+            window_start REAL NOT NULL,
+            window_end REAL NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('ok', 'skipped', 'empty')),
+            backend TEXT NOT NULL,              -- answered (ok), last to fail (skipped), 'none'
+            model TEXT,
+            fell_back INTEGER NOT NULL DEFAULT 0,   -- 1 = cloud answered after a local failure
+            summary TEXT NOT NULL,
+            frame_count INTEGER NOT NULL,
+            event_count INTEGER NOT NULL,
+            image_bytes INTEGER NOT NULL DEFAULT 0, -- total size sent (a number, not the bytes)
+            input_tokens INTEGER,
+            output_tokens INTEGER,
+            select_ms REAL,
+            prepare_ms REAL,
+            model_ms REAL,
+            scrub_ms REAL,
+            total_ms REAL
+        );
+        CREATE INDEX digests_window_end ON digests(window_end);
+        """,
+    ),
+    # 4: memory (cue memory)
 ]
 
 
