@@ -14,15 +14,37 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
+import click
 import typer
+from typer.core import TyperGroup
 
 from ctx import db
 from ctx.errors import CtxError
 from ctx.output import Format, dumps, emit_nodes, emit_records, resolve, say
 from ctx.store import LARGE_CONTENT_CHARS, Store
 
+class CtxGroup(TyperGroup):
+    """Turns domain errors into one `Error: …` line on stderr and a documented exit code."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except CtxError as exc:
+            if os.environ.get("CTX_DEBUG"):
+                raise
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(int(exc.exit_code))
+        except sqlite3.Error as exc:
+            if os.environ.get("CTX_DEBUG"):
+                raise
+            err = db.translate(exc, Path(state.db_path or os.environ.get("CTX_DB") or "store.db"))
+            click.echo(f"Error: {err}", err=True)
+            sys.exit(int(err.exit_code))
+
+
 app = typer.Typer(
     name="ctx",
+    cls=CtxGroup,
     help="Persistent, inspectable memory for Claude Code.",
     no_args_is_help=True,
     add_completion=False,
@@ -521,20 +543,8 @@ _register_optional()
 
 
 def run() -> None:
-    """Run the app; domain errors become one `Error: …` line on stderr and a documented exit code."""
     try:
-        app(standalone_mode=True)
-    except CtxError as exc:
-        if os.environ.get("CTX_DEBUG"):
-            raise
-        print(f"Error: {exc}", file=sys.stderr)
-        sys.exit(int(exc.exit_code))
-    except sqlite3.Error as exc:
-        if os.environ.get("CTX_DEBUG"):
-            raise
-        err = db.translate(exc, Path(state.db_path or os.environ.get("CTX_DB", "store.db")))
-        print(f"Error: {err}", file=sys.stderr)
-        sys.exit(int(err.exit_code))
+        app()
     except BrokenPipeError:
         # `ctx list | head`: the reader went away; not an error.
         sys.stderr.close()

@@ -16,6 +16,7 @@ def isolated_home(tmp_path, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "ctx").mkdir()
     monkeypatch.setenv("CTX_DB", str(tmp_path / "ctx" / "store.db"))
     monkeypatch.setenv("CUE_HOME", str(tmp_path / "cue"))
     monkeypatch.delenv("CTX_DEFAULT_BUDGET", raising=False)
