@@ -1,0 +1,34 @@
+"""ctx's query language: `parse()` text into an Expr, `compile_query()` it into SQL.
+
+    >>> compile_query("type:decision tag:tier:pinned").where
+    "(n.type = ? AND n.id IN (SELECT t.node_id FROM tags t WHERE t.tag = ?))"
+
+The grammar is in `ctx.query.parser`, the fields in `ctx.query.fields`.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from ctx.query.expr import (And, Date, Expr, Has, IdPrefix, LinkedFrom, LinkedTo, Not, Or,
+                            Tag, Text, Tokens, Type)
+from ctx.query.fields import FIELDS
+from ctx.query.parser import MAX_DEPTH, MAX_TERMS, parse
+from ctx.query.sql import CompiledQuery, compile_expr
+
+__all__ = [
+    "And", "CompiledQuery", "Date", "Expr", "FIELDS", "Has", "IdPrefix", "LinkedFrom",
+    "LinkedTo", "MAX_DEPTH", "MAX_TERMS", "Not", "Or", "Tag", "Text", "Tokens", "Type",
+    "caret", "compile_expr", "compile_query", "parse",
+]
+
+
+def compile_query(src: str, *, now: datetime | None = None) -> CompiledQuery:
+    """Parse and compile query text: `SELECT … FROM nodes n WHERE <where>` with `params`.
+    Raises ctx.errors.QuerySyntaxError."""
+    return compile_expr(parse(src, now=now))
+
+
+def caret(src: str, position: int) -> str:
+    """Two lines for people: the query, and a `^` under `position` (0-based offset)."""
+    line = " ".join(src.splitlines()) if "\n" in src or "\r" in src else src
+    return f"  {line}\n  {' ' * position}^"

@@ -1,0 +1,195 @@
+"""Compile a query Expr into a parameterised SQL boolean expression over `nodes n`.
+
+No user text is ever put into the SQL itself: every value is a `?` parameter, and
+full-text values become FTS5 string literals (each token quoted, inner quotes doubled), so
+no input can make an FTS5 syntax error. Shapes are chosen so SQLite can use the indexes:
+tag, edge and full-text terms are `n.id IN (SELECT …)` / `n.seq IN (SELECT …)` (the
+subquery reads `tags_by_tag`, the edges primary key or `edges_by_to`, and its rows drive
+lookups on `nodes`), ORed tags and types collapse into one `IN (…)` list, and ANDed or
+ORed words collapse into one FTS5 MATCH. The superseded filter is the caller's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ctx.query.expr import (And, Date, Expr, Has, IdPrefix, LinkedFrom, LinkedTo, Not, Or,
+                            Tag, Text, Tokens, Type)
+
+
+@dataclass(frozen=True)
+class CompiledQuery:
+    where: str  # a parenthesised boolean SQL expression over `nodes n`
+    params: list = field(default_factory=list)
+
+
+def compile_expr(expr: Expr) -> CompiledQuery:
+    params: list = []
+    return CompiledQuery(f"({_sql(expr, params)})", params)
+
+
+_FTS = "n.seq IN (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ?)"
+_TAGS = "n.id IN (SELECT t.node_id FROM tags t WHERE {})"
+_DATE_COLUMN = {"created": "n.created_at", "updated": "n.updated_at"}
+
+
+def _sql(e: Expr, p: list) -> str:
+    match = fts_query(e)
+    if match is not None:
+        p.append(match)
+        return _FTS
+    if isinstance(e, And):
+        return _and(e.items, p)
+    if isinstance(e, Or):
+        return _or(e.items, p)
+    if isinstance(e, Not):
+        return f"NOT ({_sql(e.item, p)})"
+    if isinstance(e, Type):
+        p.append(e.name)
+        return "n.type = ?"
+    if isinstance(e, Tag):
+        if not e.prefix:
+            p.append(e.tag)
+            return _TAGS.format("t.tag = ?")
+        return _TAGS.format(_range("t.tag", e.tag, p))
+    if isinstance(e, IdPrefix):
+        return f"({_range('n.id', e.prefix, p)})"  # parenthesised: self-contained
+    if isinstance(e, Date):
+        return _date(e, p)
+    if isinstance(e, Tokens):
+        p.append(e.count)
+        return f"n.token_estimate {e.op} ?"
+    if isinstance(e, Has):
+        if e.what == "tags":
+            return "EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id)"
+        return ("(EXISTS (SELECT 1 FROM edges e WHERE e.from_id = n.id) OR "
+                "EXISTS (SELECT 1 FROM edges e WHERE e.to_id = n.id))")
+    if isinstance(e, LinkedFrom):
+        return f"n.id IN (SELECT e.to_id FROM edges e WHERE {_range('e.from_id', e.prefix, p)})"
+    if isinstance(e, LinkedTo):
+        return f"n.id IN (SELECT e.from_id FROM edges e WHERE {_range('e.to_id', e.prefix, p)})"
+    raise TypeError(f"not a query expression: {e!r}")
+
+
+def _and(items: tuple[Expr, ...], p: list) -> str:
+    words = [fts_query(i) for i in items]
+    positive = [w for w in words if w is not None]
+    negative: list[str] = []
+    rest: list[Expr] = []
+    for item, word in zip(items, words):
+        if word is not None:
+            continue
+        neg = fts_query(item.item) if isinstance(item, Not) and positive else None
+        if neg is not None:
+            negative.append(neg)
+        else:
+            rest.append(item)
+    parts = []
+    if positive:
+        p.append(_fts_and(positive, negative))
+        parts.append(_FTS)
+    parts.extend(_child(i, p) for i in rest)
+    return " AND ".join(parts)
+
+
+def _or(items: tuple[Expr, ...], p: list) -> str:
+    words = [w for w in map(fts_query, items) if w is not None]
+    tags = [i.tag for i in items if isinstance(i, Tag) and not i.prefix]
+    types = [i.name for i in items if isinstance(i, Type)]
+    parts = []
+    if words:
+        p.append(words[0] if len(words) == 1 else "(" + " OR ".join(words) + ")")
+        parts.append(_FTS)
+    if tags:
+        p.extend(tags)
+        parts.append(_TAGS.format(_in("t.tag", len(tags))))
+    if types:
+        p.extend(types)
+        parts.append(_in("n.type", len(types)))
+    for item in items:
+        if isinstance(item, (Type, Tag)) and (isinstance(item, Type) or not item.prefix):
+            continue
+        if fts_query(item) is None:
+            parts.append(_child(item, p))
+    return " OR ".join(parts)
+
+
+def _in(column: str, count: int) -> str:
+    return f"{column} = ?" if count == 1 else f"{column} IN ({', '.join('?' * count)})"
+
+
+def _child(item: Expr, p: list) -> str:
+    """An operand of AND/OR: compound children get parentheses; every other term compiles
+    to something self-contained."""
+    sql = _sql(item, p)
+    return f"({sql})" if isinstance(item, (And, Or)) and fts_query(item) is None else sql
+
+
+def _date(e: Date, p: list) -> str:
+    col = _DATE_COLUMN[e.field]
+    if e.op == "=":
+        p.extend((e.start, e.end))
+        return f"({col} >= ? AND {col} < ?)"
+    op, bound = {">": (">=", e.end), ">=": (">=", e.start), "<": ("<", e.start),
+                 "<=": ("<", e.end)}[e.op]
+    p.append(bound)
+    return f"{col} {op} ?"
+
+
+def _range(column: str, prefix: str, p: list) -> str:
+    """`column` starts with `prefix`, as a range an index can seek (BINARY collation
+    orders UTF-8 by code point, so every such string sorts below `successor(prefix)`)."""
+    p.append(prefix)
+    upper = successor(prefix)
+    if upper is None:
+        return f"{column} >= ?"
+    p.append(upper)
+    return f"{column} >= ? AND {column} < ?"
+
+
+def successor(prefix: str) -> str | None:
+    """The least string greater than every string that starts with `prefix` (None: no bound)."""
+    chars = list(prefix)
+    while chars:
+        code = ord(chars.pop()) + 1
+        if code <= 0x10FFFF:
+            if 0xD800 <= code <= 0xDFFF:
+                code = 0xE000  # surrogates cannot be stored as UTF-8 text
+            return "".join(chars) + chr(code)
+    return None
+
+
+# --- full text ---------------------------------------------------------------------------
+
+def fts_query(e: Expr) -> str | None:
+    """An FTS5 query for `e` if it is made of words alone (else None)."""
+    if isinstance(e, Text):
+        return fts_phrase(e.text) + (" *" if e.prefix else "")
+    if isinstance(e, Or):
+        parts = [fts_query(i) for i in e.items]
+        if any(x is None for x in parts):
+            return None
+        return "(" + " OR ".join(parts) + ")"
+    if isinstance(e, And):
+        positive, negative = [], []
+        for item in e.items:
+            if isinstance(item, Not):
+                negative.append(fts_query(item.item))
+            else:
+                positive.append(fts_query(item))
+        if not positive or None in positive or None in negative:
+            return None
+        return _fts_and(positive, negative)
+    return None
+
+
+def _fts_and(positive: list[str], negative: list[str]) -> str:
+    out = positive[0] if len(positive) == 1 else "(" + " AND ".join(positive) + ")"
+    for neg in negative:
+        out = f"({out} NOT {neg})"
+    return out
+
+
+def fts_phrase(text: str) -> str:
+    """`text` as one FTS5 string (a phrase of its tokens): quotes doubled, NULs (which end
+    an FTS5 string early) turned into spaces, which the tokenizer skips anyway."""
+    return '"' + text.replace('"', '""').replace("\x00", " ") + '"'
