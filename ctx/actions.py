@@ -1,0 +1,297 @@
+"""Carry out the `<ctx:…>` commands from Claude's replies against the store, and hand what
+Claude asked to see over to the next prompt (seed §1, §6, §7, §8, §17).
+
+Each command runs in its own savepoint inside one transaction: a command that fails (an
+unknown id, a bad type) is rolled back and reported, and the others still happen. What a
+command leaves for Claude (recall results, status, expanded nodes, task notes) goes to the
+`pending` table under a per-session key and is injected once, at that session's next
+prompt-submit (`take_pending` + `render_pending`). Entries written without a session (a
+person running `ctx hook stop --response …`) go under the bare key and reach the next
+prompt of any session.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from ctx.commands import Command
+from ctx.errors import CtxError
+from ctx.model import NODE_TYPES, SHORT_ID_LEN, TIER_PRIORITY, Node
+from ctx.store import Store
+
+RECALL = "recall_results"
+STATUS = "status_output"
+EXPAND = "expand_nodes"
+NOTES = "task_notes"
+CURRENT_TASK = "current_task"
+HANDOFF_KEYS = (RECALL, STATUS, EXPAND, NOTES)
+RECALL_LIMIT = 20
+FIELD_PREDICATE = re.compile(r"(?:^|[\s(])-?(?:type|tag|id|created|updated|tokens|has|from|to):|"
+                             r"\b(?:AND|OR|NOT)\b")
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    command: str
+    ok: bool
+    message: str  # one line: what happened, or why not
+    node_ids: tuple[str, ...] = ()
+
+
+def pending_key(base: str, session_id: str | None) -> str:
+    return f"{base}:{session_id}" if session_id else base
+
+
+def execute(store: Store, commands: list[Command], *, session_id: str | None = None) -> list[Outcome]:
+    """Run every command; one failing never stops the rest."""
+    outcomes = []
+    with store.transaction():
+        for cmd in commands:
+            store.conn.execute("SAVEPOINT ctx_command")
+            try:
+                outcome = HANDLERS[cmd.name](store, cmd, session_id)
+            except CtxError as exc:
+                store.conn.execute("ROLLBACK TO ctx_command")
+                outcome = Outcome(cmd.name, False, f"<ctx:{cmd.name}> failed: {exc}")
+            store.conn.execute("RELEASE ctx_command")
+            outcomes.append(outcome)
+    return outcomes
+
+
+# ------------------------------------------------------------------------------ commands
+
+def remember(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+    tags = cmd.items("tags")
+    if cmd.attrs.get("tier"):
+        tags.append("tier:" + cmd.attrs["tier"].strip().removeprefix("tier:"))
+    tags = _with_task(store, tags)
+    metadata = {k: cmd.attrs[k] for k in ("rationale", "source") if cmd.attrs.get(k)}
+    node_type = cmd.attrs.get("type", "fact")
+    existing = _identical(store, cmd.content or "", node_type)
+    if existing:  # the same memory again: keep one node, add any new tags
+        node = store.tag(existing.id, tags) if tags else existing
+        message = f"already remembered as {node.type} {node.short_id}"
+    else:
+        node = store.add(cmd.content or "", type=node_type, tags=tags, metadata=metadata or None)
+        message = f"remembered {node.type} {node.short_id}" + (f" ({node.tier})" if node.tier else
+                                                                 " (no tier: not in context)")
+    if cmd.attrs.get("supersedes"):
+        old, _ = store.supersede(cmd.attrs["supersedes"], node.id)
+        message += f", superseding {old.short_id}"
+    return Outcome("remember", True, message, (node.id,))
+
+
+def recall(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+    query = (cmd.attrs.get("query") or cmd.content or "").strip()
+    limit = _int(cmd.attrs.get("limit"), RECALL_LIMIT)
+    if is_query_language(query):
+        nodes = store.query(query)
+        total = len(nodes)
+        nodes = nodes[:limit]
+        mode = "query"
+    else:
+        nodes, total = search_plain(store, query, limit)
+        mode = "keyword"
+    entry = {"query": query, "mode": mode, "total": total,
+             "nodes": [_snapshot(n) for n in nodes]}
+    _append_pending(store, pending_key(RECALL, session_id), entry)
+    return Outcome("recall", True, f"recall {query!r}: {total} node(s), shown at the next prompt",
+                   tuple(n.id for n in nodes))
+
+
+def status(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+    store.set_pending(pending_key(STATUS, session_id), status_text(store))
+    return Outcome("status", True, "status shown at the next prompt")
+
+
+def task(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+    name = cmd.attrs["name"].strip()
+    tag = f"task:{name}"
+    if cmd.attrs.get("action", "start").strip().lower() == "start":
+        store.set_pending(CURRENT_TASK, name)
+        working = store.list_nodes(tags=["tier:working"])
+        untagged = [n.id for n in working if tag not in n.tags]
+        for node_id in untagged:
+            store.tag(node_id, [tag])
+        return Outcome("task", True, f"task {name!r} started; {len(untagged)} working node(s) tagged",
+                       tuple(untagged))
+    nodes = store.list_nodes(tags=[tag, "tier:working"])
+    ids = [n.id for n in nodes]
+    store.retag(ids, "tier:working", "tier:off-context")
+    if store.get_pending(CURRENT_TASK) == name:
+        store.delete_pending(CURRENT_TASK)
+    if cmd.flag("summarize") and nodes:
+        _append_pending(store, pending_key(NOTES, session_id), {
+            "task": name, "nodes": [_snapshot(n) for n in nodes]})
+    return Outcome("task", True, f"task {name!r} ended; {len(ids)} working node(s) moved to "
+                                 f"tier:off-context", tuple(ids))
+
+
+def summarize(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+    sources = [store.get(ref) for ref in cmd.items("nodes")]
+    tags = cmd.items("tags")
+    if cmd.attrs.get("tier"):
+        tags.append("tier:" + cmd.attrs["tier"].strip().removeprefix("tier:"))
+    if not any(t.startswith("tier:") for t in tags):
+        tiers = sorted((TIER_PRIORITY[f"tier:{n.tier}"], n.tier) for n in sources
+                       if n.tier and f"tier:{n.tier}" in TIER_PRIORITY)
+        tags.append(f"tier:{tiers[0][1]}" if tiers else "tier:reference")
+    summary = store.add(cmd.content or "", type="summary", tags=_with_task(store, tags))
+    for node in sources:
+        store.link(summary.id, node.id, "DERIVED_FROM")
+    message = f"summary {summary.short_id} of {len(sources)} node(s)"
+    if cmd.flag("archive"):
+        store.retag([n.id for n in sources], "", "tier:off-context")
+        message += ", sources archived (tier:off-context)"
+    return Outcome("summarize", True, message, (summary.id,))
+
+
+def link(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+    edge = store.link(cmd.attrs["from"], cmd.attrs["to"], cmd.attrs.get("type") or "RELATES_TO")
+    return Outcome("link", True, f"linked {edge.from_id[:SHORT_ID_LEN]} {edge.type} "
+                                 f"{edge.to_id[:SHORT_ID_LEN]}", (edge.from_id, edge.to_id))
+
+
+def supersede(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+    old, new = store.supersede(cmd.attrs["old"], cmd.attrs["new"])
+    return Outcome("supersede", True, f"{new.short_id} supersedes {old.short_id}", (old.id, new.id))
+
+
+def expand(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+    node = store.get(cmd.attrs.get("node") or cmd.attrs["id"])
+    if node.type != "summary":
+        raise CtxError(f"{node.short_id} is a {node.type}, not a summary; only summaries expand")
+    sources = [e.to_id for e in store.edges([node.id], ["DERIVED_FROM"]) if e.from_id == node.id]
+    key = pending_key(EXPAND, session_id)
+    ids = _load_list(store.get_pending(key))
+    ids += [i for i in sources if i not in ids]
+    store.set_pending(key, json.dumps(ids))
+    return Outcome("expand", True, f"{len(sources)} source node(s) of {node.short_id} shown at the "
+                                   f"next prompt", tuple(sources))
+
+
+HANDLERS = {"remember": remember, "recall": recall, "status": status, "task": task,
+            "summarize": summarize, "link": link, "supersede": supersede, "expand": expand}
+
+
+# ------------------------------------------------------------------------------ helpers
+
+def is_query_language(query: str) -> bool:
+    """True when the query uses field predicates or operators; else it is plain language."""
+    return bool(FIELD_PREDICATE.search(query))
+
+
+def search_plain(store: Store, text: str, limit: int) -> tuple[list[Node], int]:
+    """Plain-language recall: full-text (BM25) over any of the words.
+
+    ctx.semantic replaces this with hybrid search once it exists; this is the keyword half.
+    """
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text) if len(w) > 1))
+    if not words:
+        return [], 0
+    match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    rows = store.conn.execute(
+        "SELECT n.id FROM nodes_fts f JOIN nodes n ON n.seq = f.rowid "
+        "WHERE nodes_fts MATCH ? AND n.superseded_by IS NULL ORDER BY bm25(nodes_fts), n.id",
+        (match,)).fetchall()
+    ids = [r[0] for r in rows]
+    return store.get_many(ids[:limit]), len(ids)
+
+
+def status_text(store: Store) -> str:
+    s = store.stats()
+    lines = [(f"ctx: {s['live_nodes']} live nodes (~{s['tokens']} tokens), "
+             f"{s['superseded_nodes']} superseded, {s['edges']} edges")]
+    if s["by_tier"]:
+        lines.append("Tiers: " + ", ".join(f"{k} {v}" for k, v in s["by_tier"].items()))
+    if s["by_type"]:
+        lines.append("Types: " + ", ".join(f"{k} {v}" for k, v in s["by_type"].items()))
+    current = store.get_pending(CURRENT_TASK)
+    lines.append(f"Current task: {current}" if current else "Current task: none")
+    return "\n".join(lines)
+
+
+def _with_task(store: Store, tags: list[str]) -> list[str]:
+    """Seed §6: new working memory joins the current task."""
+    if "tier:working" in tags:
+        current = store.get_pending(CURRENT_TASK)
+        if current and f"task:{current}" not in tags:
+            tags = tags + [f"task:{current}"]
+    return tags
+
+
+def _identical(store: Store, content: str, node_type: str) -> Node | None:
+    if node_type.strip().lower() not in NODE_TYPES:
+        return None  # let add() report the bad type
+    row = store.conn.execute(
+        "SELECT id FROM nodes WHERE content = ? AND type = ? AND superseded_by IS NULL "
+        "ORDER BY id LIMIT 1", (content.strip(), node_type.strip().lower())).fetchone()
+    return store.get(row[0]) if row else None
+
+
+def _snapshot(node: Node) -> dict:
+    return {"id": node.id, "type": node.type, "content": node.content, "tags": list(node.tags)}
+
+
+def _append_pending(store: Store, key: str, entry: dict) -> None:
+    entries = _load_list(store.get_pending(key))
+    entries.append(entry)
+    store.set_pending(key, json.dumps(entries, ensure_ascii=False))
+
+
+def _load_list(raw: str | None) -> list:
+    try:
+        value = json.loads(raw) if raw else []
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
+def _int(raw: str | None, default: int) -> int:
+    try:
+        value = int(raw) if raw is not None else default
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+# ------------------------------------------------------------------------------ hand-off
+
+@dataclass(frozen=True)
+class Handoff:
+    recalls: list[dict]
+    status: str | None
+    expand_ids: list[str]
+    notes: list[dict]
+
+    def __bool__(self) -> bool:
+        return bool(self.recalls or self.status or self.expand_ids or self.notes)
+
+
+def take_pending(store: Store, session_id: str | None, *, keys=HANDOFF_KEYS) -> Handoff:
+    """Pop this session's hand-offs (and session-less ones) in one transaction.
+
+    Does not write when there is nothing to take, so the common prompt stays read-only.
+    """
+    wanted = [pending_key(base, sid) for base in keys for sid in dict.fromkeys((session_id, None))]
+    marks = ",".join("?" * len(wanted))
+    if not store.conn.execute(f"SELECT 1 FROM pending WHERE key IN ({marks}) LIMIT 1", wanted).fetchone():
+        return Handoff([], None, [], [])
+    recalls, statuses, expand_ids, notes = [], [], [], []
+    with store.transaction():
+        for sid in dict.fromkeys((None, session_id)):  # session-less first: they are older
+            if RECALL in keys:
+                recalls += _load_list(store.pop_pending(pending_key(RECALL, sid)))
+            if STATUS in keys:
+                text = store.pop_pending(pending_key(STATUS, sid))
+                if text:
+                    statuses = [text]  # only the newest status matters
+            if EXPAND in keys:
+                expand_ids += [i for i in _load_list(store.pop_pending(pending_key(EXPAND, sid)))
+                               if isinstance(i, str) and i not in expand_ids]
+            if NOTES in keys:
+                notes += _load_list(store.pop_pending(pending_key(NOTES, sid)))
+    return Handoff([r for r in recalls if isinstance(r, dict)], statuses[0] if statuses else None,
+                   expand_ids, [n for n in notes if isinstance(n, dict)])

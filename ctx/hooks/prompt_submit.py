@@ -1,0 +1,72 @@
+"""UserPromptSubmit: hand Claude what it asked for in its last reply — recall results, status,
+expanded summaries, notes from an ended task — exactly once (seed §1, §8, §17), under the
+character cap. Nothing pending (the usual prompt) reads the store and writes nothing.
+"""
+from __future__ import annotations
+
+from ctx.hooks.entry import HookCall, text_len
+from ctx.hooks.render import Block, fit, node_line
+from ctx.hooks.store_access import open_store
+
+FETCH_HINT = ("Ask again with a narrower <ctx:recall query=\"…\"/>, or run `ctx query '…'` "
+              "or `ctx compose` through Bash.")
+
+
+def run(call: HookCall) -> str | None:
+    from ctx import actions
+
+    prompt = call.text("prompt") or ""
+    with open_store(call) as store:
+        handoff = actions.take_pending(store, call.session_id)
+        text = render_handoff(store, handoff, call.max_chars) if handoff else ""
+        remaining = call.max_chars - text_len(text) - (2 if text else 0)
+        # ---- semantic selection (ctx.requests, SPEC §3): memories relevant to this prompt,
+        # recorded per request, fitted into what is left of the cap.
+        # selected = ctx.requests.build_request(store.conn, session_id=call.session_id,
+        #                                       prompt=prompt, max_chars=remaining)
+        # text = "\n\n".join(t for t in (text, selected) if t)
+        del prompt, remaining
+    return text or None
+
+
+def render_handoff(store, handoff, cap: int) -> str:
+    from ctx.compose import short_ids
+
+    ids = [n.get("id") for r in handoff.recalls for n in r.get("nodes", []) if isinstance(n, dict)]
+    ids += handoff.expand_ids
+    ids += [n.get("id") for note in handoff.notes for n in note.get("nodes", []) if isinstance(n, dict)]
+    sid = short_ids(store, [i for i in ids if isinstance(i, str)])
+
+    def short(node: dict) -> str:
+        node_id = str(node.get("id", ""))
+        return sid.get(node_id, node_id[:8])
+
+    blocks: list[Block] = []
+    for r in handoff.recalls:
+        nodes = [n for n in r.get("nodes", []) if isinstance(n, dict)]
+        total = r.get("total", len(nodes))
+        found = f"Found {total} node{'s' if total != 1 else ''}"
+        if isinstance(total, int) and total > len(nodes):
+            found += f" (showing the first {len(nodes)})"
+        blocks.append(Block(
+            header=f"## Recall Results\n\nQuery: `{r.get('query', '')}`\n\n{found}:" if nodes
+            else f"## Recall Results\n\nQuery: `{r.get('query', '')}`",
+            items=[node_line(n, short(n)) for n in nodes],
+            empty="No matching nodes found."))
+    if handoff.status:
+        blocks.append(Block(header="## ctx Status", items=[handoff.status]))
+    if handoff.expand_ids:
+        nodes = [n.to_dict() for n in store.get_many(handoff.expand_ids)]
+        blocks.append(Block(header="## Expanded Nodes\n\nThe sources of the summary you expanded "
+                                   "(shown once):",
+                            items=[node_line(n, short(n)) for n in nodes]))
+    for note in handoff.notes:
+        nodes = [n for n in note.get("nodes", []) if isinstance(n, dict)]
+        ids_attr = ",".join(short(n) for n in nodes)
+        blocks.append(Block(
+            header=f"## Task Ended: {note.get('task', '')}\n\n{len(nodes)} working node(s) moved to "
+                   f"tier:off-context. Summarize them with <ctx:summarize nodes=\"{ids_attr}\" "
+                   f"tags=\"tier:reference\">…</ctx:summarize>:",
+            items=[node_line(n, short(n), preview=True) for n in nodes]))
+    text, _ = fit(blocks, cap, hint=FETCH_HINT)
+    return text

@@ -1,0 +1,76 @@
+"""Render what the Stop hook handed over (recall results, status, expanded nodes, task notes)
+as prompt-submit context, in the seed's §17 format, fitted under a character cap.
+
+Blocks are filled in order, whole items only; an item that does not fit is left out (later,
+smaller ones may still fit) and a last line says how many were left out and how to get them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ctx.hooks.entry import text_len
+
+PREVIEW_CHARS = 100
+LEFT_OUT_RESERVE = 240
+
+
+@dataclass
+class Block:
+    header: str                      # e.g. "## Recall Results\n\nQuery: `x`\n\nFound 3 nodes:"
+    items: list[str] = field(default_factory=list)
+    footer: str = "---"
+    empty: str | None = None         # shown instead of items when there are none
+
+
+def node_line(node: dict, short_id: str, *, preview: bool = False) -> str:
+    content = str(node.get("content", ""))
+    if preview and len(content) > PREVIEW_CHARS:
+        content = content[:PREVIEW_CHARS].rstrip() + "..."
+    line = f"- [{node.get('type', 'node')}:{short_id}] {content.replace(chr(10), chr(10) + '  ')}"
+    tags = node.get("tags") or []
+    if tags and not preview:
+        line += "\n  - Tags: " + ", ".join(str(t) for t in tags)
+    return line
+
+
+def fit(blocks: list[Block], cap: int, *, hint: str) -> tuple[str, int]:
+    """(text, items left out). The text, with its left-out line, is at most `cap` long."""
+    total_items = sum(len(b.items) for b in blocks)
+    parts: list[str] = []
+    used = 0
+    left_out = 0
+
+    def add(text: str, room: int) -> bool:
+        nonlocal used
+        cost = text_len(text) + (2 if parts else 0)
+        if used + cost > room:
+            return False
+        parts.append(text)
+        used += cost
+        return True
+
+    for block in blocks:
+        room = cap - (LEFT_OUT_RESERVE if total_items else 0)
+        mark = len(parts)
+        if not add(block.header, room):
+            left_out += len(block.items)
+            continue
+        shown = 0
+        for item in block.items:
+            if add(item, room - text_len(block.footer) - 2):
+                shown += 1
+            else:
+                left_out += 1
+        if not block.items and block.empty:
+            add(block.empty, room)
+        if block.items and not shown:  # a header with nothing under it says nothing
+            del parts[mark:]
+            used = sum(text_len(p) for p in parts) + 2 * max(len(parts) - 1, 0)
+            continue
+        if block.footer:
+            add(block.footer, cap)
+    if left_out:
+        line = (f"_{left_out} more item{'s' if left_out != 1 else ''} left out to stay under the "
+                f"{cap:,}-character hook limit. {hint}_")
+        add(line, cap)
+    return "\n\n".join(parts), left_out

@@ -1,0 +1,25 @@
+"""SessionStart: inject the default view, highest priority first, under the character cap.
+
+The text depends only on the store (no render time), so a resumed session whose memory has
+not changed gets byte-identical context, which Claude Code de-duplicates. Nodes asked for
+with `<ctx:expand/>` are included once (seed §8).
+"""
+from __future__ import annotations
+
+from ctx.hooks.entry import HookCall
+from ctx.hooks.store_access import open_store
+
+
+def run(call: HookCall) -> str | None:
+    from ctx import actions
+    from ctx.compose import compose, render_markdown
+
+    with open_store(call) as store:
+        expand = actions.take_pending(store, call.session_id, keys=(actions.EXPAND,))
+        comp = compose(store, max_chars=call.max_chars, extra_ids=expand.expand_ids)
+        # ---- session record (ctx.requests, SPEC §3): the "always" items this session starts with.
+        # ctx.requests.start_session(store.conn, session_id=call.session_id,
+        #                            source=call.text("source"), node_ids=[n.id for n in comp.nodes])
+        if not comp.nodes and not comp.left_out:
+            return None
+        return render_markdown(comp)

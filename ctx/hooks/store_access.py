@@ -1,0 +1,27 @@
+"""How hooks open the store: the one `ctx.db.connect`, with a hook-sized busy timeout."""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ctx.hooks.entry import HookCall
+
+DEFAULT_BUSY_MS = 5000  # seed §9: a locked database is waited for, then reported
+
+
+def busy_timeout_ms() -> int:
+    raw = os.environ.get("CTX_HOOK_BUSY_TIMEOUT_MS", "").strip()
+    return int(raw) if raw.isdigit() else DEFAULT_BUSY_MS
+
+
+@contextmanager
+def open_store(call: HookCall) -> Iterator:
+    from ctx import db
+    from ctx.store import Store
+
+    conn = db.connect(call.db, busy_timeout_ms=busy_timeout_ms())
+    try:
+        yield Store(conn)
+    finally:
+        conn.close()
