@@ -1,0 +1,1 @@
+"""Local semantic search: MiniLM on onnxruntime, a persistent chunk index, hybrid ranking."""
