@@ -1,8 +1,66 @@
-"""cue scrub commands."""
+"""cue scrub: PII and secret scrubbing of a file or stdin (wiring only; see cue.pii)."""
 from __future__ import annotations
 
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from cue.errors import CueError
+
+
+class ScrubFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def scrub_command(
+    source: Annotated[str, typer.Argument(
+        metavar="[FILE|-]", help="UTF-8 text to scrub; '-' (the default) reads stdin.")] = "-",
+    format: Annotated[ScrubFormat, typer.Option(
+        "--format", "-f", help="text: the scrubbed text; json: the text plus each entity "
+        "found (type, start, end, score; offsets into the input).")] = ScrubFormat.text,
+) -> None:
+    """Replace PII and secrets in text with tokens like [EMAIL] and [API_KEY].
+
+    Runs offline. Only the entity is replaced; the rest of the text is kept as it was.
+
+    Example: git log -5 | cue scrub --format json
+    """
+    from cue import pii
+
+    text = _read(source)
+    if format is ScrubFormat.json:
+        scrubbed, entities = pii.scrub_report(text)
+        out = json.dumps({"text": scrubbed, "scrub_version": pii.SCRUB_VERSION,
+                          "entities": [e.to_dict() for e in entities]},
+                         ensure_ascii=False) + "\n"
+    else:
+        out = pii.scrub(text)
+    sys.stdout.buffer.write(out.encode("utf-8"))
+    sys.stdout.flush()
+
+
+def _read(source: str) -> str:
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except FileNotFoundError:
+        raise CueError(f"no such file: {source}.") from None
+    except IsADirectoryError:
+        raise CueError(f"{source} is a folder; give a text file or '-' for stdin.") from None
+    except OSError as exc:
+        raise CueError(f"cannot read {source}: {exc.strerror}.") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        name = "stdin" if source == "-" else source
+        raise CueError(f"{name} is not UTF-8 text (bad byte at offset {exc.start}); "
+                       "cue scrub reads text only.") from None
 
 
 def register(app: typer.Typer) -> None:
     """Add this group's commands to the app."""
+    app.command("scrub")(scrub_command)

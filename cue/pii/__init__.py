@@ -1,0 +1,108 @@
+"""PII and secret scrubbing: `scrub(text)` replaces what identifies a person or opens a door.
+
+Everything cue stores or logs about a summary, prompt or payload passes through `scrub`.
+The recognizers run inside Presidio's `AnalyzerEngine` (see `cue.pii.engine`), which is
+built explicitly so it works offline with no spaCy model. Presidio costs ~2 s to import,
+so nothing here imports it until the first `analyze`/`scrub` call.
+
+Contract:
+- Only the entity is replaced; the rest of the sentence is kept byte for byte.
+- Each entity becomes a fixed token (`[EMAIL]`, `[API_KEY]`, …) that no recognizer matches.
+- `scrub(scrub(x)) == scrub(x)`: scrub runs analyze → replace until nothing is found.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+# Bump when recognizers change in a way that should re-scrub stored text
+# (cue.backfill.ensure_scrubbed runs once per bump).
+SCRUB_VERSION: int = 1
+
+# Entity type → replacement token. Tokens are bracketed upper-case words, which no
+# recognizer matches (none accepts '[' or ']' and none matches bare capitals).
+TOKENS: dict[str, str] = {
+    "EMAIL_ADDRESS": "[EMAIL]",
+    "PHONE_NUMBER": "[PHONE]",
+    "CREDIT_CARD": "[CREDIT_CARD]",
+    "IBAN_CODE": "[IBAN]",
+    "IP_ADDRESS": "[IP]",
+    "US_SSN": "[SSN]",
+    "KR_RRN": "[KR_RRN]",
+    "API_KEY": "[API_KEY]",
+    "SECRET": "[SECRET]",
+    "PRIVATE_KEY": "[PRIVATE_KEY]",
+    "DB_URL": "[DB_URL]",
+    "USER_PATH": "[USER]",
+    "MEETING_URL": "[MEETING_URL]",
+    "PERSON": "[PERSON]",
+}
+
+_MAX_PASSES = 4
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One finding: `text[start:end]` is an entity of `type`, with Presidio's score."""
+
+    type: str
+    start: int
+    end: int
+    score: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def analyze(text: str) -> list[Entity]:
+    """Find entities in `text`: sorted, non-overlapping spans (overlaps are merged)."""
+    if not text:
+        return []
+    from cue.pii.engine import find
+
+    return _merge(find(text))
+
+
+def scrub(text: str) -> str:
+    """Return `text` with every entity replaced by its token. Idempotent."""
+    for _ in range(_MAX_PASSES):
+        entities = analyze(text)
+        if not entities:
+            return text
+        text = replace(text, entities)
+    return text
+
+
+def scrub_report(text: str) -> tuple[str, list[Entity]]:
+    """`scrub(text)` plus the entities found in the original text (for `cue scrub --format json`)."""
+    entities = analyze(text)
+    if not entities:
+        return text, []
+    return scrub(replace(text, entities)), entities
+
+
+def replace(text: str, entities: list[Entity]) -> str:
+    """Replace each (sorted, non-overlapping) entity span with its token."""
+    out, pos = [], 0
+    for e in entities:
+        out.append(text[pos:e.start])
+        out.append(TOKENS.get(e.type, f"[{e.type}]"))
+        pos = e.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _merge(found: list[Entity]) -> list[Entity]:
+    """Union overlapping spans so nothing partly covered leaks; the widest member names it."""
+    merged: list[list[Entity]] = []
+    for e in sorted(found, key=lambda e: (e.start, -e.end)):
+        if merged and e.start < max(m.end for m in merged[-1]):
+            merged[-1].append(e)
+        else:
+            merged.append([e])
+    out = []
+    for group in merged:
+        lead = max(group, key=lambda e: (e.end - e.start, e.score))
+        start = min(e.start for e in group)
+        end = max(e.end for e in group)
+        out.append(Entity(lead.type, start, end, round(max(e.score for e in group), 4)))
+    return out

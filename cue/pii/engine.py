@@ -1,0 +1,122 @@
+"""Presidio's AnalyzerEngine, built explicitly so it runs offline, once per process.
+
+`AnalyzerEngine()` with defaults wants a spaCy model (none is installable from the
+registry here) and would let tldextract fetch the public-suffix list. So:
+- the NLP engine is a no-op unless a spaCy model is installed (`en_core_web_{lg,md,sm,trf}`,
+  or `CUE_SPACY_MODEL=<name or path>`; `CUE_SPACY_MODEL=none` turns it off); with a model,
+  spaCy's PERSON entities are used for names;
+- tldextract runs from its bundled snapshot (`suffix_list_urls=()`, no cache dir);
+- Presidio's recognizers are registered by hand, the Korean RRN one for our language,
+  phones for KR as well as the usual regions.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+from functools import cache
+
+from cue.pii import Entity
+
+LANGUAGE = "en"
+# Below this Presidio score a finding is dropped (Presidio's phone matches score 0.4;
+# its "very weak" SSN and IPv6 "::" patterns score 0.05–0.1).
+SCORE_THRESHOLD = 0.4
+PHONE_REGIONS = ("US", "GB", "KR", "DE", "FR", "IN", "AU")
+SPACY_MODELS = ("en_core_web_lg", "en_core_web_md", "en_core_web_sm", "en_core_web_trf")
+
+
+def find(text: str) -> list[Entity]:
+    """All raw findings in `text` (possibly overlapping) as Entities."""
+    results = engine().analyze(text=text, language=LANGUAGE, score_threshold=SCORE_THRESHOLD)
+    return [Entity(r.entity_type, r.start, r.end, float(r.score)) for r in results]
+
+
+def spacy_model() -> str | None:
+    """The spaCy model to use for names, or None (the default: no model is installed)."""
+    env = os.environ.get("CUE_SPACY_MODEL", "").strip()
+    if env:
+        return None if env.lower() == "none" else env
+    for name in SPACY_MODELS:
+        if importlib.util.find_spec(name) is not None:
+            return name
+    return None
+
+
+@cache
+def engine():
+    """The process-wide AnalyzerEngine (built on first use)."""
+    return build_engine(spacy_model())
+
+
+def build_engine(model: str | None = None):
+    import tldextract
+    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+    from presidio_analyzer.predefined_recognizers import (
+        CreditCardRecognizer,
+        IbanRecognizer,
+        UsSsnRecognizer,
+    )
+
+    from cue.pii import recognizers as cue_recognizers
+
+    offline_tld = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+    registry = RecognizerRegistry(supported_languages=[LANGUAGE])
+    for recognizer in [
+        cue_recognizers.OfflineEmailRecognizer(offline_tld, supported_language=LANGUAGE),
+        cue_recognizers.CandidatePhoneRecognizer(supported_language=LANGUAGE,
+                                                 supported_regions=PHONE_REGIONS),
+        CreditCardRecognizer(supported_language=LANGUAGE),
+        IbanRecognizer(supported_language=LANGUAGE),
+        cue_recognizers.PreciseIpRecognizer(supported_language=LANGUAGE),
+        UsSsnRecognizer(supported_language=LANGUAGE),
+        cue_recognizers.StrictKrRrnRecognizer(supported_language=LANGUAGE),
+        *cue_recognizers.custom_recognizers(LANGUAGE),
+    ]:
+        registry.add_recognizer(recognizer)
+
+    if model:
+        from presidio_analyzer.nlp_engine import SpacyNlpEngine
+        from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+
+        nlp_engine = SpacyNlpEngine(models=[{"lang_code": LANGUAGE, "model_name": model}])
+        registry.add_recognizer(SpacyRecognizer(supported_language=LANGUAGE,
+                                                supported_entities=["PERSON"]))
+    else:
+        nlp_engine = _null_nlp_engine()
+    return AnalyzerEngine(registry=registry, nlp_engine=nlp_engine,
+                          supported_languages=[LANGUAGE],
+                          default_score_threshold=SCORE_THRESHOLD)
+
+
+def _null_nlp_engine():
+    """An NLP engine that finds nothing: pattern recognizers need no tokens or lemmas."""
+    from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngine
+
+    class NullNlpEngine(NlpEngine):
+        def load(self) -> None:
+            pass
+
+        def is_loaded(self) -> bool:
+            return True
+
+        def process_text(self, text: str, language: str) -> NlpArtifacts:
+            return NlpArtifacts(entities=[], tokens=None, tokens_indices=[], lemmas=[],
+                                nlp_engine=self, language=language)
+
+        def process_batch(self, texts, language, batch_size=1, n_process=1, **kwargs):
+            for text in texts:
+                yield text, self.process_text(text, language)
+
+        def is_stopword(self, word: str, language: str) -> bool:
+            return False
+
+        def is_punct(self, word: str, language: str) -> bool:
+            return False
+
+        def get_supported_entities(self) -> list[str]:
+            return []
+
+        def get_supported_languages(self) -> list[str]:
+            return [LANGUAGE]
+
+    return NullNlpEngine()

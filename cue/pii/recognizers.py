@@ -1,0 +1,338 @@
+"""cue's own recognizers, run by Presidio next to its predefined ones.
+
+Imported only by cue.pii.engine (which is imported only when something is scrubbed):
+this module imports Presidio at the top.
+
+Each `SpanRecognizer` is one compiled regex. When the pattern has a group named `v`,
+only that group is the entity (e.g. the user name inside `/Users/alice/src`, the value
+after `password=`), so the rest of the text stays as it was.
+"""
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+
+from presidio_analyzer import LocalRecognizer, RecognizerResult
+from presidio_analyzer.predefined_recognizers import (
+    EmailRecognizer,
+    IpRecognizer,
+    KrRrnRecognizer,
+    PhoneRecognizer,
+)
+
+# Characters that end a URL-ish or token-ish run.
+_STOP = r"\s'\"<>`\[\]{}()|\\"
+# A URL may not end in sentence punctuation.
+_URL_TAIL = rf"[^{_STOP}]*[^{_STOP}.,;:!?]"
+
+
+class SpanRecognizer(LocalRecognizer):
+    """A regex recognizer whose entity is the whole match or its group `v`."""
+
+    def __init__(self, name: str, entity: str, pattern: str, score: float,
+                 flags: int = 0, check: Callable[[re.Match], bool] | None = None,
+                 language: str = "en"):
+        self.regex = re.compile(pattern, flags)
+        self.score = score
+        self.check = check
+        super().__init__(supported_entities=[entity], supported_language=language, name=name)
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text, entities, nlp_artifacts=None):
+        entity = self.supported_entities[0]
+        out = []
+        for m in self.regex.finditer(text):
+            if self.check is not None and not self.check(m):
+                continue
+            start, end = m.span("v") if "v" in self.regex.groupindex else m.span()
+            if start == end:
+                continue
+            out.append(RecognizerResult(
+                entity_type=entity, start=start, end=end, score=self.score,
+                recognition_metadata={
+                    RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
+                    RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+                },
+            ))
+        return out
+
+
+# --- API keys and tokens -------------------------------------------------------------
+
+_NOT_IN_WORD = r"(?<![A-Za-z0-9_\-])"
+API_KEY_PATTERNS = [
+    r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?![0-9A-Za-z])",  # AWS
+    r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",  # GitHub classic
+    r"github_pat_[A-Za-z0-9_]{22,255}",  # GitHub fine-grained
+    r"sk-ant-[A-Za-z0-9]+-[A-Za-z0-9_\-]{20,}",  # Anthropic
+    r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",  # OpenAI
+    r"xox[abposre]-[A-Za-z0-9\-]{10,}",  # Slack tokens
+    r"xapp-\d-[A-Za-z0-9\-]{10,}",  # Slack app-level
+    r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",  # Slack webhook
+    r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe
+    r"whsec_[A-Za-z0-9]{20,}",  # Stripe webhook secret
+    r"AIza[0-9A-Za-z_\-]{35}",  # Google API key
+    r"ya29\.[0-9A-Za-z_\-]{20,}",  # Google OAuth access token
+    r"GOCSPX-[0-9A-Za-z_\-]{20,}",  # Google OAuth client secret
+    r"glpat-[0-9A-Za-z_\-]{20,}",  # GitLab
+    r"npm_[A-Za-z0-9]{36}",  # npm
+    r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
+    r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",  # JWT
+]
+API_KEY_RE = _NOT_IN_WORD + "(?:" + "|".join(API_KEY_PATTERNS) + ")"
+
+BEARER_RE = r"(?i:\bbearer)\s+(?P<v>[A-Za-z0-9._~+/\-]{16,}=*)"
+
+PRIVATE_KEY_RE = (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?"
+                  r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----")
+
+# key = value secrets: the key names it a secret, the value is replaced.
+_SECRET_KEY = (r"(?:password|passwd|passphrase|pwd|pass|secret|token|api[_\-]?key|apikey|"
+               r"access[_\-]?key|auth[_\-]?key|private[_\-]?key|client[_\-]?secret|"
+               r"credentials?|session[_\-]?id|cookie|signature|sig)")
+SECRET_RE = (
+    r"(?i:(?<![A-Za-z0-9])(?P<k>[A-Za-z0-9_.\-]*?" + _SECRET_KEY + r"[A-Za-z0-9_\-]*)"
+    r"[\"']?\s*(?:=|:|=>|:=)\s*[\"']?)"
+    r"(?P<v>[^\s'\"`,;&<>\[\]{}()]+)"
+)
+_PASSWORD_KEY = re.compile(r"(?i)pass|pwd")
+_PLACEHOLDERS = {"none", "null", "nil", "true", "false", "undefined", "required", "optional",
+                 "str", "string", "redacted", "hidden", "secret", "password", "token",
+                 "env", "todo", "tbd", "example"}
+
+
+def _entropy(s: str) -> float:
+    counts = Counter(s)
+    return -sum(c / len(s) * math.log2(c / len(s)) for c in counts.values())
+
+
+def _is_secret_value(m: re.Match) -> bool:
+    value = m["v"].rstrip(".")
+    if len(value) < 4 or value.lower() in _PLACEHOLDERS or value[0] in "$%{<*#":
+        return False
+    if len(set(value)) <= 2 or value.isdigit():  # xxxx, ****, 0000, 1024
+        return False
+    if _PASSWORD_KEY.search(m["k"]):
+        return True
+    classes = sum(bool(re.search(p, value)) for p in ("[a-z]", "[A-Z]", "[0-9]"))
+    return len(value) >= 16 and classes >= 2 and _entropy(value) >= 3.0
+
+
+# --- URLs with credentials and meeting URLs --------------------------------------------
+
+_DB_SCHEMES = (r"postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|"
+               r"sqlserver|oracle|cockroachdb|clickhouse|couchdb|neo4j(?:\+s)?|cassandra|"
+               r"elasticsearch|memcached")
+DB_URL_RE = (
+    rf"(?i:\b(?:(?:{_DB_SCHEMES})(?:\+[a-z0-9]+)?://[^{_STOP}/@]+@"  # db: any user info
+    rf"|[a-z][a-z0-9+.\-]*://[^{_STOP}/@:]+:[^{_STOP}/@]+@)"  # any scheme: user:password@
+    rf"){_URL_TAIL}"
+)
+
+_HTTP = r"(?:https?://)?"
+MEETING_URL_RE = (
+    r"(?i:" + _HTTP + r"(?:[a-z0-9\-]+\.)*(?:zoom\.us|zoomgov\.com)/(?:j|my|w|s|wc/join|wc)/"
+    + _URL_TAIL
+    + r"|" + _HTTP + r"meet\.google\.com/[a-z]{3}-[a-z]{4}-[a-z]{3}(?:[?#]" + _URL_TAIL + r")?"
+    + r"|" + _HTTP + r"teams\.microsoft\.com/(?:l/meetup-join|meet)/" + _URL_TAIL
+    + r"|" + _HTTP + r"teams\.live\.com/meet/" + _URL_TAIL
+    + r"|" + _HTTP + r"(?:[a-z0-9\-]+\.)*webex\.com/(?:meet|join|[a-z0-9\-]+/j\.php|"
+    r"wbxmjs/joinservice|[a-z0-9\-]+/m\.php)" + _URL_TAIL
+    + r")"
+)
+
+# --- file paths that reveal a user name ------------------------------------------------
+
+_NOT_USERS = {"shared", "public", "default", "default user", "all users", "defaultuser0",
+              "guest", "user", "username", "you", "me", "name", "your-name", "yourname",
+              "<user>", "$user", "%username%", "...", "*"}
+USER_PATH_RE = (
+    r"(?:(?<=file://)|(?<![\w.\-/~]))(?:/var|/export)?/(?:Users|home)/"
+    r"(?P<v>[^/\s'\"<>:\[\]\\`|]+)"
+    r"|(?<![\w])[A-Za-z]:(?:\\+|/)(?i:Users|Documents and Settings)(?:\\+|/)"
+    r"(?P<v2>[^\\/\s'\"<>:\[\]`|]+)"
+)
+
+
+def _is_user_name(m: re.Match) -> bool:
+    name = m["v"] or m["v2"]
+    return name.lower() not in _NOT_USERS and not name.startswith(("$", "%", "{", "<"))
+
+
+class UserPathRecognizer(SpanRecognizer):
+    """`/Users/alice/…`, `/home/alice/…`, `C:\\Users\\alice\\…` → only `alice` is the entity."""
+
+    def __init__(self):
+        super().__init__("UserPathRecognizer", "USER_PATH", USER_PATH_RE, 0.9,
+                         check=_is_user_name)
+
+    def analyze(self, text, entities, nlp_artifacts=None):
+        out = []
+        for m in self.regex.finditer(text):
+            if not _is_user_name(m):
+                continue
+            group = "v" if m["v"] else "v2"
+            out.append(RecognizerResult(
+                entity_type="USER_PATH", start=m.start(group), end=m.end(group),
+                score=self.score,
+                recognition_metadata={
+                    RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
+                    RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+                },
+            ))
+        return out
+
+
+# --- Korean mobile numbers and names ---------------------------------------------------
+
+KR_MOBILE_RE = r"(?<![\d+])(?:\+82[\-\s.]?1[016789]|01[016789])[\-\s.]?\d{3,4}[\-\s.]?\d{4}(?!\d)"
+
+_SURNAMES = (
+    "남궁|황보|제갈|선우|독고|사공|서문|"
+    "김|이|박|최|정|강|조|윤|장|임|한|오|서|신|권|황|안|송|류|유|전|홍|고|문|양|손|배|백|허|"
+    "남|심|노|하|곽|성|차|주|우|구|민|진|나|지|엄|채|원|천|방|공|현|함|변|염|여|추|도|소|석|"
+    "선|설|마|길|연|위|표|명|기|반|라|왕|금|옥|육|인|맹|제|모|탁|국|어|은|편|용|예|경|봉|사|부|"
+    "가|복|태|목|형|피|두|감|음|빈|동|온|호|범|좌|팽|승|간|상|갈|시|단|견|당"
+)
+# Honorifics and titles that follow a name, then an optional particle.
+_TITLES = ("선생님|교수님|박사님|팀장님|과장님|부장님|차장님|대리님|사장님|대표님|이사님|실장님|"
+           "본부장님|센터장님|매니저님|책임님|선임님|수석님|원장님|회장님|상무님|전무님|주임님|"
+           "사원님|기자님|작가님|변호사님|의사님|간호사님|감독님|코치님|선수|"
+           "선생|교수|박사|팀장|과장|부장|차장|대리|사장|대표|이사|실장|매니저|책임|선임|수석")
+_HONORIFIC = rf"(?:님|씨|{_TITLES})"
+KR_NAME_RE = (
+    rf"(?<![가-힣])(?P<v>(?:{_SURNAMES})[가-힣]{{1,2}})"
+    rf"(?:{_HONORIFIC}|(?P<sp>\s)(?:{_HONORIFIC}|[군양](?![가-힣])))"
+)
+# Words that look like surname + syllables before an honorific but are not names.
+_KR_NOT_NAMES = set("""
+고객 선생 사장 부장 차장 원장 주인 하느 하나 선배 기사 도련 이사 조교 박사 전무 소장 이장 반장 조장
+국장 총장 위원 기자 강사 간호 구청장 도지사 변호 세무 노무 주임 사원 신부 수녀 장로 전도 전도사
+고모 이모 사모 장모 장인 부모 조부모 조상 선조 임금 공주 왕자 왕비 선녀 서방 방장 기장 경비 도우미
+마음 편집자 연구원 제작자 부처 석사 명인 안내 상담 담임 지점장 회장 교장 교감 실장 팀장 과장 대리
+대표 감독 코치 선수 작가 의사 약사 한의사 원님 부인 사위 며느 형수 제수 동서 시누 시어머 어머 아버
+오늘 이번 이전 이후 지금 지난 우리 전체 정말 정도 하루 조금 모든 모두 최근 방금 원래 현재 한번
+안녕 신입 기존 여러 이제 이미 이런 그런 저런 정리 이분 이쪽 오전 오후 주간 주말 전화 신규
+공동 남은 유명 명예 서울 한국 부산 지역 전문 전임 전직 현직 현역 차기 신임 전담 담당 수고 고생 감사
+""".split())
+
+
+_PARTICLES = set("은는이가을를의에도와과로만")
+
+
+def _is_korean_name(m: re.Match) -> bool:
+    name = m["v"]
+    if name in _KR_NOT_NAMES:
+        return False
+    if m["sp"]:
+        # With a space before the title, only a full three-syllable name that is not a
+        # common word plus a particle ("오늘의 선생님", "이번에 팀장님").
+        return len(name) == 3 and not (name[2] in _PARTICLES and name[:2] in _KR_NOT_NAMES)
+    return True
+
+
+# English names after a title work without a spaCy model (a model, when present, adds more).
+EN_TITLE_NAME_RE = (r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor)\.?\s+"
+                    r"(?P<v>[A-Z][a-z]+(?:[\-'][A-Z][a-z]+)?(?:\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?)?)")
+
+
+# --- Presidio's recognizers, kept offline and precise -----------------------------------
+
+class OfflineEmailRecognizer(EmailRecognizer):
+    """Presidio's email recognizer validating the domain with an offline tldextract."""
+
+    def __init__(self, extractor, **kwargs):
+        self._extract = extractor
+        super().__init__(**kwargs)
+
+    def validate_result(self, pattern_text: str):
+        return self._extract(pattern_text).fqdn != ""
+
+
+class PreciseIpRecognizer(IpRecognizer):
+    """Presidio's IP recognizer minus loopback/unspecified addresses and non-addresses."""
+
+    def invalidate_result(self, pattern_text: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(pattern_text)
+        except ValueError:
+            return True
+        return ip.is_loopback or ip.is_unspecified
+
+    def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):
+        results = super().analyze(text, entities, nlp_artifacts, regex_flags)
+        # "v1.2.3.4" and "version 1.2.3.4" are versions, not addresses.
+        return [r for r in results
+                if not re.search(r"(?i)(?:\bv|version\s?|[\w.]\.)$", text[max(0, r.start - 8):r.start])]
+
+
+class CandidatePhoneRecognizer(PhoneRecognizer):
+    """Presidio's phone recognizer (python-phonenumbers, one pass per region), run only on
+    the digit runs that could be a phone number: the same findings, far less work on
+    long text (phonenumbers otherwise parses every number in the text once per region)."""
+
+    CANDIDATE = re.compile(r"(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{1,5}\)[\s.\-]?)?\d[\d\s.\-/]{5,}\d")
+
+    MARGIN = 3
+
+    def analyze(self, text, entities, nlp_artifacts=None):
+        windows: list[list[int]] = []
+        for m in self.CANDIDATE.finditer(text):
+            if sum(c.isdigit() for c in m.group()) < 7:
+                continue
+            start, end = self._widen(text, m.start() - self.MARGIN, m.end() + self.MARGIN)
+            if windows and start <= windows[-1][1]:
+                windows[-1][1] = max(windows[-1][1], end)
+            else:
+                windows.append([start, end])
+        results = []
+        for start, end in windows:
+            for r in super().analyze(text[start:end], entities, None):
+                r.start += start
+                r.end += start
+                results.append(r)
+        return results
+
+    @staticmethod
+    def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+        """Clamp to the text and never cut a run of number-ish characters in two."""
+        start, end = max(0, start), min(len(text), end)
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "+-().:/"):
+            start -= 1
+        while end < len(text) and (text[end].isalnum() or text[end] in "+-().:/"):
+            end += 1
+        return start, end
+
+
+class StrictKrRrnRecognizer(KrRrnRecognizer):
+    """Presidio's RRN recognizer; without the dash a 13-digit run must pass the checksum."""
+
+    def invalidate_result(self, pattern_text: str):
+        return "-" not in pattern_text and self.validate_result(pattern_text) is not True
+
+
+def custom_recognizers(language: str = "en") -> list[LocalRecognizer]:
+    """cue's own recognizers, for `language`."""
+    def span(name, entity, pattern, score, **kw):
+        return SpanRecognizer(name, entity, pattern, score, language=language, **kw)
+
+    rec = [
+        span("ApiKeyRecognizer", "API_KEY", API_KEY_RE, 0.95),
+        span("BearerTokenRecognizer", "API_KEY", BEARER_RE, 0.9),
+        span("PrivateKeyRecognizer", "PRIVATE_KEY", PRIVATE_KEY_RE, 1.0),
+        span("SecretValueRecognizer", "SECRET", SECRET_RE, 0.85, check=_is_secret_value),
+        span("DbUrlRecognizer", "DB_URL", DB_URL_RE, 0.95),
+        span("MeetingUrlRecognizer", "MEETING_URL", MEETING_URL_RE, 0.95),
+        span("KrMobileRecognizer", "PHONE_NUMBER", KR_MOBILE_RE, 0.8),
+        span("KrNameRecognizer", "PERSON", KR_NAME_RE, 0.75, check=_is_korean_name),
+        span("TitledNameRecognizer", "PERSON", EN_TITLE_NAME_RE, 0.7),
+        UserPathRecognizer(),
+    ]
+    for r in rec:
+        r.supported_language = language
+    return rec
