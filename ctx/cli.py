@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -26,19 +25,19 @@ from ctx.store import LARGE_CONTENT_CHARS, Store
 class CtxGroup(TyperGroup):
     """Turns domain errors into one `Error: …` line on stderr and a documented exit code."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except CtxError as exc:
             if os.environ.get("CTX_DEBUG"):
                 raise
-            click.echo(f"Error: {exc}", err=True)
+            typer.echo(f"Error: {exc}", err=True)
             sys.exit(int(exc.exit_code))
         except sqlite3.Error as exc:
             if os.environ.get("CTX_DEBUG"):
                 raise
             err = db.translate(exc, Path(state.db_path or os.environ.get("CTX_DB") or "store.db"))
-            click.echo(f"Error: {err}", err=True)
+            typer.echo(f"Error: {err}", err=True)
             sys.exit(int(err.exit_code))
 
 
