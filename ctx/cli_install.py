@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,12 +19,12 @@ def register(app: typer.Typer) -> None:
 
     @app.command("install")
     def install_(
-        hooks: Annotated[Optional[str], typer.Option(
+        hooks: Annotated[str | None, typer.Option(
             "--hooks", metavar="user|project",
             help="Also merge the three hooks into ~/.claude/settings.json (user) or "
                  "./.claude/settings.json (project): idempotent, other settings kept, "
                  "previous file backed up.")] = None,
-        project_dir: Annotated[Optional[Path], typer.Option(
+        project_dir: Annotated[Path | None, typer.Option(
             "--project-dir", help="Project folder for --hooks project (default: the current one).")] = None,
         skill: Annotated[bool, typer.Option("--skill/--no-skill",
                                             help="Install the skill to ~/.claude/skills/ctx/SKILL.md.")] = True,
@@ -53,7 +53,7 @@ def register(app: typer.Typer) -> None:
             lines += ["", "Then restart Claude Code to load the new configuration."
                       if result.settings_changed else "Claude Code is ready to use ctx."]
         else:
-            lines += ["To enable hooks, add to ~/.claude/settings.json (or run "
-                      "`ctx install --hooks user`):", "", snippet, "",
+            lines += [("To enable hooks, add to ~/.claude/settings.json (or run "
+                      "`ctx install --hooks user`):"), "", snippet, "",
                       "Then restart Claude Code to load the new configuration."]
         typer.echo("\n".join(lines))

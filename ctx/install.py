@@ -16,7 +16,7 @@ import shlex
 import shutil
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ctx import paths
@@ -130,7 +130,7 @@ def write_settings(path: Path, settings: dict) -> Path | None:
     backup = None
     mode = 0o600
     if path.exists():
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         backup = path.with_name(f"{path.name}.ctx-backup-{stamp}")
         shutil.copy2(path, backup)
         mode = path.stat().st_mode & 0o777
