@@ -18,7 +18,7 @@ from pathlib import Path
 
 from cue.keyframes import Keyframe
 
-# Rows for frames captured longer ago than this are dropped when new rows are written.
+# Rows for frames captured this long before the newest frame written (or now) are dropped.
 RETENTION_SECS = 30 * 86400
 _SMALL_WIDTH = 320  # width of the grayscale image both features are computed on
 _EDGE = 24  # a horizontal step of more than this (0..255) counts as an edge
@@ -129,7 +129,11 @@ def _store(conn: sqlite3.Connection, rows: list[tuple]) -> None:
             "INSERT OR REPLACE INTO frame_cache"
             "(path, size, mtime_ns, ts, dhash, text_density, width, height, error) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        conn.execute("DELETE FROM frame_cache WHERE ts < ?", (time.time() - RETENTION_SECS,))
+        # Forget frames long before both now and this batch (re-running an old window
+        # keeps its rows; a cron run over fresh frames clears out the old ones).
+        newest = max(r[3] for r in rows)
+        conn.execute("DELETE FROM frame_cache WHERE ts < ?",
+                     (min(time.time(), newest) - RETENTION_SECS,))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
