@@ -71,7 +71,8 @@ def tokenize(src: str) -> list[Token]:
             text, i2 = _quoted(src, i)
             out.append(Token(PHRASE, text, i))
             i = i2
-        elif ch == "-" and _starts_term(src, i + 1) and _word_start(src, i):
+        elif ch == "-" and _starts_term(src, i + 1) and (
+                _word_start(src, i) or (out and out[-1].kind == MINUS and out[-1].pos == i - 1)):
             out.append(Token(MINUS, "-", i))
             i += 1
         else:

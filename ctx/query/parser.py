@@ -51,6 +51,7 @@ class _Parser:
     def query(self) -> Expr:
         if self.tok.kind == lx.END:
             raise syntax_error(0, "expected a term, found an empty query", "a term")
+        self.need_term()
         expr = self.or_expr()
         if self.tok.kind == lx.RPAREN:
             raise syntax_error(self.tok.pos, "found ')' with no '(' before it",
@@ -111,9 +112,9 @@ class _Parser:
             return Text(tok.text[:-1], prefix=True)
         return Text(tok.text)
 
-    def need_term(self, where: str) -> None:
+    def need_term(self, where: str = "") -> None:
         if self.tok.kind not in _TERM_START:
-            raise syntax_error(self.tok.pos, f"expected a term {where}, found "
+            raise syntax_error(self.tok.pos, f"expected a term{' ' + where if where else ''}, found "
                                f"{describe(self.tok)}", "a term")
 
     def count_term(self, tok: Token) -> None:
