@@ -271,6 +271,10 @@ def query(
     Example: ctx query 'type:fact AND (tag:project:api OR "rate limit") AND NOT tag:tier:off-context'
     """
     with open_store(readonly=True) as store:
+        if fmt == Format.ids:  # ids need no node materialisation
+            sys.stdout.write("".join(i + "\n" for i in store.query(
+                expr, include_superseded=include_superseded, limit=limit, ids_only=True)))
+            return
         nodes = store.query(expr, include_superseded=include_superseded, limit=limit)
     emit_nodes(nodes, fmt)
 

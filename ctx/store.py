@@ -123,12 +123,18 @@ class Store:
 
     # -- reading
     def _rows_to_nodes(self, rows: Sequence[sqlite3.Row]) -> list[Node]:
+        """Rows of _NODE_COLUMNS, optionally with a `tags` column (joined by \x1f)."""
         if not rows:
             return []
-        tags = self.tags_for([r["id"] for r in rows])
+        keys = rows[0].keys()
+        if "tags" in keys:
+            tags = {r["id"]: (r["tags"].split("\x1f") if r["tags"] else []) for r in rows}
+        else:
+            tags = self.tags_for([r["id"] for r in rows])
         return [
             Node(id=r["id"], type=r["type"], content=r["content"],
-                 metadata=json.loads(r["metadata"] or "{}"), tags=tuple(tags.get(r["id"], ())),
+                 metadata=json.loads(r["metadata"]) if r["metadata"] not in ("{}", "", None) else {},
+                 tags=tuple(tags.get(r["id"], ())),
                  token_estimate=r["token_estimate"], created_at=r["created_at"],
                  updated_at=r["updated_at"], superseded_by=r["superseded_by"])
             for r in rows
@@ -179,9 +185,16 @@ class Store:
         return self._rows_to_nodes([rows[i] for i in ids if i in rows])
 
     def select(self, where: str = "1", params: Sequence = (), *, include_superseded: bool = False,
-               limit: int | None = None, order: str = "n.id") -> list[Node]:
-        """Nodes matching a SQL condition over `nodes n` (callers pass compiled, parameterised SQL)."""
-        sql = f"SELECT {', '.join('n.' + c.strip() for c in _NODE_COLUMNS.split(','))} FROM nodes n WHERE ({where})"
+               limit: int | None = None, order: str = "n.id", ids_only: bool = False) -> list:
+        """Nodes (or just their ids) matching a SQL condition over `nodes n`.
+
+        Callers pass compiled, parameterised SQL (ctx.query); tags come back in the same
+        statement (one indexed subquery per row), so a large result is one round trip.
+        """
+        cols = "n.id" if ids_only else (
+            ", ".join("n." + c.strip() for c in _NODE_COLUMNS.split(","))
+            + ", (SELECT group_concat(t.tag, char(31)) FROM tags t WHERE t.node_id = n.id) AS tags")
+        sql = f"SELECT {cols} FROM nodes n WHERE ({where})"
         if not include_superseded:
             sql += " AND n.superseded_by IS NULL"
         sql += f" ORDER BY {order}"
@@ -189,15 +202,19 @@ class Store:
         if limit is not None:
             sql += " LIMIT ?"
             args.append(int(limit))
-        return self._rows_to_nodes(self.conn.execute(sql, args).fetchall())
+        rows = self.conn.execute(sql, args).fetchall()
+        if ids_only:
+            return [r[0] for r in rows]
+        return self._rows_to_nodes(rows)
 
-    def query(self, expr: str, *, include_superseded: bool = False, limit: int | None = None) -> list[Node]:
-        """Nodes matching a query-language expression, in ULID (creation) order."""
+    def query(self, expr: str, *, include_superseded: bool = False, limit: int | None = None,
+              ids_only: bool = False) -> list:
+        """Nodes (or ids) matching a query-language expression, in ULID (creation) order."""
         from ctx.query import compile_query
 
         compiled = compile_query(expr)
         return self.select(compiled.where, compiled.params, include_superseded=include_superseded,
-                           limit=limit)
+                           limit=limit, ids_only=ids_only)
 
     def list_nodes(self, *, type: str | None = None, tags: Sequence[str] = (),
                    include_superseded: bool = False, limit: int | None = None,
