@@ -69,6 +69,8 @@ def remember(store: Store, cmd: Command, session_id: str | None) -> Outcome:
     tags = _with_task(store, tags)
     metadata = {k: cmd.attrs[k] for k in ("rationale", "source") if cmd.attrs.get(k)}
     node_type = cmd.attrs.get("type", "fact")
+    # Resolve the old id before the new node exists: a short prefix could match both.
+    old_id = store.resolve(cmd.attrs["supersedes"]) if cmd.attrs.get("supersedes") else None
     existing = _identical(store, cmd.content or "", node_type)
     if existing:  # the same memory again: keep one node, add any new tags
         node = store.tag(existing.id, tags) if tags else existing
@@ -77,8 +79,8 @@ def remember(store: Store, cmd: Command, session_id: str | None) -> Outcome:
         node = store.add(cmd.content or "", type=node_type, tags=tags, metadata=metadata or None)
         message = f"remembered {node.type} {node.short_id}" + (f" ({node.tier})" if node.tier else
                                                                  " (no tier: not in context)")
-    if cmd.attrs.get("supersedes"):
-        old, _ = store.supersede(cmd.attrs["supersedes"], node.id)
+    if old_id:
+        old, _ = store.supersede(old_id, node.id)
         message += f", superseding {old.short_id}"
     return Outcome("remember", True, message, (node.id,))
 

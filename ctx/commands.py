@@ -152,6 +152,9 @@ def parse(text: str) -> Parsed:
         close_tag = f"</ctx:{name}>"
         if not self_closing:
             close = _find_close(text, close_tag, m.end(), spans)
+            nested = _find_close(text, "<ctx:", m.end(), spans)
+            if close != -1 and nested != -1 and nested < close:
+                close = -1  # commands don't nest: this one was never closed
             if close == -1:
                 if name in WITH_CONTENT:
                     warnings.append(f"<ctx:{name}> at {where} has no {close_tag}; skipped")
@@ -170,11 +173,12 @@ def parse(text: str) -> Parsed:
     return Parsed(commands, warnings)
 
 
-def _find_close(text: str, close_tag: str, start: int, spans: list[tuple[int, int]]) -> int:
+def _find_close(text: str, tag: str, start: int, spans: list[tuple[int, int]]) -> int:
+    """Offset of the first `tag` at or after `start` outside code, or -1."""
     lowered = text.lower()
     i = start
     while True:
-        j = lowered.find(close_tag, i)
+        j = lowered.find(tag, i)
         if j == -1 or not _inside(spans, j):
             return j
         i = j + 1
