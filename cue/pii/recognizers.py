@@ -222,6 +222,7 @@ _KR_NOT_NAMES = set("""
 """.split())
 
 
+_COMPOUND_SURNAMES = {"남궁", "황보", "제갈", "선우", "독고", "사공", "서문"}
 _PARTICLES = set("은는이가을를의에도와과로만")
 
 
@@ -232,13 +233,15 @@ def _is_korean_name(m: re.Match) -> bool:
     if m["sp"]:
         # With a space before the title, only a full three-syllable name that is not a
         # common word plus a particle ("오늘의 선생님", "이번에 팀장님").
-        return len(name) == 3 and not (name[2] in _PARTICLES and name[:2] in _KR_NOT_NAMES)
+        given = name[2:] if name[:2] in _COMPOUND_SURNAMES else name[1:]
+        return len(given) == 2 and not (name[2] in _PARTICLES and name[:2] in _KR_NOT_NAMES)
     return True
 
 
 # English names after a title work without a spaCy model (a model, when present, adds more).
+_EN_NAME = r"(?:[A-Z]'[A-Z][a-z]+|[A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?)"
 EN_TITLE_NAME_RE = (r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor)\.?\s+"
-                    r"(?P<v>[A-Z][a-z]+(?:[\-'][A-Z][a-z]+)?(?:\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?)?)")
+                    rf"(?P<v>{_EN_NAME}(?:\s+{_EN_NAME})?)")
 
 
 # --- Presidio's recognizers, kept offline and precise -----------------------------------
@@ -266,9 +269,34 @@ class PreciseIpRecognizer(IpRecognizer):
 
     def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):
         results = super().analyze(text, entities, nlp_artifacts, regex_flags)
+        for r in results:
+            r.end = self._extend(text, r.start, r.end)
         # "v1.2.3.4" and "version 1.2.3.4" are versions, not addresses.
         return [r for r in results
                 if not re.search(r"(?i)(?:\bv|version\s?|[\w.]\.)$", text[max(0, r.start - 8):r.start])]
+
+    @staticmethod
+    def _extend(text: str, start: int, end: int) -> int:
+        """Presidio's IPv6 alternation can stop early ("2001:db8::" of "2001:db8::1"):
+        take the longest run of address characters that is still a valid address."""
+        run = end
+        while run < len(text) and (text[run] in "0123456789abcdefABCDEF:."):
+            run += 1
+        while run > end:
+            try:
+                ipaddress.ip_address(text[start:run])
+                return run
+            except ValueError:
+                run -= 1
+        return end
+
+
+_DATE = re.compile(r"(?:19|20)\d{2}[.\-/]\d{1,2}[.\-/]\d{1,2}\b|\d{1,2}[.\-/]\d{1,2}[.\-/](?:19|20)\d{2}\b")
+
+
+def _date_or_time(text: str, start: int, end: int) -> bool:
+    """A phone-number match that is really a date ("2024.12.31 23") or runs into a time."""
+    return bool(_DATE.match(text, start)) or text[end:end + 1] == ":"
 
 
 class CandidatePhoneRecognizer(PhoneRecognizer):
@@ -295,7 +323,8 @@ class CandidatePhoneRecognizer(PhoneRecognizer):
             for r in super().analyze(text[start:end], entities, None):
                 r.start += start
                 r.end += start
-                results.append(r)
+                if not _date_or_time(text, r.start, r.end):
+                    results.append(r)
         return results
 
     @staticmethod
