@@ -85,9 +85,116 @@ INSERT INTO views (name, query, budget, created_at, updated_at) VALUES (
 );
 """
 
+# 2 — semantic index (ctx/semantic/index.py) and per-session/per-request records
+# (ctx/requests.py). Vectors are stored as a few large float32 BLOBs ("segments") rather
+# than one BLOB per chunk: loading 100k vectors is then a handful of big reads into one
+# contiguous numpy array (~100 ms) instead of 100k row fetches (~250 ms+).
+M002_SEMANTIC = """
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,       -- never reused: vector segments key on it
+    node_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    idx INTEGER NOT NULL,                       -- position within the node
+    start INTEGER NOT NULL,                     -- [start, end) character offsets in content
+    end INTEGER NOT NULL,
+    UNIQUE (model, node_id, idx)
+);
+CREATE INDEX chunks_by_node ON chunks(node_id);
+-- One row per (node, model) whose chunks are embedded; content_hash says for which text.
+CREATE TABLE embedded_nodes (
+    model TEXT NOT NULL,
+    node_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    chunk_count INTEGER NOT NULL,
+    embedded_at TEXT NOT NULL,
+    PRIMARY KEY (model, node_id)
+) WITHOUT ROWID;
+CREATE INDEX embedded_nodes_by_node ON embedded_nodes(node_id);
+CREATE TABLE vector_segments (
+    id INTEGER PRIMARY KEY,
+    model TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    chunk_ids BLOB NOT NULL,                    -- int64 little-endian, ascending
+    vectors BLOB NOT NULL                       -- float32 little-endian, count x dim, unit length
+);
+CREATE INDEX vector_segments_by_model ON vector_segments(model, id);
+-- Chunks deleted since their segment was written: masked at search, dropped by compaction.
+CREATE TABLE dead_chunks (chunk_id INTEGER PRIMARY KEY);
+CREATE TRIGGER chunks_dead AFTER DELETE ON chunks BEGIN
+    INSERT OR IGNORE INTO dead_chunks (chunk_id) VALUES (old.id);
+END;
+-- Changed or deleted text: its chunks and vectors stop counting at once (re-embedded JIT).
+CREATE TRIGGER nodes_semantic_update AFTER UPDATE OF content ON nodes
+WHEN new.content IS NOT old.content BEGIN
+    DELETE FROM chunks WHERE node_id = old.id;
+    DELETE FROM embedded_nodes WHERE node_id = old.id;
+END;
+CREATE TRIGGER nodes_semantic_delete AFTER DELETE ON nodes BEGIN
+    DELETE FROM chunks WHERE node_id = old.id;
+    DELETE FROM embedded_nodes WHERE node_id = old.id;
+    DELETE FROM session_items WHERE node_id = old.id;
+    DELETE FROM session_injected WHERE node_id = old.id;
+END;
+
+-- Sessions (one Claude Code session_id each) and the items they hold.
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    source TEXT,
+    started_at TEXT NOT NULL,
+    reset_at TEXT NOT NULL,                     -- last startup/clear/compact
+    last_seen_at TEXT NOT NULL
+);
+CREATE INDEX sessions_by_last_seen ON sessions(last_seen_at);
+CREATE TABLE session_items (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    node_id TEXT NOT NULL,
+    include_mode TEXT NOT NULL CHECK (include_mode IN ('always', 'manual')),
+    state TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'removed')),
+    added_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, node_id)
+) WITHOUT ROWID;
+-- What the conversation already holds: injected once, not again (unless the text changed).
+CREATE TABLE session_injected (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    node_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    request_id TEXT,                            -- NULL: injected at session start
+    injected_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, node_id)
+) WITHOUT ROWID;
+CREATE TABLE requests (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,                    -- ULID
+    session_id TEXT,
+    created_at TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    path TEXT NOT NULL,                         -- semantic | keyword | none
+    fallback_reason TEXT,
+    params TEXT NOT NULL DEFAULT '{}',          -- JSON: topK, topN, includeScore, floor, cap
+    injected_chars INTEGER NOT NULL DEFAULT 0,
+    elapsed_ms REAL
+);
+CREATE INDEX requests_by_session ON requests(session_id, seq);
+-- Included items and the best excluded candidates of one request. node_id has no foreign
+-- key on purpose: the record outlives a deleted node (shown as deleted).
+CREATE TABLE request_items (
+    request_id TEXT NOT NULL REFERENCES requests(id) ON DELETE CASCADE,
+    node_id TEXT NOT NULL,
+    include_mode TEXT NOT NULL CHECK (include_mode IN ('always', 'manual', 'agent')),
+    included INTEGER NOT NULL,
+    injected TEXT CHECK (injected IN ('now', 'earlier')),
+    score REAL,
+    reason TEXT,
+    rank INTEGER,
+    PRIMARY KEY (request_id, node_id)
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: list[Migration] = [
     Migration(1, "core store: nodes, tags, edges, views, pending, full-text index", M001_CORE),
-    # 2: semantic index, sessions and request records (ctx/semantic, ctx/requests.py)
+    Migration(2, "semantic index (chunks, vector segments), sessions, request records",
+              M002_SEMANTIC),
 ]
 
 LATEST = max(m.version for m in MIGRATIONS)

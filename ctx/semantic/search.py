@@ -1,0 +1,341 @@
+"""Search nodes by meaning (MiniLM vectors), by words (FTS5 BM25), or both (hybrid).
+
+    search(conn, "how do we keep writers from blocking readers?")        # hybrid, defaults
+    search(conn, "CTX_DB", SearchOptions(mode="keyword"))
+    search(conn, "retry policy", SearchOptions(filter="type:decision"))
+
+Pipeline (seed "Search Implementation", SPEC §3):
+1. Eligible nodes: live (not superseded, unless asked), matching `filter` (the query
+   language) and `where` (e.g. "include mode is agent") — applied *before* ranking, so a
+   filter never empties a top-k.
+2. Semantic: embed the query, cosine against every eligible chunk (one contiguous array,
+   brute force), keep the best `top_k` chunks, group by node (best chunk wins).
+   Keyword: FTS5 MATCH over any of the query's words (identifiers such as CTX_DB or
+   E1023 kept whole as phrases), ordered by BM25, `top_k` nodes.
+   Hybrid: both lists fused by reciprocal rank (RRF, k=60); every candidate gets its
+   cosine similarity, so the seed's includeScore still means what it says.
+3. Seed grouping: always keep nodes with similarity ≥ `include_score`; fill up to `top_n`
+   in rank order (high scorers may exceed `top_n`). Everything ranked stays in
+   `candidates` so callers can say why the rest were left out.
+
+Missing or stale chunks are embedded first (JIT, `index.ensure`); hooks pass a deadline.
+"""
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+
+from ctx.errors import CtxError
+
+MODES = ("hybrid", "semantic", "keyword")
+RRF_K = 60
+_WORD = re.compile(r"[^\W_]+(?:[_\-.:/][^\W_]+)*|\w+", re.UNICODE)
+STOPWORDS = frozenset("""
+a about above after again all am an and any are as at be because been before being below
+between both but by can could did do does doing done down during each few for from further
+get got had has have having he her here hers him his how i if in into is it its itself just
+let like may me might more most must my no nor not now of off on once only or other our
+out over own please same shall she should so some such than that the their them then there
+these they this those through to too under until up us use used using very via want was we
+were what when where which while who whom why will with would you your yours
+""".split())
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    top_k: int = 20            # chunk matches considered (seed topK)
+    top_n: int = 5             # nodes returned after grouping (seed topN)
+    include_score: float = 0.7  # always returned at or above this similarity (seed includeScore)
+    mode: str = "hybrid"
+    filter: str | None = None   # query-language expression, applied before ranking
+    include_superseded: bool = False
+
+    def validate(self) -> SearchOptions:
+        if self.mode not in MODES:
+            raise CtxError(f"unknown search mode {self.mode!r}; use one of: {', '.join(MODES)}")
+        if self.top_k < 1 or self.top_n < 1:
+            raise CtxError("--top-k and --top-n must be at least 1")
+        if not 0.0 <= self.include_score <= 1.0:
+            raise CtxError("--include-score must be between 0 and 1")
+        return self
+
+
+@dataclass
+class Hit:
+    node_id: str
+    rank: int                        # 1-based, in the mode's order
+    similarity: float | None = None  # cosine of the best chunk (None: not embedded)
+    bm25: float | None = None        # FTS5 BM25, higher is better (None: no word matched)
+    fused: float | None = None       # hybrid: RRF score
+    semantic_rank: int | None = None
+    keyword_rank: int | None = None
+    chunk_start: int | None = None
+    chunk_end: int | None = None
+    selected_by: str | None = None   # "score" (≥ include_score) | "rank" (within top_n) | None
+
+    @property
+    def score(self) -> float:
+        """The number people see: similarity where there is one, else BM25."""
+        if self.similarity is not None:
+            return self.similarity
+        return self.bm25 or 0.0
+
+
+@dataclass
+class SearchResult:
+    query: str
+    options: SearchOptions
+    hits: list[Hit]                  # selected by the seed's rules
+    candidates: list[Hit]            # everything ranked (hits included), best first
+    model_id: str | None = None
+    eligible_chunks: int = 0
+    not_indexed: int = 0             # nodes without vectors (searched by keyword only)
+    elapsed_ms: float = 0.0
+    timings: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Eligibility:
+    """SQL over `nodes n` saying which nodes may be returned (in addition to the filter)."""
+
+    where: str = "1"
+    params: tuple = ()
+
+
+def keyword_query(text: str) -> str | None:
+    """An FTS5 expression matching any meaningful word of `text` (None: no words).
+
+    Identifiers (CTX_DB, E1023, payments.retry_max) become phrases, so their parts must
+    be adjacent; stop words are dropped unless nothing else is left."""
+    words = [w for w in _WORD.findall(text) if len(w) > 1 or not w.isascii()]
+    keep = [w for w in words if w.lower() not in STOPWORDS] or words
+    seen, terms = set(), []
+    for w in keep:
+        term = '"' + w.replace('"', '""') + '"'
+        stem = _hangul_stem(w)
+        if stem:  # Korean particles stick to the word: 데이터는/데이터를 → "데이터"*
+            term = f'"{stem}"*'
+        if term.lower() not in seen:
+            seen.add(term.lower())
+            terms.append(term)
+    return " OR ".join(terms) if terms else None
+
+
+_PARTICLES = ("에서는", "으로는", "에서", "으로", "에는", "에게", "까지", "부터", "은", "는", "이",
+              "가", "을", "를", "의", "에", "로", "와", "과", "도", "만")
+
+
+def _hangul_stem(word: str) -> str | None:
+    if not word or not all("\uac00" <= ch <= "\ud7a3" for ch in word):
+        return None
+    for p in _PARTICLES:
+        if word.endswith(p) and len(word) - len(p) >= 2:
+            return word[: -len(p)]
+    return word
+
+
+def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = None, *,
+           eligibility: Eligibility | None = None, embedder=None, index_deadline: float | None = None,
+           index_max_chunks: int | None = None, progress=None, ensure_index: bool = True) -> SearchResult:
+    """Rank nodes for `text`. `embedder` defaults to the process-wide one (semantic and
+    hybrid modes need the model: ModelMissingError says how to build it)."""
+    options = (options or SearchOptions()).validate()
+    t0 = time.perf_counter()
+    timings: dict = {}
+    where, params = _eligible_sql(options, eligibility or Eligibility())
+    result = SearchResult(text, options, [], [])
+    if not text.strip():
+        raise CtxError("the search text is empty")
+
+    sem: list[Hit] = []
+    vectors = scores = None
+    if options.mode in ("semantic", "hybrid"):
+        from ctx.semantic import index
+        from ctx.semantic.embed import get_embedder
+
+        embedder = embedder or get_embedder()
+        t = time.perf_counter()
+        if ensure_index:
+            index.ensure(conn, embedder, deadline=index_deadline, max_chunks=index_max_chunks,
+                         progress=progress, compact_small=index_deadline is None)
+        result.not_indexed = index.missing_count(conn, embedder.model_id)
+        timings["index"] = _ms(t)
+        result.model_id = embedder.model_id
+        t = time.perf_counter()
+        query_vec = embedder.embed_one(text)
+        timings["embed"] = _ms(t)
+        t = time.perf_counter()
+        vectors = index.load_vectors(conn, embedder.model_id)
+        timings["load"] = _ms(t)
+        t = time.perf_counter()
+        scores = vectors.scores(query_vec)
+        _mask_ineligible(conn, embedder.model_id, vectors, scores, where, params, options)
+        result.eligible_chunks = int((scores > -1.5).sum()) if len(scores) else 0
+        sem = _semantic_hits(conn, vectors, scores, options.top_k)
+        timings["rank"] = _ms(t)
+
+    kw: list[Hit] = []
+    if options.mode in ("keyword", "hybrid"):
+        t = time.perf_counter()
+        kw = _keyword_hits(conn, text, options.top_k, where, params)
+        timings["keyword"] = _ms(t)
+
+    if options.mode == "semantic":
+        ranked = sem
+    elif options.mode == "keyword":
+        ranked = kw
+    else:
+        ranked = _fuse(sem, kw)
+        if vectors is not None:
+            _fill_similarity(conn, vectors, scores, [h for h in ranked if h.similarity is None])
+    for i, h in enumerate(ranked, 1):
+        h.rank = i
+    result.candidates = ranked
+    result.hits = select(ranked, options)
+    result.timings = timings
+    result.elapsed_ms = _ms(t0)
+    return result
+
+
+def select(ranked: list[Hit], options: SearchOptions) -> list[Hit]:
+    """Seed grouping rules: similarity ≥ include_score always; fill to top_n by rank."""
+    chosen = []
+    for h in ranked:
+        h.selected_by = None
+        if h.similarity is not None and h.similarity >= options.include_score:
+            h.selected_by = "score"
+        elif len(chosen) < options.top_n:
+            h.selected_by = "rank"
+        if h.selected_by:
+            chosen.append(h)
+    return chosen
+
+
+# ------------------------------------------------------------------------------ internals
+
+def _ms(t: float) -> float:
+    return round((time.perf_counter() - t) * 1000, 2)
+
+
+def _eligible_sql(options: SearchOptions, elig: Eligibility) -> tuple[str, list]:
+    parts, params = [], []
+    if not options.include_superseded:
+        parts.append("n.superseded_by IS NULL")
+    if options.filter:
+        from ctx.query import compile_query
+
+        compiled = compile_query(options.filter)
+        parts.append(compiled.where)
+        params += list(compiled.params)
+    if elig.where.strip() not in ("", "1"):
+        parts.append(f"({elig.where})")
+        params += list(elig.params)
+    return " AND ".join(parts) or "1", params
+
+
+def _mask_ineligible(conn, model_id, vectors, scores, where, params, options) -> None:
+    import numpy as np
+
+    if not len(scores):
+        return
+    if where == "n.superseded_by IS NULL":
+        # the common case, kept cheap: mask the (few) superseded nodes' chunks
+        bad = [r[0] for r in conn.execute(
+            "SELECT c.id FROM nodes n JOIN chunks c ON c.node_id = n.id "
+            "WHERE n.superseded_by IS NOT NULL AND c.model = ?", (model_id,))]
+        if bad:
+            pos = vectors.positions(bad)
+            scores[pos[pos >= 0]] = -np.inf
+        return
+    if where == "1":
+        return
+    good = [r[0] for r in conn.execute(
+        f"SELECT c.id FROM nodes n JOIN chunks c ON c.node_id = n.id "
+        f"WHERE c.model = ? AND {where}", [model_id, *params])]
+    keep = np.zeros(len(scores), dtype=bool)
+    pos = vectors.positions(good)
+    keep[pos[pos >= 0]] = True
+    scores[~keep] = -np.inf
+
+
+def _semantic_hits(conn, vectors, scores, top_k: int) -> list[Hit]:
+    import numpy as np
+
+    n = int((scores > -1.5).sum())
+    if n == 0:
+        return []
+    k = min(top_k, n)
+    top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+    top = top[np.argsort(-scores[top], kind="stable")]
+    top = [int(i) for i in top if scores[i] > -1.5][:k]
+    chunk_ids = [int(vectors.ids[i]) for i in top]
+    rows = _chunk_rows(conn, chunk_ids)
+    hits: dict[str, Hit] = {}
+    for i, cid in zip(top, chunk_ids):
+        row = rows.get(cid)
+        if row is None:
+            continue
+        node_id, start, end = row
+        if node_id in hits:
+            continue  # an earlier (better) chunk of this node already counts
+        hits[node_id] = Hit(node_id, len(hits) + 1, similarity=round(float(scores[i]), 6),
+                            semantic_rank=len(hits) + 1, chunk_start=start, chunk_end=end)
+    return list(hits.values())
+
+
+def _chunk_rows(conn, chunk_ids: list[int]) -> dict[int, tuple[str, int, int]]:
+    if not chunk_ids:
+        return {}
+    marks = ",".join("?" * len(chunk_ids))
+    return {r[0]: (r[1], r[2], r[3]) for r in conn.execute(
+        f"SELECT id, node_id, start, end FROM chunks WHERE id IN ({marks})", chunk_ids)}
+
+
+def _keyword_hits(conn, text: str, limit: int, where: str, params: list) -> list[Hit]:
+    match = keyword_query(text)
+    if match is None:
+        return []
+    rows = conn.execute(
+        f"SELECT n.id, bm25(nodes_fts) AS r FROM nodes_fts JOIN nodes n ON n.seq = nodes_fts.rowid "
+        f"WHERE nodes_fts MATCH ? AND {where} ORDER BY r, n.id LIMIT ?",
+        [match, *params, limit]).fetchall()
+    return [Hit(node_id, i, bm25=round(-r, 6), keyword_rank=i)
+            for i, (node_id, r) in enumerate(rows, 1)]
+
+
+def _fuse(sem: list[Hit], kw: list[Hit]) -> list[Hit]:
+    by_id: dict[str, Hit] = {}
+    for h in sem:
+        by_id[h.node_id] = Hit(h.node_id, 0, similarity=h.similarity, semantic_rank=h.semantic_rank,
+                               chunk_start=h.chunk_start, chunk_end=h.chunk_end)
+    for h in kw:
+        cur = by_id.setdefault(h.node_id, Hit(h.node_id, 0))
+        cur.bm25, cur.keyword_rank = h.bm25, h.keyword_rank
+    for h in by_id.values():
+        h.fused = round(sum(1.0 / (RRF_K + r) for r in (h.semantic_rank, h.keyword_rank)
+                            if r is not None), 6)
+    return sorted(by_id.values(), key=lambda h: (-h.fused, -(h.similarity or 0.0), h.node_id))
+
+
+def _fill_similarity(conn, vectors, scores, hits: list[Hit]) -> None:
+    """Keyword-only candidates: their best chunk's cosine, from the scores already computed."""
+    if not hits:
+        return
+    ids = [h.node_id for h in hits]
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(f"SELECT id, node_id, start, end FROM chunks WHERE node_id IN ({marks}) "
+                        f"AND model = ?", [*ids, vectors.model_id]).fetchall()
+    pos = vectors.positions([r[0] for r in rows]) if rows else []
+    best: dict[str, tuple[float, int, int]] = {}
+    for (cid, node_id, start, end), p in zip(rows, pos):
+        if p < 0 or not scores[p] > -1.5:
+            continue
+        s = float(scores[p])
+        if node_id not in best or s > best[node_id][0]:
+            best[node_id] = (s, start, end)
+    for h in hits:
+        if h.node_id in best:
+            s, h.chunk_start, h.chunk_end = best[h.node_id]
+            h.similarity = round(s, 6)
