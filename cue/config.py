@@ -17,6 +17,7 @@ from typing import Any
 
 from cue import paths
 from cue.errors import CueError
+from cue.timespec import parse_duration
 
 BACKENDS = ("cloud", "local", "server")
 
@@ -225,32 +226,6 @@ def api_key_source(config: Config) -> str:
     return f"file {path}" if path.exists() else "not set"
 
 
-def parse_duration(text: str) -> float:
-    """'15m', '90s', '1h', '1h30m', or plain seconds → seconds."""
-    t = text.strip().lower()
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-    try:
-        if t and t[-1].isdigit():
-            secs = float(t)
-        else:
-            secs, num = 0.0, ""
-            for ch in t:
-                if ch.isdigit() or ch == ".":
-                    num += ch
-                elif ch in units and num:
-                    secs += float(num) * units[ch]
-                    num = ""
-                else:
-                    raise ValueError
-            if num:
-                raise ValueError
-    except ValueError:
-        raise ConfigError(f"cannot read duration {text!r}; use e.g. 15m, 90s, 1h") from None
-    if secs <= 0:
-        raise ConfigError(f"duration {text!r} must be positive")
-    return secs
-
-
 def _setting(key: str) -> Setting:
     try:
         return BY_KEY[key]
@@ -270,7 +245,10 @@ def _check(s: Setting, value: Any, *, where: str = "value") -> Any:
                                                   "n_ctx")) and value <= 0:
         raise ConfigError(f"{where}: `{s.key}` must be positive, not {value!r}")
     if s.key == "digest.window":
-        parse_duration(value)
+        try:
+            parse_duration(value)
+        except CueError as exc:
+            raise ConfigError(f"{where}: `{s.key}`: {exc}") from None
     return value
 
 

@@ -1,0 +1,329 @@
+"""The digest pipeline end to end, with the fail-closed policy and the privacy invariants.
+
+Real parts throughout: synthetic keyframes + MCAP log (tests/cue/synth.py), real frame
+selection, real Presidio scrub, real SQLite, llama-cpp-python on a generated tiny Gemma,
+the anthropic SDK and httpx against stub servers on 127.0.0.1.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sqlite3
+import time
+
+import pytest
+from stubs import AnthropicStub, OpenAIStub
+from synth import make_activity
+from tiny_gguf import make
+
+from cue import config as cue_config
+from cue import paths
+from cue.db import connect
+from cue.digest import NO_ACTIVITY, get_digest, list_digests, plan_digest, run_digest
+from cue.llm import CLOUD_TOMBSTONE, LOCAL_TOMBSTONE, summarize_digest_with_policy
+from cue.llm.request import FrameImage
+
+START = 1_763_766_000.0
+PII_REPLY = ("The user emailed jane.doe@example.com about /Users/alice/payroll.xlsx, pasted "
+             "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 and called 010-1234-5678.")
+PII = ["jane.doe@example.com", "alice", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
+       "010-1234-5678"]
+
+
+@pytest.fixture(scope="module")
+def activity(tmp_path_factory):
+    return make_activity(tmp_path_factory.mktemp("activity"), start=START, interval=15.0)
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    return make(tmp_path_factory.mktemp("tiny-gguf"))
+
+
+@pytest.fixture
+def conn():
+    c = connect()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def api_key(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+
+
+def cfg(**changes):
+    return cue_config.load(env={}).replace(**changes)
+
+
+def digest(conn, config, activity, **kw):
+    kw.setdefault("end", activity.end)
+    return run_digest(conn, config, window_secs=activity.window_secs,
+                      keyframe_dir=activity.keyframes_dir, events_dir=activity.events_dir, **kw)
+
+
+def privacy_log_text() -> str:
+    p = paths.privacy_log()
+    return p.read_text() if p.exists() else ""
+
+
+def db_text(conn) -> str:
+    return "\n".join(conn.iterdump())
+
+
+def digest_md() -> str:
+    return paths.digest_md().read_text()
+
+
+# ------------------------------------------------------------------ the happy paths
+def test_cloud_digest_end_to_end(conn, activity, api_key):
+    with AnthropicStub(reply="Worked on main.py in Code, then read design.pdf.") as stub:
+        d = digest(conn, cfg(cloud__base_url=stub.url), activity)
+        assert stub.count == 1
+        body = stub.requests[0]["body"]
+    assert d.status == "ok" and d.backend == "cloud" and not d.fell_back
+    assert d.summary == "Worked on main.py in Code, then read design.pdf."
+    assert 3 <= d.frame_count <= 10 and d.event_count > 100
+    blocks = body["messages"][0]["content"]
+    assert sum(b["type"] == "image" for b in blocks) == d.frame_count
+    labels = [b["text"] for b in blocks if b["type"] == "text"][1:]
+    assert all(label.startswith("Frame ") and label.endswith("s):") for label in labels)
+    # the row and digest.md
+    row = get_digest(conn, d.id)
+    assert row.summary == d.summary and row.status == "ok" and row.image_bytes > 0
+    assert row.window_start == START and row.window_end == activity.end
+    assert set(row.timings) >= {"select_ms", "prepare_ms", "model_ms", "scrub_ms", "total_ms"}
+    assert all(v is not None and v >= 0 for v in row.timings.values())
+    assert d.summary in digest_md()
+    assert oct(paths.digest_md().stat().st_mode & 0o777) == "0o600"
+
+
+def test_local_digest_with_the_tiny_gemma(conn, activity, tiny_model):
+    model, mmproj = tiny_model
+    config = cfg(digest__backend="local", local__model=model, local__mmproj=mmproj,
+                 local__threads=1, local__max_tokens=32, local__n_ctx=2048)
+    d = digest(conn, config, activity)
+    assert d.status == "ok" and d.backend == "local", privacy_log_text()
+    assert d.summary and d.output_tokens and d.output_tokens <= 32
+    assert d.input_tokens > d.frame_count * 4  # every image's tokens went in
+    assert d.timings["model_ms"] > 0
+    assert d.model == os.path.basename(model)
+
+
+def test_server_digest(conn, activity):
+    with OpenAIStub(reply="Reviewed a dashboard in Firefox.") as stub:
+        d = digest(conn, cfg(digest__backend="server", server__url=stub.url + "/v1"), activity)
+        assert stub.count == 1
+        content = stub.requests[0]["body"]["messages"][0]["content"]
+    assert d.status == "ok" and d.backend == "server"
+    assert sum(c["type"] == "image_url" for c in content) == d.frame_count
+
+
+def test_seed_call_site_returns_raw_text_or_none(api_key):
+    frames = [FrameImage(0, 0.0, b"\xff\xd8fake")]
+    with AnthropicStub(reply="raw text") as stub:
+        assert summarize_digest_with_policy("p", frames, "t",
+                                            config=cfg(cloud__base_url=stub.url)) == "raw text"
+        assert summarize_digest_with_policy(
+            "p", frames, "t", config=cfg(digest__backend="local",
+                                         cloud__base_url=stub.url)) is None
+        assert stub.count == 1
+
+
+# ------------------------------------------------------------------ fail closed
+def test_local_unavailable_without_fallback_sends_nothing_and_leaves_a_tombstone(
+        conn, activity, api_key, tmp_path):
+    with AnthropicStub(reply="An earlier digest.") as stub:
+        first = digest(conn, cfg(cloud__base_url=stub.url), activity)
+        assert first.status == "ok" and "An earlier digest." in digest_md()
+        missing = str(tmp_path / "models" / "gemma-e2b.gguf")
+        config = cfg(digest__backend="local", local__model=missing,
+                     digest__allow_cloud_fallback=False, cloud__base_url=stub.url)
+        d = digest(conn, config, activity)
+        assert stub.count == 1  # ZERO requests beyond the first, ok, cloud digest
+    assert d.status == "skipped" and d.summary == LOCAL_TOMBSTONE == \
+        "[skipped: local vision model unavailable]"
+    assert d.backend == "local" and d.model is None and d.timings["model_ms"] is None
+    assert get_digest(conn, d.id).summary == LOCAL_TOMBSTONE
+    md = digest_md()
+    assert NO_ACTIVITY in md and "An earlier digest." not in md
+    # the reason is in privacy.log only — and scrubbed there
+    log = privacy_log_text()
+    records = [json.loads(line) for line in log.splitlines()]
+    failed = [r for r in records if r["event"] == "digest_local_failed"]
+    assert failed and failed[0]["error"] == "LocalUnavailable"
+    assert "does not exist" in failed[0]["detail"]
+    assert any(r["event"] == "digest_skipped" for r in records)
+    assert "gemma-e2b" not in db_text(conn) and "does not exist" not in md
+
+
+def test_local_unavailable_with_fallback_goes_to_the_cloud(conn, activity, api_key):
+    with AnthropicStub(reply="Fell back to the cloud.") as stub:
+        config = cfg(digest__backend="local", local__model="",
+                     digest__allow_cloud_fallback=True, cloud__base_url=stub.url)
+        d = digest(conn, config, activity)
+        assert stub.count == 1
+    assert d.status == "ok" and d.backend == "cloud" and d.fell_back
+    assert d.summary == "Fell back to the cloud."
+    assert get_digest(conn, d.id).fell_back
+
+
+def test_a_hanging_local_model_is_abandoned_and_fails_closed(conn, activity, api_key, tmp_path,
+                                                             tiny_model):
+    fifo = tmp_path / "hang.gguf"
+    os.mkfifo(fifo)  # llama.cpp blocks forever opening it
+    with AnthropicStub() as stub:
+        config = cfg(digest__backend="local", local__model=str(fifo),
+                     local__mmproj=tiny_model[1], local__timeout=2.0, cloud__base_url=stub.url)
+        t0 = time.monotonic()
+        d = digest(conn, config, activity)
+        elapsed = time.monotonic() - t0
+        assert stub.count == 0
+    assert d.status == "skipped" and d.summary == LOCAL_TOMBSTONE
+    assert elapsed < 2.0 + 2 + d.timings["select_ms"] / 1000 + d.timings["prepare_ms"] / 1000
+    assert '"error": "LocalTimeout"' in privacy_log_text()
+
+
+def test_a_failing_server_fails_closed_too(conn, activity, api_key):
+    with OpenAIStub(status=503) as server, AnthropicStub() as cloud:
+        config = cfg(digest__backend="server", server__url=server.url + "/v1",
+                     cloud__base_url=cloud.url)
+        d = digest(conn, config, activity)
+        assert server.count == 1 and cloud.count == 0
+    assert d.status == "skipped" and d.summary == LOCAL_TOMBSTONE
+
+
+def test_cloud_failure_is_a_cloud_tombstone(conn, activity, api_key):
+    with AnthropicStub(status=400) as stub:
+        d = digest(conn, cfg(cloud__base_url=stub.url), activity)
+        assert stub.count == 1
+    assert d.status == "skipped" and d.summary == CLOUD_TOMBSTONE
+    assert NO_ACTIVITY in digest_md()
+    assert "digest_cloud_failed" in privacy_log_text()
+
+
+def test_no_api_key_is_a_cloud_tombstone_without_a_request(conn, activity):
+    with AnthropicStub() as stub:
+        d = digest(conn, cfg(cloud__base_url=stub.url), activity)
+        assert stub.count == 0
+    assert d.summary == CLOUD_TOMBSTONE
+
+
+def test_an_empty_window_calls_no_model(conn, activity, api_key):
+    with AnthropicStub() as stub:
+        d = digest(conn, cfg(cloud__base_url=stub.url), activity, end=START - 3600)
+        assert stub.count == 0
+    assert d.status == "empty" and d.summary == NO_ACTIVITY and d.frame_count == 0
+    assert NO_ACTIVITY in digest_md()
+
+
+def test_a_fully_paused_window_sends_nothing(conn, activity, api_key):
+    # 520–600 s is paused in the synthetic log; a window inside it has frames on disk.
+    with AnthropicStub() as stub:
+        d = run_digest(conn, cfg(cloud__base_url=stub.url), window_secs=60,
+                       end=START + 590, keyframe_dir=activity.keyframes_dir,
+                       events_dir=activity.events_dir)
+        assert stub.count == 0
+    assert d.status == "empty" and d.frame_count == 0
+
+
+# ------------------------------------------------------------------ privacy invariants
+def test_pii_in_a_model_reply_never_reaches_disk_db_or_logs(conn, activity, api_key):
+    with AnthropicStub(reply=PII_REPLY) as stub:
+        d = digest(conn, cfg(cloud__base_url=stub.url), activity)
+    assert d.status == "ok"
+    assert "[EMAIL]" in d.summary and "[API_KEY]" in d.summary
+    # also make a failure so privacy.log has content to check
+    digest(conn, cfg(digest__backend="local", local__model=""), activity)
+    everything = [digest_md(), db_text(conn), privacy_log_text(), json.dumps(d.to_ctx_record())]
+    everything += [p.read_text(errors="replace") for p in paths.home().rglob("*.log")]
+    for secret in PII:
+        for text in everything:
+            assert secret not in text, secret
+
+
+def test_keyframe_paths_never_in_prompt_log_or_digests(conn, activity, api_key):
+    with AnthropicStub(reply="ok summary") as stub:
+        digest(conn, cfg(cloud__base_url=stub.url), activity)
+        digest(conn, cfg(digest__backend="local", local__model=""), activity)
+        raw = stub.requests[0]["raw"].decode()
+    names = [f.path.name for f in activity.frames] + [str(activity.keyframes_dir),
+                                                      str(activity.root)]
+    digests_dump = json.dumps([d.to_dict() for d in list_digests(conn)])
+    for name in names:
+        assert name not in raw
+        assert name not in privacy_log_text()
+        assert name not in digests_dump
+        assert name not in digest_md()
+    stem_ms = [f.path.stem for f in activity.frames]
+    assert not any(stem in raw for stem in stem_ms)  # not even the capture timestamp
+
+
+def test_image_bytes_never_in_the_database_or_logs(conn, activity, api_key):
+    with AnthropicStub(reply="ok summary") as stub:
+        digest(conn, cfg(cloud__base_url=stub.url), activity)
+        digest(conn, cfg(digest__backend="local", local__model=""), activity)
+        sent = [b["source"]["data"] for b in stub.requests[0]["body"]["messages"][0]["content"]
+                if b["type"] == "image"]
+    assert sent
+    db_file = paths.db_path()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    stored = db_file.read_bytes()
+    log = privacy_log_text()
+    for b64 in sent:
+        jpeg = base64.b64decode(b64)
+        assert jpeg[:64] not in stored and b64[:64].encode() not in stored
+        assert b64[:64] not in log
+    assert "/9j/" not in log and "\xff\xd8" not in log  # no JPEG, raw or base64
+
+
+def test_dry_run_plan_calls_nothing_and_writes_nothing(conn, activity, api_key):
+    with AnthropicStub() as stub:
+        plan, images = plan_digest(conn, window_secs=activity.window_secs, end=activity.end,
+                                   keyframe_dir=activity.keyframes_dir,
+                                   events_dir=activity.events_dir)
+        assert stub.count == 0
+    assert len(images) == len(plan.frames) and plan.image_bytes == sum(len(i.jpeg) for i in images)
+    assert "Timeline of a 15-minute window" in plan.prompt
+    assert "Frame 0 (+" in plan.prompt and str(activity.keyframes_dir) not in plan.prompt
+    assert not paths.digest_md().exists()
+    assert conn.execute("SELECT count(*) FROM digests").fetchone()[0] == 0
+
+
+def test_an_interrupted_write_leaves_no_row(conn, activity, api_key, monkeypatch):
+    import cue.digest as digest_mod
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(digest_mod, "write_digest_md", boom)
+    with AnthropicStub(reply="never stored") as stub, pytest.raises(OSError):
+        digest(conn, cfg(cloud__base_url=stub.url), activity)
+    assert conn.execute("SELECT count(*) FROM digests").fetchone()[0] == 0
+
+
+def test_concurrent_digests_do_not_lose_rows(activity, api_key):
+    import threading
+
+    errors = []
+
+    def one():
+        c = connect()
+        try:
+            with AnthropicStub(reply="parallel") as stub:
+                digest(c, cfg(cloud__base_url=stub.url), activity)
+        except Exception as exc:  # collected for the assert below
+            errors.append(exc)
+        finally:
+            c.close()
+
+    threads = [threading.Thread(target=one) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    c = sqlite3.connect(paths.db_path())
+    assert c.execute("SELECT count(*) FROM digests WHERE status = 'ok'").fetchone()[0] == 3
+    c.close()
