@@ -147,17 +147,23 @@ def _select(conn, keyframe_dir, events_dir, start, end, max_frames) -> Selection
 
 # ---------------------------------------------------------------- the four scorers
 
-def window_app_title_change_score(frame_ts: list[float], events: list[Event]
+def window_app_title_change_score(frame_ts: list[float], events: list[Event],
+                                  since: float | None = None
                                   ) -> list[tuple[float, str, tuple[str, str] | None]]:
     """Per frame: (score, detail, foreground (app, title) at capture).
 
     1.0 when the foreground app changed since the previous frame, 0.6 when only the
-    window title did, else 0.
+    window title did, else 0. Events up to `since` (the window's start) only say what
+    was in front when the window began.
     """
     wins = [e for e in events if e.topic == TOPIC_WINDOW]
     out = []
     state: tuple[str, str] | None = None
     j = 0
+    if since is not None:
+        while j < len(wins) and wins[j].ts <= since:
+            state = (str(wins[j].data.get("app", "")), str(wins[j].data.get("title", "")))
+            j += 1
     for ts in frame_ts:
         best, detail = 0.0, ""
         while j < len(wins) and wins[j].ts <= ts:
@@ -234,11 +240,11 @@ class _Scored:
     window: tuple[str, str] | None
 
 
-def score_frames(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Event]
-                 ) -> list[_Scored]:
+def score_frames(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Event],
+                 start: float | None = None) -> list[_Scored]:
     ts = [k.ts for k, _ in usable]
     hashes = [f.dhash for _, f in usable]
-    change = window_app_title_change_score(ts, events)
+    change = window_app_title_change_score(ts, events, since=start)
     spike = user_event_spike_score(ts, events)
     visual = visual_change_score(hashes)
     text = text_density_score([f.text_density for _, f in usable])
@@ -287,13 +293,16 @@ def choose(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Event], st
     """Anchors, then the best distinct non-anchors, then top-up; chronological."""
     if not usable:
         return []
-    scored = score_frames(usable, events)
+    scored = score_frames(usable, events, start)
     ts = [s.kf.ts for s in scored]
     anchors = anchor_indexes(ts, max_frames)
     budget = max_frames - len(anchors)
     anchor_set = set(anchors)
+    anchor_ts = [ts[i] for i in anchors]
+    # Best first; equal scores (an idle stretch) prefer frames far from the anchors.
     ranked = sorted((i for i in range(len(scored)) if i not in anchor_set),
-                    key=lambda i: (-scored[i].combined, ts[i]))
+                    key=lambda i: (-round(scored[i].combined, 4),
+                                   -min(abs(ts[i] - t) for t in anchor_ts), ts[i]))
     picked: list[int] = []
     skipped: list[int] = []
     for i in ranked:

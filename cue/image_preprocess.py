@@ -75,7 +75,7 @@ def _to_rgb(im, icc: bytes | None):
             src = ImageCms.ImageCmsProfile(io.BytesIO(icc))
             srgb = ImageCms.createProfile("sRGB")
             return ImageCms.profileToProfile(im, src, srgb, outputMode="RGB")
-        except Exception:  # noqa: BLE001 - a broken profile: fall back to a plain convert
+        except Exception:  # noqa: BLE001, S110 - a broken profile: fall back to a plain convert
             pass
     if im.mode == "P" and "transparency" in im.info or im.mode in ("RGBA", "LA", "PA", "RGBa"):
         rgba = im.convert("RGBA")

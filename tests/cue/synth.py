@@ -73,6 +73,17 @@ class Activity:
     def frames_in(self, a: float, b: float) -> list[Frame]:
         return [f for f in self.frames if a <= f.ts <= b]
 
+    def clone(self, root: Path) -> Activity:
+        """A copy under `root` (cheaper than drawing it again) for tests that change files."""
+        import shutil
+
+        root = Path(root)
+        for sub in ("keyframes", "events"):
+            shutil.copytree(self.root / sub, root / sub, dirs_exist_ok=True)
+        moved = [Frame(f.ts, root / "keyframes" / f.path.name, f.scene) for f in self.frames]
+        return Activity(root, root / "keyframes", root / "events", self.start, self.end, moved,
+                        self.transitions, self.paused, self.idle, self.typing)
+
 
 def make_activity(root: Path, start: float, *, interval: float = 5.0, phase: float = 2.0,
                   size: tuple[int, int] = (640, 400), fmt: str = "jpg", quality: int = 85,
