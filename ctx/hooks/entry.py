@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 EVENTS = {"session-start": "SessionStart", "prompt-submit": "UserPromptSubmit", "stop": "Stop"}
 DEFAULT_MAX_CHARS = 9500
+STRING_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name", "source", "prompt",
+                 "prompt_id", "last_assistant_message")
 MAX_STDIN_BYTES = 32 * 1024 * 1024
 USAGE = """\
 usage: ctx hook session-start|prompt-submit|stop [--db PATH] [--max-chars N] [--response TEXT] [-v]
@@ -61,13 +63,9 @@ class HookCall:
         self.warnings.append(" ".join(str(message).split()))
 
     def text(self, name: str) -> str | None:
-        """A string field of the input; a value of another type is ignored with a warning."""
+        """A string field of the input (fields of the wrong type were dropped on reading)."""
         value = self.payload.get(name)
-        if value is None or isinstance(value, str):
-            return value
-        self.warn(f"ignoring input field {name!r}: expected a string, got {type(value).__name__}")
-        self.payload.pop(name, None)
-        return None
+        return value if isinstance(value, str) else None
 
     @property
     def session_id(self) -> str | None:
@@ -139,6 +137,14 @@ def read_stdin(call: HookCall) -> None:
     if not isinstance(data, dict):
         call.warn(f"input is JSON {type(data).__name__}, not an object; ignored")
         return
+    if not data:
+        call.warn("input is an empty JSON object; nothing to do")
+        return
+    wrong = [f"{k} ({type(data[k]).__name__})" for k in STRING_FIELDS
+             if k in data and data[k] is not None and not isinstance(data[k], str)]
+    if wrong:
+        call.warn(f"ignoring input fields that should be strings: {', '.join(wrong)}")
+        data = {k: v for k, v in data.items() if k not in STRING_FIELDS or isinstance(v, str)}
     call.payload = data
 
 

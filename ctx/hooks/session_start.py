@@ -6,20 +6,34 @@ with `<ctx:expand/>` are included once (seed §8).
 """
 from __future__ import annotations
 
-from ctx.hooks.entry import HookCall
+from ctx.hooks.entry import HookCall, text_len
 from ctx.hooks.store_access import open_store
 
 
 def run(call: HookCall) -> str | None:
     from ctx import actions
-    from ctx.compose import compose, render_markdown
 
     with open_store(call) as store:
         expand = actions.take_pending(store, call.session_id, keys=(actions.EXPAND,))
-        comp = compose(store, max_chars=call.max_chars, extra_ids=expand.expand_ids)
+        comp, text = _fit(store, call.max_chars, expand.expand_ids)
         # ---- session record (ctx.requests, SPEC §3): the "always" items this session starts with.
         # ctx.requests.start_session(store.conn, session_id=call.session_id,
         #                            source=call.text("source"), node_ids=[n.id for n in comp.nodes])
         if not comp.nodes and not comp.left_out:
             return None
-        return render_markdown(comp)
+        return text
+
+
+def _fit(store, cap: int, extra_ids: list[str]):
+    """Compose under the cap. compose() counts code points; Claude Code counts UTF-16 units,
+    so text with characters outside the BMP (emoji) is composed again with a smaller limit."""
+    from ctx.compose import compose, render_markdown
+
+    limit = cap
+    while True:
+        comp = compose(store, max_chars=limit, extra_ids=extra_ids)
+        text = render_markdown(comp)
+        over = text_len(text) - cap
+        if over <= 0 or limit <= over:
+            return comp, text
+        limit -= over

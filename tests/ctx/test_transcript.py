@@ -42,8 +42,7 @@ NOISE = [
 
 def write(path, entries, *, tail=""):
     with open(path, "a", encoding="utf-8") as f:
-        for e in entries:
-            f.write(json.dumps(e) + "\n")
+        f.writelines(json.dumps(e) + "\n" for e in entries)
         f.write(tail)
 
 
