@@ -1,0 +1,538 @@
+"""Include modes, sessions and per-request records (SPEC §3, seed: context management).
+
+The seed's hierarchy, mapped onto Claude Code:
+- **Agent level** = the whole store. Each node has an include mode: `always` (in the
+  session-start view: tiers pinned/reference/working), `agent` (every other live node,
+  eligible for per-prompt semantic selection) or `manual` (tag `include:manual`: never
+  selected automatically). An explicit `include:always|manual|agent` tag overrides.
+- **Session level** = one Claude Code `session_id`: the `always` items SessionStart
+  injected, plus items a person adds (`ctx session add`, mode manual) or removes
+  (`ctx session remove`). Reset on `source=clear|compact` (the conversation forgot them).
+- **Request level** = one UserPromptSubmit: the session's items plus the `agent` items
+  selected for the prompt. Only what the conversation does not hold yet is injected
+  (`session_injected` remembers what was sent, and the text's hash: an edited node is
+  sent again). Every request is recorded with its items, include modes, scores, whether
+  each was injected now or earlier, and the best candidates left out and why.
+
+Pure: takes a connection, returns dataclasses; hooks and ctx/cli_semantic.py do the I/O.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import asdict, dataclass, field
+
+from ctx.db import transaction
+from ctx.errors import CtxError, NotFoundError
+from ctx.ids import new_ulid
+
+INCLUDE_MODES = ("always", "manual", "agent")
+ALWAYS_TIERS = ("tier:pinned", "tier:reference", "tier:working")
+RESET_SOURCES = ("startup", "clear", "compact")
+PROMPT_KEEP_CHARS = 4000
+SHORT = 8
+
+
+def include_mode(tags) -> str:
+    """A node's include mode at the agent level (explicit `include:` tag wins)."""
+    tags = set(tags)
+    for mode in ("manual", "always", "agent"):
+        if f"include:{mode}" in tags:
+            return mode
+    return "always" if tags & set(ALWAYS_TIERS) else "agent"
+
+
+def agent_sql(session_id: str | None) -> tuple[str, tuple]:
+    """SQL over `nodes n`: include mode is agent and the node is not an active session item."""
+    tiers = ",".join(f"'{t}'" for t in ALWAYS_TIERS)
+    where = (
+        "NOT EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id "
+        "AND t.tag IN ('include:manual', 'include:always')) "
+        "AND (EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag = 'include:agent') "
+        f"OR NOT EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag IN ({tiers})))")
+    if not session_id:
+        return where, ()
+    return (where + " AND n.id NOT IN (SELECT s.node_id FROM session_items s "
+                    "WHERE s.session_id = ? AND s.state = 'active')", (session_id,))
+
+
+# ------------------------------------------------------------------------------ records
+
+@dataclass
+class Session:
+    id: str
+    source: str | None
+    started_at: str
+    reset_at: str
+    last_seen_at: str
+
+
+@dataclass
+class SessionItem:
+    node_id: str
+    include_mode: str        # always | manual
+    state: str               # active | removed
+    added_at: str
+    injected: bool = False
+
+
+@dataclass
+class RequestItem:
+    node_id: str
+    include_mode: str        # always | manual | agent
+    included: bool
+    injected: str | None = None   # "now" | "earlier" | None (not sent)
+    score: float | None = None
+    reason: str | None = None     # why excluded (or why an included item was not sent)
+    rank: int | None = None
+
+
+@dataclass
+class RequestRecord:
+    id: str
+    session_id: str | None
+    created_at: str
+    prompt: str
+    path: str                     # semantic | keyword | none
+    fallback_reason: str | None = None
+    params: dict = field(default_factory=dict)
+    injected_chars: int = 0
+    elapsed_ms: float | None = None
+    items: list[RequestItem] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class BuiltRequest:
+    text: str                     # what to inject now ("" for nothing)
+    record: RequestRecord
+
+
+def _now() -> str:
+    from ctx.store import now_iso
+
+    return now_iso()
+
+
+def _hash(text: str) -> str:
+    from ctx.semantic.index import content_hash
+
+    return content_hash(text)
+
+
+# ------------------------------------------------------------------------------ sessions
+
+def start_session(conn: sqlite3.Connection, session_id: str | None, source: str | None,
+                  node_ids, *, injected=None, now: str | None = None) -> Session | None:
+    """SessionStart: record the session and the `always` items it was given.
+
+    `injected` (default: all of `node_ids`) are the ones actually sent to Claude. A new
+    session, or source startup|clear|compact, starts from scratch; resume|fork keep the
+    items (manual additions, removals) and add any new always items."""
+    if not session_id:
+        return None
+    now = now or _now()
+    node_ids = list(dict.fromkeys(node_ids))
+    sent = set(node_ids if injected is None else injected)
+    with transaction(conn):
+        row = conn.execute("SELECT id FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            conn.execute("INSERT INTO sessions (id, source, started_at, reset_at, last_seen_at) "
+                         "VALUES (?, ?, ?, ?, ?)", (session_id, source, now, now, now))
+        elif source in RESET_SOURCES:
+            conn.execute("DELETE FROM session_items WHERE session_id = ?", (session_id,))
+            conn.execute("DELETE FROM session_injected WHERE session_id = ?", (session_id,))
+            conn.execute("UPDATE sessions SET source = ?, reset_at = ?, last_seen_at = ? "
+                         "WHERE id = ?", (source, now, now, session_id))
+        else:
+            conn.execute("UPDATE sessions SET source = ?, last_seen_at = ? WHERE id = ?",
+                         (source, now, session_id))
+        contents = _contents(conn, node_ids)
+        for node_id in node_ids:
+            if node_id not in contents:
+                continue
+            conn.execute("INSERT OR IGNORE INTO session_items (session_id, node_id, include_mode, "
+                         "state, added_at) VALUES (?, ?, 'always', 'active', ?)",
+                         (session_id, node_id, now))
+            if node_id in sent:
+                _mark_injected(conn, session_id, node_id, contents[node_id], None, now)
+    return get_session(conn, session_id)
+
+
+def _mark_injected(conn, session_id, node_id, content, request_id, now) -> None:
+    conn.execute("INSERT OR REPLACE INTO session_injected (session_id, node_id, content_hash, "
+                 "request_id, injected_at) VALUES (?, ?, ?, ?, ?)",
+                 (session_id, node_id, _hash(content), request_id, now))
+
+
+def _contents(conn, ids) -> dict[str, str]:
+    out: dict[str, str] = {}
+    ids = list(ids)
+    for i in range(0, len(ids), 500):
+        part = ids[i:i + 500]
+        out.update(conn.execute(f"SELECT id, content FROM nodes WHERE id IN "
+                                f"({','.join('?' * len(part))})", part).fetchall())
+    return out
+
+
+def get_session(conn: sqlite3.Connection, session_id: str) -> Session:
+    row = conn.execute("SELECT id, source, started_at, reset_at, last_seen_at FROM sessions "
+                       "WHERE id = ?", (session_id,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"no session {session_id!r}; see `ctx requests list` for session ids")
+    return Session(*row)
+
+
+def resolve_session(conn: sqlite3.Connection, ref: str | None) -> str:
+    """A session id from a prefix, or the most recently active session when ref is None."""
+    if not ref:
+        row = conn.execute("SELECT id FROM sessions ORDER BY last_seen_at DESC, rowid DESC "
+                           "LIMIT 1").fetchone()
+        if row is None:
+            raise NotFoundError("no sessions recorded yet (they start when Claude Code runs "
+                                "the session-start hook)")
+        return row[0]
+    rows = conn.execute("SELECT id FROM sessions WHERE id = ? OR substr(id, 1, ?) = ? LIMIT 2",
+                        (ref, len(ref), ref)).fetchall()
+    exact = [r[0] for r in rows if r[0] == ref]
+    if exact:
+        return exact[0]
+    if not rows:
+        raise NotFoundError(f"no session {ref!r}")
+    if len(rows) > 1:
+        raise NotFoundError(f"session prefix {ref!r} is ambiguous; give more characters")
+    return rows[0][0]
+
+
+def list_sessions(conn: sqlite3.Connection, limit: int = 20) -> list[Session]:
+    return [Session(*r) for r in conn.execute(
+        "SELECT id, source, started_at, reset_at, last_seen_at FROM sessions "
+        "ORDER BY last_seen_at DESC LIMIT ?", (limit,))]
+
+
+def session_items(conn: sqlite3.Connection, session_id: str, *,
+                  include_removed: bool = True) -> list[SessionItem]:
+    rows = conn.execute(
+        "SELECT s.node_id, s.include_mode, s.state, s.added_at, i.node_id IS NOT NULL "
+        "FROM session_items s LEFT JOIN session_injected i "
+        "ON i.session_id = s.session_id AND i.node_id = s.node_id "
+        "WHERE s.session_id = ? ORDER BY s.added_at, s.node_id", (session_id,)).fetchall()
+    items = [SessionItem(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows]
+    return [i for i in items if include_removed or i.state == "active"]
+
+
+def session_add(conn: sqlite3.Connection, session_id: str, node_id: str, *,
+                now: str | None = None) -> SessionItem:
+    """Add a node to the session by hand (mode manual); it is injected at the next prompt."""
+    now = now or _now()
+    get_session(conn, session_id)
+    with transaction(conn):
+        row = conn.execute("SELECT include_mode, state FROM session_items WHERE session_id = ? "
+                           "AND node_id = ?", (session_id, node_id)).fetchone()
+        if row is None or row[1] == "removed":
+            conn.execute("INSERT OR REPLACE INTO session_items (session_id, node_id, include_mode, "
+                         "state, added_at) VALUES (?, ?, 'manual', 'active', ?)",
+                         (session_id, node_id, now))
+    return _item(conn, session_id, node_id)
+
+
+def session_remove(conn: sqlite3.Connection, session_id: str, node_id: str, *,
+                   now: str | None = None) -> SessionItem:
+    """Remove a node from the session: not injected again, and not picked by search."""
+    now = now or _now()
+    get_session(conn, session_id)
+    with transaction(conn):
+        row = conn.execute("SELECT include_mode FROM session_items WHERE session_id = ? "
+                           "AND node_id = ?", (session_id, node_id)).fetchone()
+        if row is None:
+            conn.execute("INSERT INTO session_items (session_id, node_id, include_mode, state, "
+                         "added_at) VALUES (?, ?, 'manual', 'removed', ?)",
+                         (session_id, node_id, now))
+        else:
+            conn.execute("UPDATE session_items SET state = 'removed' WHERE session_id = ? "
+                         "AND node_id = ?", (session_id, node_id))
+    return _item(conn, session_id, node_id)
+
+
+def _item(conn, session_id, node_id) -> SessionItem:
+    return next(i for i in session_items(conn, session_id) if i.node_id == node_id)
+
+
+def _touch_session(conn, session_id: str, now: str) -> None:
+    cur = conn.execute("UPDATE sessions SET last_seen_at = ? WHERE id = ?", (now, session_id))
+    if cur.rowcount == 0:  # no SessionStart seen (ctx installed mid-session): start it empty
+        conn.execute("INSERT INTO sessions (id, source, started_at, reset_at, last_seen_at) "
+                     "VALUES (?, NULL, ?, ?, ?)", (session_id, now, now, now))
+
+
+# ------------------------------------------------------------------------------ requests
+
+def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str, *,
+                  max_chars: int, options=None, now: str | None = None,
+                  db_path: str | None = None) -> BuiltRequest:
+    """UserPromptSubmit: select, fit under `max_chars`, record, and return the text to inject.
+
+    Injected now: manual session items not yet sent, then the agent items selected for the
+    prompt that the conversation does not hold yet, best first, whole items only."""
+    from ctx.semantic.search import Eligibility
+    from ctx.semantic.select import (OVER_CHAR_CAP, REMOVED_BY_USER, SelectOptions,
+                                     select_for_prompt)
+
+    t0 = time.perf_counter()
+    options = options or SelectOptions.from_env()
+    now = now or _now()
+    if session_id:
+        with transaction(conn):
+            _touch_session(conn, session_id, now)
+    items = session_items(conn, session_id) if session_id else []
+    removed = {i.node_id for i in items if i.state == "removed"}
+    active = [i for i in items if i.state == "active"]
+    injected = _injected(conn, session_id)
+
+    where, params = agent_sql(session_id)
+    selection = select_for_prompt(conn, prompt, eligibility=Eligibility(where, params),
+                                  options=options, db_path=db_path)
+
+    record = RequestRecord(new_ulid(), session_id, now, prompt[:PROMPT_KEEP_CHARS],
+                           selection.path, selection.fallback_reason, params={
+                               **options.to_dict(), "max_chars": max_chars,
+                               "timings": selection.timings})
+    contents = _contents(conn, [i.node_id for i in active]
+                         + [c.node_id for c in selection.selected + selection.excluded])
+    to_send: list[tuple[str, str, float | None]] = []   # (node_id, mode, score)
+    for item in sorted(active, key=lambda i: (i.include_mode != "manual", i.added_at)):
+        if item.node_id not in contents:
+            continue
+        sent = injected.get(item.node_id) == _hash(contents[item.node_id])
+        ri = RequestItem(item.node_id, item.include_mode, True,
+                         injected="earlier" if sent else None)
+        record.items.append(ri)
+        if not sent and item.include_mode == "manual":
+            to_send.append((item.node_id, "manual", None))
+        elif not sent:
+            ri.reason = "left out at session start (character cap)"
+    rank = 0
+    for cand in selection.selected:
+        rank += 1
+        if cand.node_id not in contents:
+            continue
+        if cand.node_id in removed:
+            record.items.append(RequestItem(cand.node_id, "agent", False,
+                                            score=_score(cand.hit), reason=REMOVED_BY_USER,
+                                            rank=rank))
+            continue
+        sent = injected.get(cand.node_id) == _hash(contents[cand.node_id])
+        record.items.append(RequestItem(cand.node_id, "agent", True,
+                                        injected="earlier" if sent else None,
+                                        score=_score(cand.hit), rank=rank))
+        if not sent:
+            to_send.append((cand.node_id, "agent", _score(cand.hit)))
+    excluded = [c for c in selection.excluded if c.node_id in contents]
+    for cand in excluded[:options.max_excluded]:
+        rank += 1
+        reason = REMOVED_BY_USER if cand.node_id in removed else cand.reason
+        record.items.append(RequestItem(cand.node_id, "agent", False, score=_score(cand.hit),
+                                        reason=reason, rank=rank))
+
+    text, sent_ids = render_selected(conn, to_send, max_chars, path=selection.path)
+    by_id = {i.node_id: i for i in record.items}
+    for node_id, mode, _ in to_send:
+        item = by_id[node_id]
+        if node_id in sent_ids:
+            item.injected = "now"
+        elif mode == "agent":
+            item.included, item.reason = False, OVER_CHAR_CAP
+        else:
+            item.reason = OVER_CHAR_CAP
+    record.injected_chars = _text_len(text)
+    record.elapsed_ms = round((time.perf_counter() - t0) * 1000, 1)
+    with transaction(conn):
+        _save(conn, record)
+        if session_id:
+            for node_id in sent_ids:
+                _mark_injected(conn, session_id, node_id, contents[node_id], record.id, now)
+    return BuiltRequest(text, record)
+
+
+def _score(hit) -> float | None:
+    value = hit.similarity if hit.similarity is not None else hit.bm25
+    return None if value is None else round(float(value), 4)
+
+
+def _injected(conn, session_id) -> dict[str, str]:
+    if not session_id:
+        return {}
+    return dict(conn.execute("SELECT node_id, content_hash FROM session_injected "
+                             "WHERE session_id = ?", (session_id,)).fetchall())
+
+
+def _text_len(text: str) -> int:
+    """UTF-16 code units, as Claude Code counts the hook's characters."""
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+HEADER = "## Relevant Memory"
+INTRO = {
+    "semantic": "Selected from ctx for this prompt (semantic search; relevance in brackets):",
+    "keyword": "Selected from ctx for this prompt (keyword search):",
+}
+
+
+def render_selected(conn: sqlite3.Connection, to_send, max_chars: int, *,
+                    path: str) -> tuple[str, set[str]]:
+    """Markdown for the items to inject, whole items only, at most `max_chars` long."""
+    if not to_send or max_chars <= 0:
+        return "", set()
+    from ctx.compose import short_ids
+    from ctx.store import Store
+
+    store = Store(conn)
+    nodes = {n.id: n for n in store.get_many([i for i, _, _ in to_send])}
+    sid = short_ids(store, list(nodes))
+    head = f"{HEADER}\n\n{INTRO.get(path, INTRO['keyword'])}"
+    parts, sent = [], set()
+    used = _text_len(head)
+    left = 0
+    reserve = 160
+    for node_id, mode, score in to_send:
+        node = nodes.get(node_id)
+        if node is None:
+            continue
+        line = f"- [{node.type}:{sid[node.id]}] {node.content.strip()}".replace("\n", "\n  ")
+        if mode == "manual":
+            line += "\n  - Added to this session by the user"
+        elif score is not None and path == "semantic":
+            line = line.replace("] ", f"] ({score:.2f}) ", 1)
+        other = [t for t in node.tags if not t.startswith("include:")]
+        if other:
+            line += "\n  - Tags: " + ", ".join(other)
+        cost = _text_len(line) + 2
+        if used + cost + reserve > max_chars:
+            left += 1
+            continue
+        parts.append(line)
+        sent.add(node_id)
+        used += cost
+    if not parts:
+        return "", set()
+    text = head + "\n\n" + "\n\n".join(parts)
+    if left:
+        note = (f"\n\n_{left} more relevant memor{'ies' if left != 1 else 'y'} left out to stay "
+                f"under the hook's character limit; ask with <ctx:recall query=\"…\"/>._")
+        if _text_len(text + note) <= max_chars:
+            text += note
+    return text, sent
+
+
+def _save(conn, record: RequestRecord) -> None:
+    conn.execute(
+        "INSERT INTO requests (id, session_id, created_at, prompt, path, fallback_reason, params, "
+        "injected_chars, elapsed_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (record.id, record.session_id, record.created_at, record.prompt, record.path,
+         record.fallback_reason, json.dumps(record.params, ensure_ascii=False),
+         record.injected_chars, record.elapsed_ms))
+    conn.executemany(
+        "INSERT OR IGNORE INTO request_items (request_id, node_id, include_mode, included, "
+        "injected, score, reason, rank) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(record.id, i.node_id, i.include_mode, int(i.included), i.injected, i.score, i.reason,
+          i.rank) for i in record.items])
+
+
+def get_request(conn: sqlite3.Connection, ref: str | None = None, *,
+                session_id: str | None = None) -> RequestRecord:
+    """A request by id (or unique prefix ≥ 4 chars); None → the latest (of the session)."""
+    if ref is None:
+        sql, params = "SELECT * FROM requests", []
+        if session_id:
+            sql += " WHERE session_id = ?"
+            params.append(session_id)
+        row = conn.execute(sql + " ORDER BY seq DESC LIMIT 1", params).fetchone()
+        if row is None:
+            raise NotFoundError("no requests recorded yet (one is recorded per prompt by the "
+                                "prompt-submit hook)")
+    else:
+        ref = ref.strip().upper()
+        if len(ref) < 4:
+            raise CtxError("a request id prefix needs at least 4 characters")
+        rows = conn.execute("SELECT * FROM requests WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
+                            (ref, ref + "\uffff")).fetchall()
+        if not rows:
+            raise NotFoundError(f"no request {ref!r}; see `ctx requests list`")
+        if len(rows) > 1 and rows[0]["id"] != ref:
+            raise NotFoundError(f"request prefix {ref!r} is ambiguous; give more characters")
+        row = rows[0]
+    return _record(conn, row)
+
+
+def _record(conn, row) -> RequestRecord:
+    items = [RequestItem(r[0], r[1], bool(r[2]), r[3], r[4], r[5], r[6]) for r in conn.execute(
+        "SELECT node_id, include_mode, included, injected, score, reason, rank FROM request_items "
+        "WHERE request_id = ?", (row["id"],))]
+    return RequestRecord(row["id"], row["session_id"], row["created_at"], row["prompt"], row["path"],
+                         row["fallback_reason"], json.loads(row["params"] or "{}"),
+                         row["injected_chars"], row["elapsed_ms"], items)
+
+
+def list_requests(conn: sqlite3.Connection, *, session_id: str | None = None,
+                  limit: int = 20) -> list[dict]:
+    sql = ("SELECT r.id, r.session_id, r.created_at, r.path, r.injected_chars, r.elapsed_ms, "
+           "r.prompt, "
+           "(SELECT count(*) FROM request_items i WHERE i.request_id = r.id AND i.included) AS items, "
+           "(SELECT count(*) FROM request_items i WHERE i.request_id = r.id AND i.included "
+           " AND i.include_mode = 'agent') AS agent, "
+           "(SELECT count(*) FROM request_items i WHERE i.request_id = r.id AND i.injected = 'now') "
+           " AS injected_now FROM requests r")
+    params: list = []
+    if session_id:
+        sql += " WHERE r.session_id = ?"
+        params.append(session_id)
+    sql += " ORDER BY r.seq DESC LIMIT ?"
+    params.append(limit)
+    return [dict(r) for r in conn.execute(sql, params)]
+
+
+# ------------------------------------------------------------------------------ display
+
+def tier_priority(tags) -> int:
+    for i, tier in enumerate(ALWAYS_TIERS, 1):
+        if tier in tags:
+            return i
+    return 4
+
+
+def item_name(content: str, width: int = 60) -> str:
+    first = next((line.strip() for line in content.splitlines() if line.strip()), "")
+    first = first.lstrip("#").strip()
+    return first if len(first) <= width else first[: width - 1].rstrip() + "…"
+
+
+def request_view(conn: sqlite3.Connection, record: RequestRecord) -> dict:
+    """The record with each item's node details, in the seed's order (priority, then name)."""
+    from ctx.compose import short_ids
+    from ctx.store import Store
+
+    store = Store(conn)
+    nodes = {n.id: n for n in store.get_many([i.node_id for i in record.items])}
+    sid = short_ids(store, list(nodes))
+    rows = []
+    for item in record.items:
+        node = nodes.get(item.node_id)
+        meta_p = node.metadata.get("priority") if node else None
+        priority = meta_p if isinstance(meta_p, int) and not isinstance(meta_p, bool) \
+            else tier_priority(node.tags if node else ())
+        rows.append({
+            **asdict(item),
+            "short_id": sid.get(item.node_id, item.node_id[:SHORT]),
+            "type": node.type if node else None,
+            "name": item_name(node.content) if node else "(deleted)",
+            "tier": node.tier if node else None,
+            "priority": priority,
+            "deleted": node is None,
+        })
+    rows.sort(key=lambda r: (not r["included"], r["priority"], r["name"].lower(), r["node_id"]))
+    out = record.to_dict()
+    out["items"] = rows
+    return out

@@ -1,0 +1,181 @@
+"""Per-prompt selection: which `agent` memories are relevant enough to inject, and why not
+the others — inside a deadline, with a keyword fallback.
+
+Calibration (SPEC §3 "Calibrate before injecting"): MiniLM cosines are low. On our
+retrieval set (tests/ctx/data/retrieval.json, `make bench` prints it) prompts with no
+relevant node top out around 0.3–0.4 while relevant hits sit higher, so filling the seed's
+topN=5 on every prompt would inject unrelated memories into most prompts. On top of the
+seed's rules (≥ includeScore always; fill to topN) a candidate must reach FLOOR, the
+minimum similarity, to be injected. A candidate whose similarity is just under the floor
+is still taken when it is the keyword search's best match for an identifier in the prompt
+(CTX_DB, E1023: words MiniLM cannot see) — see `_keyword_vouches`.
+
+Paths (recorded on every request): "semantic" (hybrid ranking with vectors), "keyword"
+(the model is missing, broken or slower than the deadline: FTS5 only), "none" (nothing
+to search for). The semantic work runs in a worker thread with its own connection; when
+the deadline passes, the prompt is answered by keyword selection and the worker is left
+to finish (or die with the process).
+"""
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+
+from ctx.semantic.search import Eligibility, Hit, SearchOptions, keyword_query, search
+
+FLOOR = 0.40                # minimum similarity to inject (calibrated; see module doc)
+IDENTIFIER_FLOOR = 0.25     # …for a node the keyword half ranks first on an identifier
+KEYWORD_MIN_BM25 = 2.0      # keyword fallback: minimum BM25 to inject
+DEADLINE_S = 1.5
+JIT_MAX_CHUNKS = 32         # at most this many chunks embedded inside a prompt
+_IDENTIFIER = re.compile(r"\b(?=[A-Za-z0-9_.-]*[_0-9])(?=[A-Za-z0-9_.-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_.-]{2,}\b"
+                         r"|\b[A-Z]{2,}[A-Z0-9]*\b")
+
+BELOW_THRESHOLD = "below threshold"
+OVER_TOP_N = "over topN"
+OVER_CHAR_CAP = "over the character cap"
+REMOVED_BY_USER = "removed by the user"
+
+
+@dataclass(frozen=True)
+class SelectOptions:
+    top_k: int = 20
+    top_n: int = 5
+    include_score: float = 0.7
+    floor: float = FLOOR
+    deadline_s: float = DEADLINE_S
+    max_excluded: int = 5   # best excluded candidates kept in the record
+
+    @classmethod
+    def from_env(cls) -> SelectOptions:
+        def num(name, default, cast=float):
+            raw = os.environ.get(name, "").strip()
+            try:
+                return cast(raw) if raw else default
+            except ValueError:
+                return default
+        return cls(top_k=num("CTX_SEMANTIC_TOP_K", 20, int), top_n=num("CTX_SEMANTIC_TOP_N", 5, int),
+                   include_score=num("CTX_SEMANTIC_INCLUDE_SCORE", 0.7),
+                   floor=num("CTX_SEMANTIC_FLOOR", FLOOR),
+                   deadline_s=num("CTX_SEMANTIC_DEADLINE", DEADLINE_S))
+
+    def to_dict(self) -> dict:
+        return {"top_k": self.top_k, "top_n": self.top_n, "include_score": self.include_score,
+                "floor": self.floor, "deadline_s": self.deadline_s}
+
+
+@dataclass
+class Candidate:
+    hit: Hit
+    reason: str | None = None   # None: selected
+
+    @property
+    def node_id(self) -> str:
+        return self.hit.node_id
+
+
+@dataclass
+class Selection:
+    path: str                               # semantic | keyword | none
+    fallback_reason: str | None = None
+    selected: list[Candidate] = field(default_factory=list)
+    excluded: list[Candidate] = field(default_factory=list)
+    timings: dict = field(default_factory=dict)
+
+
+def choose(ranked: list[Hit], options: SelectOptions, *, path: str, prompt: str) -> tuple[list[Candidate], list[Candidate]]:
+    """Seed rules + the floor. Returns (selected, excluded-with-reason), best first."""
+    identifiers = bool(_IDENTIFIER.search(prompt))
+    selected, excluded = [], []
+    for h in ranked:
+        if path == "keyword":
+            ok = (h.bm25 or 0.0) >= KEYWORD_MIN_BM25
+        else:
+            sim = h.similarity if h.similarity is not None else -1.0
+            ok = sim >= options.floor or _keyword_vouches(h, identifiers)
+            if sim >= options.include_score:
+                selected.append(Candidate(h))
+                continue
+        if not ok:
+            excluded.append(Candidate(h, BELOW_THRESHOLD))
+        elif len(selected) >= options.top_n:
+            excluded.append(Candidate(h, OVER_TOP_N))
+        else:
+            selected.append(Candidate(h))
+    return selected, excluded
+
+
+def _keyword_vouches(h: Hit, identifiers: bool) -> bool:
+    return (identifiers and h.keyword_rank == 1 and h.similarity is not None
+            and h.similarity >= IDENTIFIER_FLOOR)
+
+
+def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eligibility,
+                      options: SelectOptions | None = None, db_path: str | None = None) -> Selection:
+    options = options or SelectOptions()
+    t0 = time.monotonic()
+    if keyword_query(prompt) is None:
+        return Selection("none", "the prompt has no words to search for")
+    search_opts = SearchOptions(top_k=options.top_k, top_n=options.top_n,
+                                include_score=options.include_score)
+    reason = _semantic_unavailable()
+    if reason is None:
+        outcome = _run_with_deadline(db_path or _db_file(conn), prompt, search_opts, eligibility,
+                                     t0 + options.deadline_s)
+        if isinstance(outcome, Exception):
+            reason = f"semantic search failed ({type(outcome).__name__}: {outcome})"
+        elif outcome is None:
+            reason = f"semantic search took longer than {options.deadline_s:g} s"
+        else:
+            selected, excluded = choose(outcome.candidates, options, path="semantic", prompt=prompt)
+            return Selection("semantic", None, selected, excluded, outcome.timings)
+    kw = search(conn, prompt, SearchOptions(mode="keyword", top_k=options.top_k,
+                                            top_n=options.top_n), eligibility=eligibility)
+    selected, excluded = choose(kw.candidates, options, path="keyword", prompt=prompt)
+    return Selection("keyword", reason, selected, excluded, kw.timings)
+
+
+def _semantic_unavailable() -> str | None:
+    if os.environ.get("CTX_SEMANTIC", "").strip().lower() in ("0", "off", "false", "no"):
+        return "semantic selection is off (CTX_SEMANTIC=0)"
+    from ctx.semantic.model import locate, missing_message
+
+    if locate() is None:
+        return missing_message()
+    return None
+
+
+def _db_file(conn: sqlite3.Connection) -> str:
+    for row in conn.execute("PRAGMA database_list"):
+        if row[1] == "main":
+            return row[2]
+    raise RuntimeError("no main database")
+
+
+def _run_with_deadline(path: str, prompt: str, opts: SearchOptions, elig: Eligibility,
+                       deadline: float):
+    """The search result, an Exception, or None when the deadline passed first."""
+    box: dict = {}
+
+    def work():
+        from ctx import db
+
+        try:
+            conn = db.connect(path)
+            try:
+                box["result"] = search(conn, prompt, opts, eligibility=elig,
+                                       index_deadline=deadline - 0.3,
+                                       index_max_chunks=JIT_MAX_CHUNKS)
+            finally:
+                conn.close()
+        except Exception as exc:  # noqa: BLE001 — reported as the fallback reason
+            box["result"] = exc
+
+    worker = threading.Thread(target=work, name="ctx-semantic", daemon=True)
+    worker.start()
+    worker.join(max(deadline - time.monotonic(), 0.0))
+    return box.get("result")
