@@ -26,7 +26,7 @@ from cue import paths
 
 MAX_FIELD_CHARS = 4000
 _EVENT = re.compile(r"^[a-z][a-z0-9_.\-]{0,63}$")
-_DATA_URL = re.compile(r"data:[\w.+\-]+/[\w.+\-]+;base64,[A-Za-z0-9+/=\s]*")
+_DATA_URL = re.compile(r"data:[\w.+\-]+/[\w.+\-]+;base64,[A-Za-z0-9+/=]*")
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{256,}={0,2}")
 
 

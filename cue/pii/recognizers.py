@@ -257,6 +257,10 @@ class OfflineEmailRecognizer(EmailRecognizer):
         return self._extract(pattern_text).fqdn != ""
 
 
+_VERSION_BEFORE = re.compile(
+    r"(?i)(?:\bv|\b(?:version|ver|build|release|rev|firmware)\s?|버전\s?|[\w.]\.)$")
+
+
 class PreciseIpRecognizer(IpRecognizer):
     """Presidio's IP recognizer minus loopback/unspecified addresses and non-addresses."""
 
@@ -271,9 +275,8 @@ class PreciseIpRecognizer(IpRecognizer):
         results = super().analyze(text, entities, nlp_artifacts, regex_flags)
         for r in results:
             r.end = self._extend(text, r.start, r.end)
-        # "v1.2.3.4" and "version 1.2.3.4" are versions, not addresses.
-        return [r for r in results
-                if not re.search(r"(?i)(?:\bv|version\s?|[\w.]\.)$", text[max(0, r.start - 8):r.start])]
+        # "v1.2.3.4", "version 1.2.3.4", "build 1.2.3.4" are versions, not addresses.
+        return [r for r in results if not _VERSION_BEFORE.search(text, max(0, r.start - 12), r.start)]
 
     @staticmethod
     def _extend(text: str, start: int, end: int) -> int:

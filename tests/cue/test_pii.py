@@ -1,0 +1,172 @@
+"""cue.pii: what each recognizer catches, what it leaves alone, and the scrub contract."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cue.pii import SCRUB_VERSION, TOKENS, Entity, analyze, scrub, scrub_report
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("mail jane.doe@example.com now", "mail [EMAIL] now"),
+    ("call (415) 555-2671 today", "call [PHONE] today"),
+    ("김 과장 번호는 010-1234-5678 입니다.", "김 과장 번호는 [PHONE] 입니다."),
+    ("+82 10-2345-6789 로", "[PHONE] 로"),
+    ("card 4111 1111 1111 1111.", "card [CREDIT_CARD]."),
+    ("IBAN GB82WEST12345698765432 ok", "IBAN [IBAN] ok"),
+    ("from 203.0.113.45 at noon", "from [IP] at noon"),
+    ("v6 2001:db8:85a3::8a2e:370:7334 up", "v6 [IP] up"),
+    ("SSN 536-22-8741 on file", "SSN [SSN] on file"),
+    ("주민등록번호 900101-1234568 입력", "주민등록번호 [KR_RRN] 입력"),
+    ("key AKIAIOSFODNN7EXAMPLE set", "key [API_KEY] set"),
+    ("DB_PASSWORD=hunter22 here", "DB_PASSWORD=[SECRET] here"),
+    ("postgres://admin:s3cr3t@db.internal:5432/app.", "[DB_URL]."),
+    ("open /Users/alice/src/x.py", "open /Users/[USER]/src/x.py"),
+    (r"C:\Users\Bob\Desktop", r"C:\Users\[USER]\Desktop"),
+    ("join https://zoom.us/j/9876543210 now", "join [MEETING_URL] now"),
+    ("meet.google.com/abc-defg-hij.", "[MEETING_URL]."),
+    ("김민수님이 승인했다", "[PERSON]님이 승인했다"),
+    ("박지영 씨는 늦었다", "[PERSON] 씨는 늦었다"),
+    ("Dr. Jane Smith agreed", "Dr. [PERSON] agreed"),
+])
+def test_scrub_replaces_only_the_entity(text, expected):
+    assert scrub(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Upgraded to v1.2.3, then version 2.10.0.4 (build 1.2.3.4, 버전 3.1.0.2)",
+    "commit 3f9a2b7c1d4e5f60718293a4b5c6d7e8f9012345 and a1b2c3d",
+    "id 123e4567-e89b-12d3-a456-426614174000",
+    "2024-03-15 10:30:45, 2024.12.31 23:59, 15/03/2024 14:00, epoch 1700000000",
+    "localhost:8080, 127.0.0.1:5432, 0.0.0.0:8000, ::1, port 3000",
+    "$1,299.00, €49.99, 15,000원",
+    "Order #A-10234, INV-2024-00123, 주문번호 20240315-0042",
+    "error E1234, 0x80070005, HTTP 404, exit code 137",
+    "고객님이 선생님께, 사장님은 이사님과, 이번 주 팀장님 회의",
+    "https://docs.python.org/3/library/re.html and postgresql://localhost/mydb",
+    "max_tokens=4096 token_count: 1500 password: ${DB_PASSWORD}",
+    "/usr/local/bin, /Users/Shared/x, https://example.com/home/about",
+])
+def test_decoys_come_out_unchanged(text):
+    assert scrub(text) == text
+
+
+def test_every_token_is_invisible_to_the_recognizers():
+    text = " ".join(TOKENS.values()) + " password=[SECRET] /Users/[USER]/x [PERSON]님이"
+    assert analyze(text) == []
+    assert scrub(text) == text
+
+
+def test_analyze_returns_sorted_non_overlapping_entities():
+    text = "a jane@example.com b postgres://bob:pw@db.example.com/app c 10.0.0.12"
+    ents = analyze(text)
+    assert [e.type for e in ents] == ["EMAIL_ADDRESS", "DB_URL", "IP_ADDRESS"]
+    assert all(a.end <= b.start for a, b in zip(ents, ents[1:]))
+    assert text[ents[1].start:ents[1].end] == "postgres://bob:pw@db.example.com/app"
+    assert all(isinstance(e, Entity) and 0 < e.score <= 1 for e in ents)
+
+
+def test_scrub_report_offsets_point_into_the_input():
+    text = "Call 010-1234-5678 or mail kim@example.com"
+    out, ents = scrub_report(text)
+    assert out == "Call [PHONE] or mail [EMAIL]"
+    assert [text[e.start:e.end] for e in ents] == ["010-1234-5678", "kim@example.com"]
+
+
+def test_empty_and_plain_text():
+    assert scrub("") == ""
+    assert analyze("") == []
+    assert scrub("nothing to see here\n") == "nothing to see here\n"
+    assert isinstance(SCRUB_VERSION, int) and SCRUB_VERSION >= 1
+
+
+def test_private_key_block_is_removed_whole():
+    text = "pem:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----\nend"
+    assert scrub(text) == "pem:\n[PRIVATE_KEY]\nend"
+
+
+# --- idempotence: scrub(scrub(x)) == scrub(x) -------------------------------------------
+
+ENTITY_SAMPLES = {
+    "EMAIL_ADDRESS": ["jane.doe@example.com", "minsu.kim@naver.com"],
+    "PHONE_NUMBER": ["(415) 555-2671", "010-1234-5678", "+44 20 7946 0958", "02-312-3456"],
+    "CREDIT_CARD": ["4111 1111 1111 1111", "378282246310005"],
+    "IBAN_CODE": ["DE89 3704 0044 0532 0130 00", "GB82WEST12345698765432"],
+    "IP_ADDRESS": ["10.0.3.17", "2001:db8:85a3::8a2e:370:7334"],
+    "US_SSN": ["536-22-8741"],
+    "KR_RRN": ["900101-1234568"],
+    "API_KEY": ["AKIAIOSFODNN7EXAMPLE", "ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ12",
+                "sk-ant-api03-Xy9_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789-AbCdEf",
+                "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+                "sk_live_51HqLyjWDarjtT1zdp7dcXYZabc123", "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"],
+    "SECRET": ["password=hunter22", "api_key: 'Q3JlYXRpdmVLZXlGb3JUZXN0czEyMw'"],
+    "PRIVATE_KEY": ["-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"],
+    "DB_URL": ["postgres://admin:s3cr3t@db.internal:5432/app", "mongodb+srv://u:p@c0.mongodb.net/x"],
+    "USER_PATH": ["/Users/alice/src/x.py", "/home/bob/.ssh", r"C:\Users\Carol\Desktop"],
+    "MEETING_URL": ["https://us02web.zoom.us/j/85512345678?pwd=abc", "meet.google.com/abc-defg-hij",
+                    "https://acme.webex.com/meet/jdoe", "https://teams.live.com/meet/938475610"],
+    "PERSON": ["김민수님이", "박지영 씨는", "Dr. Jane Smith"],
+}
+assert set(ENTITY_SAMPLES) == set(TOKENS)
+
+filler = st.text(alphabet=st.sampled_from(list("abcXYZ 019:-./@_=\n'\"[]가나님씨이")), max_size=12)
+pieces = st.one_of(filler, st.sampled_from([s for v in ENTITY_SAMPLES.values() for s in v]),
+                   st.sampled_from(list(TOKENS.values())))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(pieces, min_size=1, max_size=8))
+def test_scrub_is_idempotent(parts):
+    text = "".join(parts)
+    once = scrub(text)
+    assert scrub(once) == once
+
+
+@pytest.mark.parametrize("kind", sorted(ENTITY_SAMPLES))
+def test_every_entity_type_is_scrubbed_and_stays_scrubbed(kind):
+    for sample in ENTITY_SAMPLES[kind]:
+        text = f"before {sample} after"
+        once = scrub(text)
+        assert TOKENS[kind] in once, (kind, sample, once)
+        assert once.startswith("before ") and once.endswith(" after")
+        assert scrub(once) == once
+
+
+# --- offline and lazy -------------------------------------------------------------------
+
+NO_NETWORK = r"""
+import json, os, socket, sys
+def refuse(*a, **k):
+    raise AssertionError(f"network access attempted: {a!r}")
+socket.socket.connect = refuse
+socket.socket.connect_ex = refuse
+socket.create_connection = refuse
+socket.getaddrinfo = refuse
+from cue.pii import scrub
+out = scrub("mail jane@example.co.uk, call 010-1234-5678, /Users/alice/x")
+print(json.dumps(out))
+"""
+
+
+def test_no_network_access_is_attempted(tmp_path):
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "CUE_HOME": str(tmp_path / "cue"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-c", NO_NETWORK], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == "mail [EMAIL], call [PHONE], /Users/[USER]/x"
+    # tldextract ran from its bundled snapshot: no suffix-list cache was written anywhere.
+    assert not any(p.name == "python-tldextract" for p in tmp_path.rglob("*"))
+
+
+def test_importing_cue_pii_does_not_import_presidio():
+    code = ("import sys, cue.pii, cue.logs, cue.backfill; "
+            "print(sorted(m for m in ('presidio_analyzer', 'spacy', 'phonenumbers') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

@@ -1,0 +1,64 @@
+"""`cue scrub [FILE|-] --format text|json`."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+from typer.testing import CliRunner
+
+from cue.cli import app
+from cue.errors import CueError
+
+runner = CliRunner()
+
+
+def test_scrub_stdin_text_keeps_everything_but_the_entities():
+    text = "Ask 김민수님이 at 010-1234-5678.\nPath /home/alice/x\n"
+    result = runner.invoke(app, ["scrub"], input=text)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "Ask [PERSON]님이 at [PHONE].\nPath /home/[USER]/x\n"
+
+
+def test_scrub_file_json_lists_entities_with_offsets(tmp_path):
+    text = "mail jane@example.com or AKIAIOSFODNN7EXAMPLE"
+    src = tmp_path / "in.txt"
+    src.write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["scrub", str(src), "--format", "json"])
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["text"] == "mail [EMAIL] or [API_KEY]"
+    assert [(e["type"], text[e["start"]:e["end"]]) for e in doc["entities"]] == [
+        ("EMAIL_ADDRESS", "jane@example.com"), ("API_KEY", "AKIAIOSFODNN7EXAMPLE")]
+    assert all(set(e) == {"type", "start", "end", "score"} for e in doc["entities"])
+    assert isinstance(doc["scrub_version"], int)
+
+
+def test_scrub_dash_reads_stdin_and_json_keeps_korean_readable():
+    result = runner.invoke(app, ["scrub", "-", "--format", "json"], input="박지영 씨는 왔다")
+    assert result.exit_code == 0
+    assert '"[PERSON] 씨는 왔다"' in result.stdout  # ensure_ascii=False
+
+
+def test_missing_file_is_one_error_line(tmp_path):
+    result = runner.invoke(app, ["scrub", str(tmp_path / "nope.txt")])
+    assert isinstance(result.exception, CueError)  # cue.cli.run turns it into "Error: …"
+    assert "no such file" in str(result.exception)
+    assert result.stdout == ""
+
+
+def test_cli_errors_from_a_real_process(tmp_path, cue_bin):
+    missing = subprocess.run([cue_bin, "scrub", str(tmp_path / "nope.txt")],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 1
+    assert missing.stdout == ""
+    assert missing.stderr.strip() == f"Error: no such file: {tmp_path / 'nope.txt'}."
+    binary = subprocess.run([cue_bin, "scrub"], input=b"\xff\xd8\xff\xe0 jpeg",
+                            capture_output=True, timeout=60)
+    assert binary.returncode == 1
+    assert binary.stdout == b""
+    assert binary.stderr.decode().startswith("Error: stdin is not UTF-8 text")
+
+
+def test_bad_format_is_a_usage_error():
+    result = runner.invoke(app, ["scrub", "--format", "xml"], input="x")
+    assert result.exit_code == 2
