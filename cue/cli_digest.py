@@ -98,7 +98,7 @@ def digest_command(
                                   events_dir=edir, max_frames=frames)
             _show_plan(plan, cfg, format)
             return
-        from cue.digest import run_digest
+        from cue.digest import NO_ACTIVITY, run_digest
 
         digest = run_digest(conn, cfg, window_secs=window, end=end_ts, keyframe_dir=kdir,
                             events_dir=edir, max_frames=frames)
@@ -106,8 +106,9 @@ def digest_command(
         conn.close()
 
     if digest.status == "skipped":
-        raise DigestSkipped(f"digest skipped: {digest.summary.strip('[]').removeprefix('skipped: ')}"
-                            "; nothing was written (details in privacy.log)")
+        why = digest.summary.strip("[]").removeprefix("skipped: ")
+        raise DigestSkipped(f"digest skipped: {why}; digest.md now says {NO_ACTIVITY} "
+                            f"(details in {paths.privacy_log()})")
     if digest.status == "empty":
         _say("cue: no activity in this window (nothing captured or all of it paused); "
              "digest.md says [no recent activity]")
@@ -142,7 +143,7 @@ def _show_plan(plan, cfg, format: DigestFormat) -> None:
              f"(file names are shown here only; the model sees frame numbers):"]
     for f in plan.frames:
         lines.append(f"  frame {f.index:>2}  +{f.offset_secs:>5.0f}s  {f.bytes:>8,} B  "
-                     f"{'anchor ' if f.anchor else ''}{f.reason}  [{f.path.name}]")
+                     f"{f.reason}  [{f.path.name}]")
     lines += ["", "prompt text:", plan.prompt]
     _out("\n".join(lines) + "\n")
 

@@ -174,7 +174,7 @@ def run_digest(conn: sqlite3.Connection, config: Config, *, window_secs: float,
     if plan.empty:
         digest = Digest(status="empty", backend="none", model=None, fell_back=False,
                         summary=NO_ACTIVITY, timings=timings, **base)
-        return _persist(conn, digest, t0)
+        return store_digest(conn, digest, started=t0)
 
     outcome: Outcome = digest_with_policy(PROMPT, images, plan.timeline.render(),
                                           config=config)
@@ -183,7 +183,7 @@ def run_digest(conn: sqlite3.Connection, config: Config, *, window_secs: float,
         digest = Digest(status="skipped", backend=outcome.backend, model=None,
                         fell_back=outcome.fell_back, summary=outcome.tombstone or NO_ACTIVITY,
                         timings=timings, **base)
-        return _persist(conn, digest, t0)
+        return store_digest(conn, digest, started=t0)
 
     from cue.pii import scrub
 
@@ -195,7 +195,7 @@ def run_digest(conn: sqlite3.Connection, config: Config, *, window_secs: float,
                     fell_back=outcome.fell_back, summary=summary or NO_ACTIVITY,
                     input_tokens=outcome.reply.input_tokens,
                     output_tokens=outcome.reply.output_tokens, timings=timings, **base)
-    return _persist(conn, digest, t0)
+    return store_digest(conn, digest, started=t0)
 
 
 # ------------------------------------------------------------------ history
@@ -228,8 +228,13 @@ def latest_digest(conn: sqlite3.Connection) -> Digest | None:
 
 
 # ------------------------------------------------------------------ persistence
-def _persist(conn: sqlite3.Connection, digest: Digest, t0: float) -> Digest:
-    timings = dict(digest.timings, total_ms=(time.perf_counter() - t0) * 1000)
+def store_digest(conn: sqlite3.Connection, digest: Digest, *,
+                 started: float | None = None) -> Digest:
+    """Insert the row and rewrite digest.md, all or nothing; return the row with its id.
+    `digest.summary` must already be scrubbed (or a fixed string)."""
+    timings = dict(digest.timings)
+    if started is not None:
+        timings["total_ms"] = (time.perf_counter() - started) * 1000
     conn.execute("BEGIN IMMEDIATE")
     try:
         cur = conn.execute(
@@ -242,7 +247,7 @@ def _persist(conn: sqlite3.Connection, digest: Digest, t0: float) -> Digest:
              digest.frame_count, digest.event_count, digest.image_bytes,
              digest.input_tokens, digest.output_tokens, timings.get("select_ms"),
              timings.get("prepare_ms"), timings.get("model_ms"), timings.get("scrub_ms"),
-             timings["total_ms"]))
+             timings.get("total_ms")))
         stored = Digest(**{**asdict(digest), "id": cur.lastrowid, "timings": timings})
         write_digest_md(stored)
         conn.execute("COMMIT")

@@ -1,0 +1,123 @@
+"""`cue digest`, `cue digests` and the pipe into ctx, as a person or cron runs them."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+from stubs import AnthropicStub
+from synth import make_activity
+
+from cue import paths
+
+START = 1_763_766_000.0
+
+
+@pytest.fixture(scope="module")
+def activity(tmp_path_factory):
+    return make_activity(tmp_path_factory.mktemp("activity"), start=START, interval=15.0)
+
+
+@pytest.fixture
+def env(activity):
+    e = dict(os.environ)
+    e.update(CUE_DIGEST_KEYFRAMES=str(activity.keyframes_dir),
+             CUE_DIGEST_EVENTS=str(activity.events_dir),
+             ANTHROPIC_API_KEY="sk-test-not-real")
+    return e
+
+
+def cue(cue_bin, env, *args, stdin=None):
+    return subprocess.run([cue_bin, *args], capture_output=True, text=True, env=env,
+                          input=stdin)
+
+
+def test_dry_run_shows_frames_bytes_and_timeline_and_calls_nothing(cue_bin, env, activity):
+    with AnthropicStub() as stub:
+        env["CUE_CLOUD_BASE_URL"] = stub.url
+        proc = cue(cue_bin, env, "digest", "--end", str(activity.end), "--dry-run")
+        js = cue(cue_bin, env, "digest", "--end", str(activity.end), "--dry-run",
+                 "--format", "json")
+        assert stub.count == 0
+    assert proc.returncode == 0, proc.stderr
+    assert "dry run: nothing sent" in proc.stdout
+    assert "bytes of JPEG" in proc.stdout and "Timeline of a 15-minute window" in proc.stdout
+    plan = json.loads(js.stdout)
+    assert plan["dry_run"] and 3 <= len(plan["frames"]) <= 10
+    assert plan["image_bytes"] == sum(f["bytes"] for f in plan["frames"]) > 0
+    assert all(f["file"].startswith(str(activity.keyframes_dir)) for f in plan["frames"])
+    assert str(activity.keyframes_dir) not in plan["prompt"]
+    assert not paths.digest_md().exists()
+    assert not paths.privacy_log().exists()
+
+
+def test_digest_json_piped_into_ctx_add_becomes_an_observation(cue_bin, ctx_bin, env,
+                                                               activity):
+    with AnthropicStub(reply="Worked on main.py, then read design.pdf.") as stub:
+        env["CUE_CLOUD_BASE_URL"] = stub.url
+        pipe = subprocess.run(
+            f"'{cue_bin}' digest --since 15m --end {activity.end} --format json "
+            f"| '{ctx_bin}' add --json -", shell=True, capture_output=True, text=True, env=env)
+        assert stub.count == 1
+    assert pipe.returncode == 0, pipe.stderr
+    exported = subprocess.run([ctx_bin, "export"], capture_output=True, text=True, env=env)
+    nodes = [json.loads(line) for line in exported.stdout.splitlines()]
+    nodes = [n for n in nodes if n.get("content") == "Worked on main.py, then read design.pdf."]
+    assert len(nodes) == 1, exported.stdout
+    node = nodes[0]
+    assert node["type"] == "observation"
+    assert {"source:cue", "cue:digest"} <= set(node["tags"])
+    assert node["metadata"]["backend"] == "cloud" and node["metadata"]["frames"] >= 3
+    assert node["metadata"]["window_end"].startswith("2025-11-21T23:15:00")
+
+
+def test_skipped_digest_is_one_error_line_exit_4_and_no_stdout(cue_bin, env, activity):
+    env.update(CUE_DIGEST_BACKEND="local", CUE_LOCAL_MODEL="/nonexistent/model.gguf")
+    with AnthropicStub() as stub:
+        env["CUE_CLOUD_BASE_URL"] = stub.url
+        proc = cue(cue_bin, env, "digest", "--end", str(activity.end), "--format", "json")
+        assert stub.count == 0
+    assert proc.returncode == 4
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: digest skipped: local vision model")
+    assert "/nonexistent" not in proc.stderr  # the detail is in privacy.log only
+    assert "/nonexistent" not in paths.digest_md().read_text()
+
+
+def test_bad_input_is_one_error_line(cue_bin, env):
+    for args in (["digest", "--since", "soon"], ["digest", "--end", "yesterday-ish"],
+                 ["digest", "--backend", "gpt"], ["digests", "show", "99"],
+                 ["digests", "show", "abc"], ["digests", "list", "--status", "nope"]):
+        proc = cue(cue_bin, env, *args)
+        assert proc.returncode == 1, (args, proc.stderr)
+        assert proc.stdout == ""
+        assert proc.stderr.startswith("Error: ") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_digests_list_and_show(cue_bin, env):
+    from cue.db import connect
+    from cue.digest import Digest, store_digest
+
+    conn = connect()
+    common = dict(id=None, created_at=START + 1000, window_start=START, model=None,
+                  fell_back=False, frame_count=8, event_count=120)
+    store_digest(conn, Digest(window_end=START + 900, status="ok", backend="cloud",
+                              summary="First digest.", timings={"model_ms": 1800.0}, **common))
+    store_digest(conn, Digest(window_end=START + 1800, status="skipped", backend="local",
+                              summary="[skipped: local vision model unavailable]", **common))
+    conn.close()
+    listing = json.loads(cue(cue_bin, env, "digests", "list", "--format", "json").stdout)
+    assert [d["status"] for d in listing] == ["skipped", "ok"]  # newest first
+    table = cue(cue_bin, env, "digests").stdout
+    assert "First digest." in table and "skipped" in table and "1.8" in table
+    shown = cue(cue_bin, env, "digests", "show", str(listing[1]["id"])).stdout
+    assert "First digest." in shown and "backend cloud" in shown and "model 1800 ms" in shown
+    latest = json.loads(cue(cue_bin, env, "digests", "show", "latest", "-f", "json").stdout)
+    assert latest["summary"] == "[skipped: local vision model unavailable]"
+    ndjson = cue(cue_bin, env, "digests", "list", "-n", "1", "-f", "ndjson").stdout
+    assert len(ndjson.splitlines()) == 1
+    skipped = json.loads(cue(cue_bin, env, "digests", "list", "--status", "skipped",
+                             "-f", "json").stdout)
+    assert [d["backend"] for d in skipped] == ["local"]
