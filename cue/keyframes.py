@@ -47,7 +47,8 @@ def capture_time_from_name(name: str) -> float | None:
     """Capture time (unix seconds) encoded in a file name, or None."""
     stem = name.rsplit(".", 1)[0] if "." in name else name
     if stem.isdigit() and len(stem) == 13:  # the common case, without regexes
-        return int(stem) / 1000.0
+        ts = int(stem) / 1000.0
+        return ts if _MIN_TS <= ts <= _MAX_TS else None
     m = _ISO.search(stem)
     if m:
         y, mo, d, h, mi, s, frac, zone = m.groups()

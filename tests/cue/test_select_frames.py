@@ -1,6 +1,7 @@
 """Frame selection on synthetic activity (tests/cue/synth.py) with known transitions."""
 from __future__ import annotations
 
+import itertools
 import shutil
 from pathlib import Path
 
@@ -53,7 +54,7 @@ def test_selection_covers_every_transition_keeps_anchors_and_is_chronological(ac
         assert _covers(frames, tr.ts, activity), f"missed {tr.kind} at +{tr.ts - START:.0f}s"
     live = [f for f in activity.frames if not any(a <= f.ts <= b for a, b in activity.paused)]
     anchors = [f for f in frames if f.anchor]
-    assert [a.path for a in anchors][0] == live[0].path
+    assert next(a.path for a in anchors) == live[0].path
     assert [a.path for a in anchors][-1] == live[-1].path
     mid = (live[0].ts + live[-1].ts) / 2
     assert any(abs(a.ts - mid) <= 5.0 for a in anchors)
@@ -75,7 +76,7 @@ def test_reasons_name_what_happened(activity):
     assert by_offset[202].reason.startswith("screen changed")  # tab switch: no title change
     assert by_offset[202].scores["window_app_title_change"] == 0.0
     assert by_offset[202].scores["visual_change"] > 0.5
-    assert [f.reason for f in frames if f.anchor][0].startswith("anchor: first frame")
+    assert next(f.reason for f in frames if f.anchor).startswith("anchor: first frame")
 
 
 def test_paused_frames_and_events_never_surface(activity):
@@ -131,7 +132,7 @@ def test_idle_window_is_topped_up_with_duplicates_spread_in_time(activity):
     assert sum(f.anchor for f in frames) == 3
     topped = [f for f in frames if f.reason.startswith("top-up")]
     assert len(topped) == 2  # one picked normally, the rest topped up
-    gaps = [y.ts - x.ts for x, y in zip(frames, frames[1:])]
+    gaps = [y.ts - x.ts for x, y in itertools.pairwise(frames)]
     assert min(gaps) >= 10  # spread over the window, not bunched together
 
 
@@ -149,7 +150,7 @@ def test_small_budgets(activity, budget, anchors):
     assert frames[-1].anchor and round(frames[-1].ts - START) == 897
     if budget >= 4:
         # The one free slot goes to the strongest transition.
-        assert [f for f in frames if not f.anchor][0].reason.startswith("app switch")
+        assert next(f for f in frames if not f.anchor).reason.startswith("app switch")
 
 
 def test_bad_arguments():
@@ -264,7 +265,7 @@ def test_window_change_scorer():
 
 
 def test_spike_scorer_is_relative_to_the_window():
-    ev = [Event(float(t), "/cue/input", {"keys": 1, "clicks": 0}) for t in range(0, 100)]
+    ev = [Event(float(t), "/cue/input", {"keys": 1, "clicks": 0}) for t in range(100)]
     ev += [Event(50.5, "/cue/input", {"keys": 40, "clicks": 2})]
     out = user_event_spike_score([20.0, 52.0, 80.0], sorted(ev, key=lambda e: e.ts))
     assert out[1][0] == 1.0 and out[0][0] == 0.0 and out[2][0] == 0.0
