@@ -17,8 +17,10 @@ from ctx.query.expr import And, Expr, Not, Or, Text
 from ctx.query.fields import FIELDS, field_term
 from ctx.query.lexer import Token, describe, syntax_error
 
-MAX_DEPTH = 32  # nested parentheses and NOTs
-MAX_TERMS = 256  # keeps the SQL well inside SQLite's expression and variable limits
+# Limits that keep the SQL inside SQLite's fixed parser stack (100 entries in the builds we
+# run on; deeper user nesting becomes deeper SQL nesting) and its expression/variable limits.
+MAX_DEPTH = 10  # nested parentheses and NOTs
+MAX_TERMS = 256
 
 _TERM_START = frozenset({lx.WORD, lx.PHRASE, lx.FIELD, lx.LPAREN, lx.MINUS, lx.NOT})
 

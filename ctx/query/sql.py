@@ -87,7 +87,8 @@ def _and(items: tuple[Expr, ...], p: list) -> str:
     if positive:
         p.append(_fts_and(positive, negative))
         parts.append(_FTS)
-    parts.extend(_child(i, p) for i in rest)
+    # OR binds looser than AND: only OR groups need parentheses here.
+    parts.extend(f"({_sql(i, p)})" if isinstance(i, Or) else _sql(i, p) for i in rest)
     return " AND ".join(parts)
 
 
@@ -109,19 +110,12 @@ def _or(items: tuple[Expr, ...], p: list) -> str:
         if isinstance(item, (Type, Tag)) and (isinstance(item, Type) or not item.prefix):
             continue
         if fts_query(item) is None:
-            parts.append(_child(item, p))
+            parts.append(_sql(item, p))  # AND binds tighter and OR is associative: no parens
     return " OR ".join(parts)
 
 
 def _in(column: str, count: int) -> str:
     return f"{column} = ?" if count == 1 else f"{column} IN ({', '.join('?' * count)})"
-
-
-def _child(item: Expr, p: list) -> str:
-    """An operand of AND/OR: compound children get parentheses; every other term compiles
-    to something self-contained."""
-    sql = _sql(item, p)
-    return f"({sql})" if isinstance(item, (And, Or)) and fts_query(item) is None else sql
 
 
 def _date(e: Date, p: list) -> str:
@@ -160,33 +154,48 @@ def successor(prefix: str) -> str | None:
 
 # --- full text ---------------------------------------------------------------------------
 
+# FTS5's query parser has a fixed stack (about 100 entries; a nested "x" OR (…) uses 3), so
+# word groups nested deeper than this are split into separate MATCH subqueries instead.
+FTS_MAX_NESTING = 8
+
+
 def fts_query(e: Expr) -> str | None:
     """An FTS5 query for `e` if it is made of words alone (else None)."""
+    built = _fts(e)
+    return None if built is None else built[0]
+
+
+def _fts(e: Expr) -> tuple[str, int] | None:
+    """(FTS5 query, parenthesis nesting) for a words-only `e`, or None."""
     if isinstance(e, Text):
-        return fts_phrase(e.text) + (" *" if e.prefix else "")
+        return fts_phrase(e.text) + (" *" if e.prefix else ""), 0
     if isinstance(e, Or):
-        parts = [fts_query(i) for i in e.items]
-        if any(x is None for x in parts):
+        parts = [_fts(i) for i in e.items]
+        if None in parts:
             return None
-        return "(" + " OR ".join(parts) + ")"
+        return _nest("(" + " OR ".join(q for q, _ in parts) + ")", parts)
     if isinstance(e, And):
-        positive, negative = [], []
-        for item in e.items:
-            if isinstance(item, Not):
-                negative.append(fts_query(item.item))
-            else:
-                positive.append(fts_query(item))
+        positive = [_fts(i) for i in e.items if not isinstance(i, Not)]
+        negative = [_fts(i.item) for i in e.items if isinstance(i, Not)]
         if not positive or None in positive or None in negative:
             return None
-        return _fts_and(positive, negative)
+        return _nest(_fts_and([q for q, _ in positive], [q for q, _ in negative]),
+                     positive + negative)
     return None
 
 
+def _nest(query: str, parts: list[tuple[str, int]]) -> tuple[str, int] | None:
+    depth = 1 + max(d for _, d in parts)
+    return (query, depth) if depth <= FTS_MAX_NESTING else None
+
+
 def _fts_and(positive: list[str], negative: list[str]) -> str:
-    out = positive[0] if len(positive) == 1 else "(" + " AND ".join(positive) + ")"
-    for neg in negative:
-        out = f"({out} NOT {neg})"
-    return out
+    """(P1 AND P2 … NOT N1 NOT N2 …): FTS5's NOT is a left-associative binary operator,
+    so a flat chain needs no extra nesting."""
+    if len(positive) == 1 and not negative:
+        return positive[0]
+    out = " AND ".join(positive)
+    return "(" + out + "".join(f" NOT {n}" for n in negative) + ")"
 
 
 def fts_phrase(text: str) -> str:

@@ -154,7 +154,7 @@ def test_fts_strings_quote_every_token():
     assert fts_phrase("a\x00b") == '"a b"'
     assert compile_query("oauth* pkce").params == ['("oauth" * AND "pkce")']
     assert compile_query('a OR "b c"').params == ['("a" OR "b c")']
-    assert compile_query("a -b -c").params == ['(("a" NOT "b") NOT "c")']
+    assert compile_query("a -b -c").params == ['("a" NOT "b" NOT "c")']
 
 
 def test_sql_shapes():
