@@ -89,9 +89,7 @@ def recall(store: Store, cmd: Command, session_id: str | None) -> Outcome:
     query = (cmd.attrs.get("query") or cmd.content or "").strip()
     limit = _int(cmd.attrs.get("limit"), RECALL_LIMIT)
     if is_query_language(query):
-        nodes = store.query(query)
-        total = len(nodes)
-        nodes = nodes[:limit]
+        nodes, total = search_query(store, query, limit)
         mode = "query"
     else:
         nodes, total = search_plain(store, query, limit)
@@ -185,6 +183,17 @@ def is_query_language(query: str) -> bool:
     return bool(FIELD_PREDICATE.search(query))
 
 
+def search_query(store: Store, query: str, limit: int) -> tuple[list[Node], int]:
+    """The first `limit` live nodes matching a query-language expression, and how many match."""
+    from ctx.query import compile_query
+
+    compiled = compile_query(query)
+    where = f"({compiled.where}) AND n.superseded_by IS NULL"
+    total = store.conn.execute(f"SELECT count(*) FROM nodes n WHERE {where}",
+                               compiled.params).fetchone()[0]
+    return store.query(query, limit=limit), total
+
+
 def search_plain(store: Store, text: str, limit: int) -> tuple[list[Node], int]:
     """Plain-language recall: full-text (BM25) over any of the words.
 
@@ -203,16 +212,38 @@ def search_plain(store: Store, text: str, limit: int) -> tuple[list[Node], int]:
 
 
 def status_text(store: Store) -> str:
-    s = store.stats()
-    lines = [(f"ctx: {s['live_nodes']} live nodes (~{s['tokens']} tokens), "
-             f"{s['superseded_nodes']} superseded, {s['edges']} edges")]
-    if s["by_tier"]:
-        lines.append("Tiers: " + ", ".join(f"{k} {v}" for k, v in s["by_tier"].items()))
-    if s["by_type"]:
-        lines.append("Types: " + ", ".join(f"{k} {v}" for k, v in s["by_type"].items()))
+    """What `<ctx:status/>` shows: live nodes per tier and type, and the current task.
+
+    Counted from covering indexes (all nodes, minus the few superseded ones) rather than
+    Store.stats(): scanning the content-heavy nodes table costs tens of milliseconds on a
+    10k-node store, on the hook's critical path.
+    """
+    c = store.conn
+    total = c.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    superseded = c.execute("SELECT count(*) FROM nodes WHERE superseded_by IS NOT NULL").fetchone()[0]
+    edges = c.execute("SELECT count(*) FROM edges").fetchone()[0]
+    tiers = _minus(c.execute("SELECT tag, count(*) FROM tags WHERE tag >= 'tier:' AND tag < 'tier;' "
+                             "GROUP BY tag").fetchall(),
+                   c.execute("SELECT t.tag, count(*) FROM nodes n JOIN tags t ON t.node_id = n.id "
+                             "WHERE n.superseded_by IS NOT NULL AND t.tag >= 'tier:' "
+                             "AND t.tag < 'tier;' GROUP BY t.tag").fetchall())
+    types = _minus(c.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall(),
+                   c.execute("SELECT type, count(*) FROM nodes WHERE superseded_by IS NOT NULL "
+                             "GROUP BY type").fetchall())
+    lines = [f"ctx: {total - superseded} live nodes, {superseded} superseded, {edges} edges"]
+    if tiers:
+        lines.append("Tiers: " + ", ".join(f"{k} {v}" for k, v in tiers))
+    if types:
+        lines.append("Types: " + ", ".join(f"{k} {v}" for k, v in types))
     current = store.get_pending(CURRENT_TASK)
     lines.append(f"Current task: {current}" if current else "Current task: none")
     return "\n".join(lines)
+
+
+def _minus(all_rows, superseded_rows) -> list[tuple[str, int]]:
+    gone = {k: n for k, n in superseded_rows}
+    counts = sorted((k, n - gone.get(k, 0)) for k, n in all_rows)
+    return [(k, n) for k, n in counts if n > 0]
 
 
 def _with_task(store: Store, tags: list[str]) -> list[str]:

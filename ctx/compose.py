@@ -104,7 +104,9 @@ def compose(store: Store, query: str | None = None, *, view: str | None = "defau
         node_id, est = row[0], row[1]
         if node_id in ids_seen:
             continue
-        if full or tokens + est > budget:
+        # len(content) >= 4 * token_estimate: a node that cannot fit is counted, not loaded.
+        if full or tokens + est > budget or (max_chars is not None
+                                             and used_chars + 4 * est > max_chars):
             left_out += 1
             left_out_tokens += est
             continue

@@ -249,7 +249,7 @@ def test_expand_reaches_the_next_prompt(ctx_bin, store):
     a = store.add("detailed source", tags=["tier:off-context"])
     s = store.add("the summary", type="summary", tags=["tier:reference"])
     store.link(s.id, a.id, "DERIVED_FROM")
-    hook(ctx_bin, "stop", stop(f'<ctx:expand node="{s.id[:12]}"/>'))
+    hook(ctx_bin, "stop", stop(f'<ctx:expand node="{s.id}"/>'))
     text = context(hook(ctx_bin, "prompt-submit", prompt())[1], "UserPromptSubmit")
     assert "## Expanded Nodes" in text and "detailed source" in text
 

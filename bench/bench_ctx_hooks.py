@@ -1,0 +1,77 @@
+"""SPEC §6: `ctx hook session-start` on a 10k-node store, `ctx hook stop` with a 3-command reply.
+
+Whole-process wall time of the installed `ctx` console script, as Claude Code runs it.
+The store (.bench/ctx_hooks/store.db) is built once and reused: 10,000 nodes across the
+tiers (mostly off-context, as a long-lived memory is), with tags and a few edges.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from bench import WORK, Bench, median_wall_ms
+
+N_NODES = 10_000
+DIR = WORK / "ctx_hooks"
+STORE = DIR / "store.db"
+CTX = str(Path(sys.executable).parent / "ctx")
+TIERS = ["tier:pinned"] * 2 + ["tier:reference"] * 30 + ["tier:working"] * 20 + \
+    ["tier:off-context"] * 148
+TYPES = ["fact", "decision", "pattern", "observation", "summary"]
+
+
+def build_store() -> None:
+    if STORE.exists():
+        with sqlite3.connect(STORE) as conn:
+            if conn.execute("SELECT count(*) FROM nodes").fetchone()[0] == N_NODES:
+                return
+        shutil.rmtree(DIR)
+    DIR.mkdir(parents=True, exist_ok=True)
+    from ctx import db
+    from ctx.store import Store
+
+    conn = db.connect(STORE)
+    store = Store(conn)
+    words = "memory sqlite hook budget composition tier token claude session summary".split()
+    store.add_many({
+        "content": f"Node {i}: " + " ".join(words[(i + k) % len(words)] for k in range(60)),
+        "type": TYPES[i % len(TYPES)],
+        "tags": [TIERS[i % len(TIERS)], f"project:p{i % 7}"],
+    } for i in range(N_NODES))
+    conn.close()
+
+
+def run(bench: Bench) -> None:
+    build_store()
+    env = {**os.environ, "CTX_DB": str(STORE)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed ctx has its .pyc files; the warm-up writes them
+    start = json.dumps({"session_id": "bench", "hook_event_name": "SessionStart", "source": "startup",
+                        "cwd": str(DIR), "transcript_path": str(DIR / "none.jsonl")}).encode()
+    out = subprocess.run([CTX, "hook", "session-start"], input=start, env=env,
+                                       capture_output=True, check=True).stdout
+    chars = len(json.loads(out)["hookSpecificOutput"]["additionalContext"])
+    bench.report(f"ctx hook session-start, 10k nodes ({chars} chars injected)",
+                 median_wall_ms([CTX, "hook", "session-start"], input=start, env=env, runs=9),
+                 80, "ms")
+
+    reply = ('Noted. <ctx:remember type="fact" tags="tier:working,project:bench">The bench '
+             'reply remembers this.</ctx:remember> <ctx:recall query="type:decision AND '
+             'tag:project:p3"/> <ctx:status/>')
+    stop = json.dumps({"session_id": "bench-stop", "hook_event_name": "Stop", "prompt_id": "p",
+                       "stop_hook_active": False, "last_assistant_message": reply}).encode()
+    # --response: every run executes all three commands (from stdin they would run once).
+    bench.report("ctx hook stop, reply with 3 commands, 10k nodes",
+                 median_wall_ms([CTX, "hook", "stop", "--response", reply], input=stop, env=env,
+                                runs=9), 80, "ms")
+    prompt = json.dumps({"session_id": "bench-stop", "hook_event_name": "UserPromptSubmit",
+                         "prompt": "go"}).encode()
+    bench.report("ctx hook prompt-submit, nothing pending (no semantic selection)",
+                 median_wall_ms([CTX, "hook", "prompt-submit"], input=prompt, env=env, runs=9),
+                 None, "ms")
+    bench.report("python -c pass (interpreter start-up, for reference)",
+                 median_wall_ms([sys.executable, "-c", "pass"], runs=9), None, "ms")
