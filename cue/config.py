@@ -67,6 +67,18 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("cloud.max_retries", int, 1, "SDK retries on connection errors and 5xx"),
     Setting("cloud.api_key_file", str, "",
             "file holding the API key, mode 0600 (default CUE_HOME/anthropic-api-key)"),
+    Setting("memory.backend", str, "digest",
+            "which model writes memory.md and suggestions: digest (the same as "
+            "digest.backend), cloud, local or server", ("digest",) + BACKENDS),
+    Setting("memory.model", str, "claude-opus-4-5",
+            "Anthropic model for `cue memory` and `cue suggest` (more capable than the "
+            "digest's)"),
+    Setting("memory.local_model", str, "",
+            "GGUF for `cue memory` and `cue suggest` on the local backend "
+            "(default: local.model)"),
+    Setting("memory.max_tokens", int, 1500, "cap on generated tokens for memory.md"),
+    Setting("memory.window", str, "24h",
+            "digests the first `cue memory` reads (later runs read what is new since)"),
 )
 BY_KEY = {s.key: s for s in SETTINGS}
 
@@ -244,7 +256,7 @@ def _check(s: Setting, value: Any, *, where: str = "value") -> Any:
     if s.type in (int, float) and s.key.endswith(("timeout", "max_tokens", "max_frames",
                                                   "n_ctx")) and value <= 0:
         raise ConfigError(f"{where}: `{s.key}` must be positive, not {value!r}")
-    if s.key == "digest.window":
+    if s.key in ("digest.window", "memory.window"):
         try:
             parse_duration(value)
         except CueError as exc:

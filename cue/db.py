@@ -77,7 +77,31 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX digests_window_end ON digests(window_end);
         """,
     ),
-    # 4: memory (cue memory)
+    (
+        4,
+        """
+        -- cue memory: one row per successful update; the newest row is the current memory
+        -- (memory.md holds the same text). `content` is scrubbed model text rendered into
+        -- fixed sections. A failed update writes no row: the previous memory stays.
+        CREATE TABLE memory (
+            id INTEGER PRIMARY KEY,
+            created_at REAL NOT NULL,           -- unix seconds
+            content TEXT NOT NULL,
+            backend TEXT NOT NULL,              -- the backend that answered
+            model TEXT,
+            fell_back INTEGER NOT NULL DEFAULT 0,   -- 1 = cloud answered after a local failure
+            digest_count INTEGER NOT NULL,      -- digests read for this update
+            digests_from REAL,                  -- window_end of the oldest digest read
+            digests_through REAL,               -- window_end of the newest digest read
+            input_tokens INTEGER,
+            output_tokens INTEGER,
+            model_ms REAL,
+            scrub_ms REAL,
+            total_ms REAL
+        );
+        CREATE INDEX memory_created ON memory(created_at);
+        """,
+    ),
 ]
 
 
