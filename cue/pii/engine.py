@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from functools import cache
 
 from cue.pii import Entity
@@ -25,10 +26,41 @@ PHONE_REGIONS = ("US", "GB", "KR", "DE", "FR", "IN", "AU")
 SPACY_MODELS = ("en_core_web_lg", "en_core_web_md", "en_core_web_sm", "en_core_web_trf")
 
 
+CHUNK_CHARS = 8192
+_PRIVATE_KEY_BLOCK = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END")
+
+
 def find(text: str) -> list[Entity]:
-    """All raw findings in `text` (possibly overlapping) as Entities."""
-    results = engine().analyze(text=text, language=LANGUAGE, score_threshold=SCORE_THRESHOLD)
-    return [Entity(r.entity_type, r.start, r.end, float(r.score)) for r in results]
+    """All raw findings in `text` (possibly overlapping) as Entities.
+
+    Long text is analyzed in line-aligned chunks: Presidio's duplicate removal is
+    quadratic in the number of findings, and no finding crosses a line except a private
+    key block, which a chunk never splits.
+    """
+    analyzer = engine()
+    found = []
+    for start, end in chunks(text):
+        for r in analyzer.analyze(text=text[start:end], language=LANGUAGE,
+                                  score_threshold=SCORE_THRESHOLD):
+            found.append(Entity(r.entity_type, start + r.start, start + r.end, float(r.score)))
+    return found
+
+
+def chunks(text: str, size: int = CHUNK_CHARS) -> list[tuple[int, int]]:
+    """(start, end) spans covering `text`, each ending at a newline where possible."""
+    if len(text) <= size:
+        return [(0, len(text))]
+    keep_whole = [m.span() for m in _PRIVATE_KEY_BLOCK.finditer(text)]
+    spans, start = [], 0
+    while start < len(text):
+        cut = text.find("\n", start + size)
+        end = len(text) if cut == -1 else cut + 1
+        for ks, ke in keep_whole:
+            if ks < end < ke:
+                end = ke
+        spans.append((start, end))
+        start = end
+    return spans
 
 
 def spacy_model() -> str | None:

@@ -29,13 +29,48 @@ _STOP = r"\s'\"<>`\[\]{}()|\\"
 _URL_TAIL = rf"[^{_STOP}]*[^{_STOP}.,;:!?]"
 
 
+def line_windows(text: str, trigger: re.Pattern) -> list[tuple[int, int]]:
+    """The lines of `text` holding a `trigger` match, as (start, end) offsets.
+
+    A cheap trigger (a literal like "@" or "://") narrows an expensive pattern to the few
+    lines that can hold a match; findings never cross a line for these recognizers.
+    """
+    windows = []
+    m = trigger.search(text)
+    while m:
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end == -1 else end
+        windows.append((start, end))
+        m = trigger.search(text, end)
+    return windows
+
+
+def windowed(analyze: Callable[[str], list], text: str, trigger: re.Pattern | None) -> list:
+    """Run `analyze` on each triggered line and shift its results back into `text`."""
+    if trigger is None:
+        return analyze(text)
+    results = []
+    for start, end in line_windows(text, trigger):
+        for r in analyze(text[start:end]):
+            r.start += start
+            r.end += start
+            results.append(r)
+    return results
+
+
 class SpanRecognizer(LocalRecognizer):
-    """A regex recognizer whose entity is the whole match or its group `v`."""
+    """A regex recognizer whose entity is the whole match or its group `v` (or `v2`).
+
+    `trigger`, when given, is a cheap pattern that every match's line must contain.
+    """
 
     def __init__(self, name: str, entity: str, pattern: str, score: float,
                  flags: int = 0, check: Callable[[re.Match], bool] | None = None,
-                 language: str = "en"):
+                 trigger: str | None = None, language: str = "en"):
         self.regex = re.compile(pattern, flags)
+        self.trigger = re.compile(trigger) if trigger else None
+        self.groups = [g for g in ("v", "v2") if g in self.regex.groupindex]
         self.score = score
         self.check = check
         super().__init__(supported_entities=[entity], supported_language=language, name=name)
@@ -44,16 +79,20 @@ class SpanRecognizer(LocalRecognizer):
         pass
 
     def analyze(self, text, entities, nlp_artifacts=None):
-        entity = self.supported_entities[0]
+        return windowed(self._analyze, text, self.trigger)
+
+    def _analyze(self, text: str) -> list[RecognizerResult]:
         out = []
         for m in self.regex.finditer(text):
             if self.check is not None and not self.check(m):
                 continue
-            start, end = m.span("v") if "v" in self.regex.groupindex else m.span()
+            group = next((g for g in self.groups if m[g] is not None), 0)
+            start, end = m.span(group)
             if start == end:
                 continue
             out.append(RecognizerResult(
-                entity_type=entity, start=start, end=end, score=self.score,
+                entity_type=self.supported_entities[0], start=start, end=end,
+                score=self.score,
                 recognition_metadata={
                     RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
                     RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
@@ -164,30 +203,6 @@ def _is_user_name(m: re.Match) -> bool:
     return name.lower() not in _NOT_USERS and not name.startswith(("$", "%", "{", "<"))
 
 
-class UserPathRecognizer(SpanRecognizer):
-    """`/Users/alice/…`, `/home/alice/…`, `C:\\Users\\alice\\…` → only `alice` is the entity."""
-
-    def __init__(self):
-        super().__init__("UserPathRecognizer", "USER_PATH", USER_PATH_RE, 0.9,
-                         check=_is_user_name)
-
-    def analyze(self, text, entities, nlp_artifacts=None):
-        out = []
-        for m in self.regex.finditer(text):
-            if not _is_user_name(m):
-                continue
-            group = "v" if m["v"] else "v2"
-            out.append(RecognizerResult(
-                entity_type="USER_PATH", start=m.start(group), end=m.end(group),
-                score=self.score,
-                recognition_metadata={
-                    RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
-                    RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
-                },
-            ))
-        return out
-
-
 # --- Korean mobile numbers and names ---------------------------------------------------
 
 KR_MOBILE_RE = r"(?<![\d+])(?:\+82[\-\s.]?1[016789]|01[016789])[\-\s.]?\d{3,4}[\-\s.]?\d{4}(?!\d)"
@@ -205,6 +220,7 @@ _TITLES = ("선생님|교수님|박사님|팀장님|과장님|부장님|차장�
            "사원님|기자님|작가님|변호사님|의사님|간호사님|감독님|코치님|선수|"
            "선생|교수|박사|팀장|과장|부장|차장|대리|사장|대표|이사|실장|매니저|책임|선임|수석")
 _HONORIFIC = rf"(?:님|씨|{_TITLES})"
+_HONORIFIC_TRIGGER = rf"{_HONORIFIC}|\s[군양]"
 KR_NAME_RE = (
     rf"(?<![가-힣])(?P<v>(?:{_SURNAMES})[가-힣]{{1,2}})"
     rf"(?:{_HONORIFIC}|(?P<sp>\s)(?:{_HONORIFIC}|[군양](?![가-힣])))"
@@ -246,6 +262,10 @@ EN_TITLE_NAME_RE = (r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor)\.?\s+"
 
 # --- Presidio's recognizers, kept offline and precise -----------------------------------
 
+_AT = re.compile("@")
+_IP_TRIGGER = re.compile(r"\d\.\d{1,3}\.\d|[0-9A-Fa-f]:[0-9A-Fa-f]{0,4}:")
+
+
 class OfflineEmailRecognizer(EmailRecognizer):
     """Presidio's email recognizer validating the domain with an offline tldextract."""
 
@@ -255,6 +275,10 @@ class OfflineEmailRecognizer(EmailRecognizer):
 
     def validate_result(self, pattern_text: str):
         return self._extract(pattern_text).fqdn != ""
+
+    def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):
+        return windowed(lambda t: super(OfflineEmailRecognizer, self).analyze(
+            t, entities, nlp_artifacts, regex_flags), text, _AT)
 
 
 _VERSION_BEFORE = re.compile(
@@ -272,7 +296,8 @@ class PreciseIpRecognizer(IpRecognizer):
         return ip.is_loopback or ip.is_unspecified
 
     def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):
-        results = super().analyze(text, entities, nlp_artifacts, regex_flags)
+        results = windowed(lambda t: super(PreciseIpRecognizer, self).analyze(
+            t, entities, nlp_artifacts, regex_flags), text, _IP_TRIGGER)
         for r in results:
             r.end = self._extend(text, r.start, r.end)
         # "v1.2.3.4", "version 1.2.3.4", "build 1.2.3.4" are versions, not addresses.
@@ -307,14 +332,15 @@ class CandidatePhoneRecognizer(PhoneRecognizer):
     the digit runs that could be a phone number: the same findings, far less work on
     long text (phonenumbers otherwise parses every number in the text once per region)."""
 
-    CANDIDATE = re.compile(r"(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{1,5}\)[\s.\-]?)?\d[\d\s.\-/]{5,}\d")
+    CANDIDATE = re.compile(r"(?<![A-Za-z0-9_.])"
+                           r"(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{1,5}\)[\s.\-]?)?\d[\d\s.\-/]{5,}\d")
 
     MARGIN = 3
 
     def analyze(self, text, entities, nlp_artifacts=None):
         windows: list[list[int]] = []
         for m in self.CANDIDATE.finditer(text):
-            if sum(c.isdigit() for c in m.group()) < 7:
+            if sum(c.isdigit() for c in m.group()) < 7 or _DATE.fullmatch(m.group()):
                 continue
             start, end = self._widen(text, m.start() - self.MARGIN, m.end() + self.MARGIN)
             if windows and start <= windows[-1][1]:
@@ -355,15 +381,20 @@ def custom_recognizers(language: str = "en") -> list[LocalRecognizer]:
 
     rec = [
         span("ApiKeyRecognizer", "API_KEY", API_KEY_RE, 0.95),
-        span("BearerTokenRecognizer", "API_KEY", BEARER_RE, 0.9),
+        span("BearerTokenRecognizer", "API_KEY", BEARER_RE, 0.9, trigger="(?i)bearer"),
         span("PrivateKeyRecognizer", "PRIVATE_KEY", PRIVATE_KEY_RE, 1.0),
-        span("SecretValueRecognizer", "SECRET", SECRET_RE, 0.85, check=_is_secret_value),
-        span("DbUrlRecognizer", "DB_URL", DB_URL_RE, 0.95),
-        span("MeetingUrlRecognizer", "MEETING_URL", MEETING_URL_RE, 0.95),
+        span("SecretValueRecognizer", "SECRET", SECRET_RE, 0.85, check=_is_secret_value,
+             trigger="(?i)" + _SECRET_KEY),
+        span("DbUrlRecognizer", "DB_URL", DB_URL_RE, 0.95, trigger="://"),
+        span("MeetingUrlRecognizer", "MEETING_URL", MEETING_URL_RE, 0.95,
+             trigger=r"(?i)zoom\.us|zoomgov\.com|meet\.google\.com|teams\.(?:microsoft|live)\.com"
+                     r"|webex\.com"),
         span("KrMobileRecognizer", "PHONE_NUMBER", KR_MOBILE_RE, 0.8),
-        span("KrNameRecognizer", "PERSON", KR_NAME_RE, 0.75, check=_is_korean_name),
+        span("KrNameRecognizer", "PERSON", KR_NAME_RE, 0.75, check=_is_korean_name,
+             trigger=_HONORIFIC_TRIGGER),
         span("TitledNameRecognizer", "PERSON", EN_TITLE_NAME_RE, 0.7),
-        UserPathRecognizer(),
+        span("UserPathRecognizer", "USER_PATH", USER_PATH_RE, 0.9, check=_is_user_name,
+             trigger=r"(?i)Users|home|Documents and Settings"),
     ]
     for r in rec:
         r.supported_language = language

@@ -170,3 +170,28 @@ def test_importing_cue_pii_does_not_import_presidio():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_long_text_is_chunked_without_losing_or_moving_entities():
+    from cue.pii import engine
+
+    key = "-----BEGIN RSA PRIVATE KEY-----\n" + "QUJD\n" * 40 + "-----END RSA PRIVATE KEY-----"
+    lines = [f"line {i}: mail user{i}@example.com, path /home/u{i}/x" for i in range(400)]
+    lines.insert(180, key)  # straddles a chunk boundary
+    text = "\n".join(lines)
+    assert len(engine.chunks(text)) > 1
+    whole = engine.engine().analyze(text=text, language="en",
+                                    score_threshold=engine.SCORE_THRESHOLD)
+    expected = sorted((r.entity_type, r.start, r.end) for r in whole)
+    assert sorted((e.type, e.start, e.end) for e in engine.find(text)) == expected
+    out = scrub(text)
+    assert out.count("[EMAIL]") == 400 and out.count("[PRIVATE_KEY]") == 1
+    assert "QUJD" not in out
+
+
+def test_the_cli_and_the_log_helper_load_presidio_only_when_scrubbing():
+    code = ("import sys, cue.cli; from cue.logs import privacy_log; "
+            "print('presidio_analyzer' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "False"
