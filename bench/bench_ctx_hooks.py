@@ -37,7 +37,7 @@ def build_store() -> None:
 
     conn = db.connect(STORE)
     store = Store(conn)
-    words = "memory sqlite hook budget composition tier token claude session summary".split()
+    words = ["memory", "sqlite", "hook", "budget", "composition", "tier", "token", "claude", "session", "summary"]
     store.add_many({
         "content": f"Node {i}: " + " ".join(words[(i + k) % len(words)] for k in range(60)),
         "type": TYPES[i % len(TYPES)],

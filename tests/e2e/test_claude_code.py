@@ -1,0 +1,168 @@
+"""ctx's hooks driven by the REAL Claude Code CLI (2.1.330), through ../shared/tools/claude-code.
+
+Claude Code runs headless (`claude -p`) against a local mock of the Messages API (no network,
+dummy key); the mock answers with scripted replies and logs every request, so we can see
+what our hooks injected and where it reached the model. Run with `make test-e2e`.
+
+Claude Code is installed once from npm into .claude-code/ (git-ignored) by the harness's
+install.sh; the tests are skipped, saying why, when npm or the harness is not there.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctx import db
+from ctx.store import Store
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOLS = ROOT.parent / "shared" / "tools" / "claude-code"
+INSTALL_DIR = ROOT / ".claude-code"
+
+
+@pytest.fixture(scope="session")
+def claude_bin() -> str:
+    binary = INSTALL_DIR / "node_modules" / ".bin" / "claude"
+    if not (TOOLS / "harness.py").exists():
+        pytest.skip(f"the Claude Code harness is not at {TOOLS} (CI keeps ../shared beside the repo)")
+    if binary.exists():
+        return str(binary)
+    if not shutil.which("npm"):
+        pytest.skip("npm is not installed: cannot install Claude Code for the end-to-end tests")
+    proc = subprocess.run(["bash", str(TOOLS / "install.sh"), str(INSTALL_DIR)], capture_output=True,
+                          text=True, timeout=900, check=False)
+    if proc.returncode != 0 or not binary.exists():
+        pytest.skip(f"installing Claude Code from npm failed: {proc.stderr.strip()[-400:]}")
+    return str(binary)
+
+
+def harness(claude_bin, ctx_bin, out: Path, prompt: str, *, reply=None, reply_text=None,
+            turns=(), extra=()):
+    argv = [sys.executable, str(TOOLS / "harness.py"), "--claude", claude_bin,
+            "--hooks-cmd", f"{ctx_bin} hook", "--out", str(out), "--turn-timeout", "120",
+            "--env", f"CTX_DB={os.environ['CTX_DB']}"]
+    if reply is not None:
+        script = out.parent / f"{out.name}-reply.json"
+        script.write_text(json.dumps(reply))
+        argv += ["--reply", str(script)]
+    else:
+        argv += ["--reply-text", reply_text]
+    for t in turns:
+        argv += ["-t", t]
+    argv += [*extra, prompt]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    return Run(out)
+
+
+class Run:
+    def __init__(self, out: Path):
+        self.out = out
+        self.summary = (out / "summary.txt").read_text()
+        self.requests = [json.loads(line) for line in (out / "requests.jsonl").read_text().splitlines()]
+        self.main = [r for r in self.requests if r.get("kind") == "main"]
+        self.hooks = [json.loads(p.read_text()) for p in sorted((out / "hooks").glob("*.json"))
+                      if not p.name.endswith(".started.json")]
+
+    def calls(self, event):
+        return [h for h in self.hooks if (h.get("stdin_json") or {}).get("hook_event_name") == event]
+
+    def contexts(self, event):
+        out = []
+        for h in self.calls(event):
+            j = h.get("stdout_json") or {}
+            out.append((j.get("hookSpecificOutput") or {}).get("additionalContext"))
+        return out
+
+    def request_text(self, n):
+        return json.dumps(self.main[n]["body"], ensure_ascii=False)
+
+    def assert_hooks_healthy(self):
+        assert self.hooks, "no hook ran"
+        for h in self.hooks:
+            assert h["exit_code"] == 0, h
+            assert h["stderr"] == "", h["stderr"]
+            assert h["stdout_json"] is not None, h["stdout"]
+        for h in self.calls("Stop"):
+            assert h["stdout_json"] == {}, "Stop must end the turn"
+
+
+@pytest.fixture
+def store():
+    conn = db.connect()
+    yield Store(conn)
+    conn.close()
+
+
+def test_a_fact_remembered_in_one_session_is_injected_into_the_next(claude_bin, ctx_bin, tmp_path, store):
+    fact = "Staging Postgres listens on port 6543"
+    first = harness(claude_bin, ctx_bin, tmp_path / "one", "Remember the staging port",
+                    reply_text=f'Noted. <ctx:remember type="fact" tags="tier:reference">{fact}'
+                               f"</ctx:remember>")
+    first.assert_hooks_healthy()
+    assert [n.content for n in store.list_nodes()] == [fact]
+    assert fact not in first.request_text(0)  # nothing to inject before it was remembered
+
+    second = harness(claude_bin, ctx_bin, tmp_path / "two", "Which port is staging on?",
+                     reply_text="6543.")
+    second.assert_hooks_healthy()
+    [start] = second.contexts("SessionStart")
+    assert fact in start
+    body = second.main[0]["body"]
+    assert fact in json.dumps(body, ensure_ascii=False)  # in the new session's FIRST request
+    assert "SessionStart hook additional context" in json.dumps(body)
+
+
+def test_recall_results_reach_the_next_prompt(claude_bin, ctx_bin, tmp_path, store):
+    store.add("Refresh tokens are stored server-side only", tags=["tier:off-context", "project:auth"])
+    run = harness(claude_bin, ctx_bin, tmp_path / "recall", "How do we store refresh tokens?",
+                  reply=['Let me check. <ctx:recall query="tag:project:auth"/>',
+                         "They are stored server-side only."],
+                  turns=["Thanks, and what else?"])
+    run.assert_hooks_healthy()
+    assert len(run.main) == 2
+    assert "Recall Results" not in run.request_text(0)
+    prompt_contexts = run.contexts("UserPromptSubmit")
+    assert prompt_contexts[0] is None
+    assert prompt_contexts[1].startswith("## Recall Results\n\nQuery: `tag:project:auth`")
+    second = run.request_text(1)
+    assert "UserPromptSubmit hook additional context: ## Recall Results" in second
+    assert "Refresh tokens are stored server-side only" in second
+
+
+def test_a_tag_in_the_first_of_several_messages_of_a_turn_is_stored(claude_bin, ctx_bin, tmp_path, store):
+    reply = [[{"type": "text", "text": 'Step one. <ctx:remember type="decision" tags="tier:reference">'
+                                       "Deploys go through make release</ctx:remember>"},
+              {"type": "tool_use", "name": "Bash", "input": {"command": "echo hi"}}],
+             "All done."]
+    run = harness(claude_bin, ctx_bin, tmp_path / "multi", "Set up the release", reply=reply,
+                  extra=["--claude-arg=--allowedTools", "--claude-arg=Bash"])
+    run.assert_hooks_healthy()
+    assert len(run.main) >= 2  # text + tool use, then the final text: several model calls
+    [stop] = run.calls("Stop")
+    assert "ctx:remember" not in stop["stdin_json"]["last_assistant_message"]
+    [node] = store.list_nodes()
+    assert (node.type, node.content) == ("decision", "Deploys go through make release")
+
+
+def test_300_reference_nodes_are_not_spilled_to_a_file(claude_bin, ctx_bin, tmp_path, store):
+    store.add_many([{"content": f"Reference {i:03d}: " + ("the build cache lives in .cache and is "
+                                                          "keyed by the lockfile hash; ") * 6,
+                     "tags": ["tier:reference"]} for i in range(300)])
+    assert 380 <= len(store.list_nodes(limit=1)[0].content) <= 420
+    run = harness(claude_bin, ctx_bin, tmp_path / "cap", "What do you know?", reply_text="Plenty.")
+    run.assert_hooks_healthy()
+    [start] = run.contexts("SessionStart")
+    assert 9000 < len(start) <= 9500 and "left out" in start
+    first = run.request_text(0)
+    assert "Reference 000" in first and "left out to fit the limit" in first
+    assert "persisted-output" not in first and "Output too large" not in first
+    assert "SPILLED" not in run.summary
