@@ -23,6 +23,12 @@ def scrub_command(
     format: Annotated[ScrubFormat, typer.Option(
         "--format", "-f", help="text: the scrubbed text; json: the text plus each entity "
         "found (type, start, end, score; offsets into the input).")] = ScrubFormat.text,
+    backfill: Annotated[bool, typer.Option(
+        "--backfill", help="Instead of scrubbing input, re-scrub the stored digests and "
+        "memory (digests.summary, memory.content, digest.md, memory.md) if they were "
+        "scrubbed by an older scrub version. cue does this by itself; this runs it now.")] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="With --backfill: re-scrub even if the stored version is current.")] = False,
 ) -> None:
     """Replace PII and secrets in text with tokens like [EMAIL] and [API_KEY].
 
@@ -32,6 +38,12 @@ def scrub_command(
     """
     from cue import pii
 
+    if force and not backfill:
+        raise CueError("--force only goes with --backfill.")
+    if backfill:
+        if source != "-":
+            raise CueError("--backfill re-scrubs stored text; it takes no FILE.")
+        return _backfill(format, force)
     text = _read(source)
     if format is ScrubFormat.json:
         scrubbed, entities = pii.scrub_report(text)
@@ -42,6 +54,26 @@ def scrub_command(
         out = pii.scrub(text)
     sys.stdout.buffer.write(out.encode("utf-8"))
     sys.stdout.flush()
+
+
+def _backfill(format: ScrubFormat, force: bool) -> None:
+    from cue import backfill, db
+
+    conn = db.connect()
+    try:
+        result = backfill.backfill(conn, force=force)
+    finally:
+        conn.close()
+    if format is ScrubFormat.json:
+        out = json.dumps({"scrub_version": result.version, "previous": result.previous,
+                          "rows": result.rows, "files": list(result.files)},
+                         ensure_ascii=False) + "\n"
+    elif result.ran or force:
+        out = (f"scrub version {result.version}: {result.rows} stored row(s) and "
+               f"{len(result.files)} file(s) changed\n")
+    else:
+        out = f"scrub version {result.version}: stored text is current, nothing to do\n"
+    sys.stdout.write(out)
 
 
 def _read(source: str) -> str:

@@ -226,7 +226,7 @@ KR_NAME_RE = (
     rf"(?:{_HONORIFIC}|(?P<sp>\s)(?:{_HONORIFIC}|[군양](?![가-힣])))"
 )
 # Words that look like surname + syllables before an honorific but are not names.
-_KR_NOT_NAMES = set("""
+_KR_NOT_NAMES_TEXT = """
 고객 선생 사장 부장 차장 원장 주인 하느 하나 선배 기사 도련 이사 조교 박사 전무 소장 이장 반장 조장
 국장 총장 위원 기자 강사 간호 구청장 도지사 변호 세무 노무 주임 사원 신부 수녀 장로 전도 전도사
 고모 이모 사모 장모 장인 부모 조부모 조상 선조 임금 공주 왕자 왕비 선녀 서방 방장 기장 경비 도우미
@@ -235,7 +235,8 @@ _KR_NOT_NAMES = set("""
 오늘 이번 이전 이후 지금 지난 우리 전체 정말 정도 하루 조금 모든 모두 최근 방금 원래 현재 한번
 안녕 신입 기존 여러 이제 이미 이런 그런 저런 정리 이분 이쪽 오전 오후 주간 주말 전화 신규
 공동 남은 유명 명예 서울 한국 부산 지역 전문 전임 전직 현직 현역 차기 신임 전담 담당 수고 고생 감사
-""".split())
+"""
+_KR_NOT_NAMES = set(_KR_NOT_NAMES_TEXT.split())
 
 
 _COMPOUND_SURNAMES = {"남궁", "황보", "제갈", "선우", "독고", "사공", "서문"}

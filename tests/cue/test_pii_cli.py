@@ -48,12 +48,12 @@ def test_missing_file_is_one_error_line(tmp_path):
 
 def test_cli_errors_from_a_real_process(tmp_path, cue_bin):
     missing = subprocess.run([cue_bin, "scrub", str(tmp_path / "nope.txt")],
-                             capture_output=True, text=True, timeout=60)
+                             capture_output=True, text=True, timeout=60, check=False)
     assert missing.returncode == 1
     assert missing.stdout == ""
     assert missing.stderr.strip() == f"Error: no such file: {tmp_path / 'nope.txt'}."
     binary = subprocess.run([cue_bin, "scrub"], input=b"\xff\xd8\xff\xe0 jpeg",
-                            capture_output=True, timeout=60)
+                            capture_output=True, timeout=60, check=False)
     assert binary.returncode == 1
     assert binary.stdout == b""
     assert binary.stderr.decode().startswith("Error: stdin is not UTF-8 text")
@@ -62,3 +62,35 @@ def test_cli_errors_from_a_real_process(tmp_path, cue_bin):
 def test_bad_format_is_a_usage_error():
     result = runner.invoke(app, ["scrub", "--format", "xml"], input="x")
     assert result.exit_code == 2
+
+
+def test_backfill_command_rescrubs_stored_text():
+    from cue import db, paths
+
+    conn = db.connect()
+    conn.execute(
+        "INSERT INTO digests(created_at, window_start, window_end, status, backend, summary,"
+        " frame_count, event_count) VALUES (1, 0, 1, 'ok', 'local', ?, 3, 4)",
+        ("mailed jane@example.com",))
+    conn.close()
+    paths.memory_md().write_text("/Users/alice/notes\n", encoding="utf-8")
+
+    first = runner.invoke(app, ["scrub", "--backfill", "--format", "json"])
+    assert first.exit_code == 0, first.stderr
+    doc = json.loads(first.stdout)
+    assert doc["rows"] == 1 and doc["files"] == [str(paths.memory_md())]
+    assert doc["previous"] == 0 and doc["scrub_version"] >= 1
+    assert paths.memory_md().read_text("utf-8") == "/Users/[USER]/notes\n"
+
+    again = runner.invoke(app, ["scrub", "--backfill"])
+    assert again.exit_code == 0
+    assert "nothing to do" in again.stdout
+    forced = runner.invoke(app, ["scrub", "--backfill", "--force"])
+    assert forced.stdout.startswith("scrub version") and "0 stored row(s)" in forced.stdout
+
+
+def test_backfill_takes_no_file_and_force_needs_backfill(tmp_path):
+    bad = runner.invoke(app, ["scrub", "--backfill", str(tmp_path / "x")])
+    assert isinstance(bad.exception, CueError)
+    bad = runner.invoke(app, ["scrub", "--force"], input="x")
+    assert isinstance(bad.exception, CueError)
