@@ -5,8 +5,10 @@ full-text values become FTS5 string literals (each token quoted, inner quotes do
 no input can make an FTS5 syntax error. Shapes are chosen so SQLite can use the indexes:
 tag, edge and full-text terms are `n.id IN (SELECT …)` / `n.seq IN (SELECT …)` (the
 subquery reads `tags_by_tag`, the edges primary key or `edges_by_to`, and its rows drive
-lookups on `nodes`), ORed tags and types collapse into one `IN (…)` list, and ANDed or
-ORed words collapse into one FTS5 MATCH. The superseded filter is the caller's.
+lookups on `nodes`); under a NOT, tag and edge terms are correlated EXISTS probes instead;
+ORed tags and types collapse into one `IN (…)` list, and ANDed or ORed words collapse into
+one FTS5 MATCH. The superseded filter is the caller's (`+n.superseded_by IS NULL` — the
+unary + keeps SQLite from choosing that nearly-all-rows index when it has no statistics).
 """
 from __future__ import annotations
 
@@ -24,33 +26,36 @@ class CompiledQuery:
 
 def compile_expr(expr: Expr) -> CompiledQuery:
     params: list = []
-    return CompiledQuery(f"({_sql(expr, params)})", params)
+    return CompiledQuery(f"({_sql(expr, params, False)})", params)
 
 
 _FTS = "n.seq IN (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ?)"
-_TAGS = "n.id IN (SELECT t.node_id FROM tags t WHERE {})"
 _DATE_COLUMN = {"created": "n.created_at", "updated": "n.updated_at"}
 
 
-def _sql(e: Expr, p: list) -> str:
+def _sql(e: Expr, p: list, neg: bool) -> str:
+    """SQL for `e`. `neg`: under a NOT, where a term can only filter rows found some other
+    way, so tag and edge terms become correlated EXISTS probes of one index entry instead
+    of `IN (SELECT …)` lists that would be built in full (all of tier:off-context, say).
+    Full text stays a list either way: probing FTS5 once per row is far slower."""
     match = fts_query(e)
     if match is not None:
         p.append(match)
         return _FTS
     if isinstance(e, And):
-        return _and(e.items, p)
+        return _and(e.items, p, neg)
     if isinstance(e, Or):
-        return _or(e.items, p)
+        return _or(e.items, p, neg)
     if isinstance(e, Not):
-        return f"NOT ({_sql(e.item, p)})"
+        return f"NOT ({_sql(e.item, p, True)})"
     if isinstance(e, Type):
         p.append(e.name)
         return "n.type = ?"
     if isinstance(e, Tag):
         if not e.prefix:
             p.append(e.tag)
-            return _TAGS.format("t.tag = ?")
-        return _TAGS.format(_range("t.tag", e.tag, p))
+            return _tags("t.tag = ?", neg)
+        return _tags(_range("t.tag", e.tag, p), neg)
     if isinstance(e, IdPrefix):
         return f"({_range('n.id', e.prefix, p)})"  # parenthesised: self-contained
     if isinstance(e, Date):
@@ -63,14 +68,26 @@ def _sql(e: Expr, p: list) -> str:
             return "EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id)"
         return ("(EXISTS (SELECT 1 FROM edges e WHERE e.from_id = n.id) OR "
                 "EXISTS (SELECT 1 FROM edges e WHERE e.to_id = n.id))")
-    if isinstance(e, LinkedFrom):
-        return f"n.id IN (SELECT e.to_id FROM edges e WHERE {_range('e.from_id', e.prefix, p)})"
-    if isinstance(e, LinkedTo):
-        return f"n.id IN (SELECT e.from_id FROM edges e WHERE {_range('e.to_id', e.prefix, p)})"
+    if isinstance(e, LinkedFrom):  # an edge from <prefix> to n
+        cond = _range("e.from_id", e.prefix, p)
+        if neg:
+            return f"EXISTS (SELECT 1 FROM edges e WHERE e.to_id = n.id AND {cond})"
+        return f"n.id IN (SELECT e.to_id FROM edges e WHERE {cond})"
+    if isinstance(e, LinkedTo):  # an edge from n to <prefix>
+        cond = _range("e.to_id", e.prefix, p)
+        if neg:
+            return f"EXISTS (SELECT 1 FROM edges e WHERE e.from_id = n.id AND {cond})"
+        return f"n.id IN (SELECT e.from_id FROM edges e WHERE {cond})"
     raise TypeError(f"not a query expression: {e!r}")
 
 
-def _and(items: tuple[Expr, ...], p: list) -> str:
+def _tags(cond: str, neg: bool) -> str:
+    if neg:
+        return f"EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND {cond})"
+    return f"n.id IN (SELECT t.node_id FROM tags t WHERE {cond})"
+
+
+def _and(items: tuple[Expr, ...], p: list, neg: bool) -> str:
     words = [fts_query(i) for i in items]
     positive = [w for w in words if w is not None]
     negative: list[str] = []
@@ -78,9 +95,9 @@ def _and(items: tuple[Expr, ...], p: list) -> str:
     for item, word in zip(items, words):
         if word is not None:
             continue
-        neg = fts_query(item.item) if isinstance(item, Not) and positive else None
-        if neg is not None:
-            negative.append(neg)
+        not_word = fts_query(item.item) if isinstance(item, Not) and positive else None
+        if not_word is not None:
+            negative.append(not_word)
         else:
             rest.append(item)
     parts = []
@@ -88,11 +105,11 @@ def _and(items: tuple[Expr, ...], p: list) -> str:
         p.append(_fts_and(positive, negative))
         parts.append(_FTS)
     # OR binds looser than AND: only OR groups need parentheses here.
-    parts.extend(f"({_sql(i, p)})" if isinstance(i, Or) else _sql(i, p) for i in rest)
+    parts.extend(f"({_sql(i, p, neg)})" if isinstance(i, Or) else _sql(i, p, neg) for i in rest)
     return " AND ".join(parts)
 
 
-def _or(items: tuple[Expr, ...], p: list) -> str:
+def _or(items: tuple[Expr, ...], p: list, neg: bool) -> str:
     words = [w for w in map(fts_query, items) if w is not None]
     tags = [i.tag for i in items if isinstance(i, Tag) and not i.prefix]
     types = [i.name for i in items if isinstance(i, Type)]
@@ -102,7 +119,7 @@ def _or(items: tuple[Expr, ...], p: list) -> str:
         parts.append(_FTS)
     if tags:
         p.extend(tags)
-        parts.append(_TAGS.format(_in("t.tag", len(tags))))
+        parts.append(_tags(_in("t.tag", len(tags)), neg))
     if types:
         p.extend(types)
         parts.append(_in("n.type", len(types)))
@@ -110,7 +127,7 @@ def _or(items: tuple[Expr, ...], p: list) -> str:
         if isinstance(item, (Type, Tag)) and (isinstance(item, Type) or not item.prefix):
             continue
         if fts_query(item) is None:
-            parts.append(_sql(item, p))  # AND binds tighter and OR is associative: no parens
+            parts.append(_sql(item, p, neg))  # AND binds tighter and OR is associative
     return " OR ".join(parts)
 
 

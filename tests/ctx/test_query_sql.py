@@ -22,9 +22,10 @@ OLD = "01HQDDDD000000000000000006"
 ALL = {A, B, C, D, E}
 
 
-@pytest.fixture
-def store(tmp_path):
-    conn = db.connect(tmp_path / "q.db")
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """One small store for the module (every test here only reads it)."""
+    conn = db.connect(tmp_path_factory.mktemp("query") / "q.db")
     s = Store(conn)
     s.add("The API uses OAuth 2.0 with PKCE for public clients.", "fact",
           ["tier:pinned", "project:auth"], id=A,
@@ -165,7 +166,8 @@ def test_sql_shapes():
     assert cq.where == "(n.type IN (?, ?))"
     cq = compile_query("oauth type:fact NOT tag:x")
     assert cq.where == ("(n.seq IN (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ?) AND "
-                        "n.type = ? AND NOT (n.id IN (SELECT t.node_id FROM tags t WHERE t.tag = ?)))")
+                        "n.type = ? AND NOT (EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id "
+                        "AND t.tag = ?)))")
     assert cq.params == ['"oauth"', "fact", "x"]
     cq = compile_query("id:01hq")
     assert cq.where == "((n.id >= ? AND n.id < ?))" and cq.params == ["01HQ", "01HR"]
@@ -207,6 +209,13 @@ def plan(store, q, order="") -> str:
                "SCAN nodes_fts VIRTUAL TABLE INDEX 0:M"]),
     ("oauth tag:tier:pinned", ["SCAN nodes_fts VIRTUAL TABLE INDEX 0:M",
                                "USING COVERING INDEX tags_by_tag (tag=?)"]),
+    # under NOT a term only filters: one probe of the (node_id, tag) key per candidate row
+    ("type:fact -tag:tier:off-context", ["SEARCH n USING INDEX nodes_type (type=?)",
+                                         "SEARCH t USING PRIMARY KEY (node_id=? AND tag=?)"]),
+    ("type:fact -(tag:a OR tag:b*)", ["SEARCH t USING PRIMARY KEY (node_id=? AND tag=?)",
+                                      "SEARCH t USING PRIMARY KEY (node_id=? AND tag>? AND tag<?)"]),
+    ("type:fact -from:01HQ", ["SEARCH e USING COVERING INDEX edges_by_to (to_id=?)"]),
+    ("type:fact -to:01HQ", ["SEARCH e USING PRIMARY KEY (from_id=? AND to_id>? AND to_id<?)"]),
 ])
 def test_plans_use_the_indexes(store, q, expected):
     got = plan(store, q)
