@@ -12,6 +12,7 @@ prompt of any session.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 
@@ -29,7 +30,6 @@ HANDOFF_KEYS = (RECALL, STATUS, EXPAND, NOTES)
 RECALL_LIMIT = 20
 FIELD_PREDICATE = re.compile(r"(?:^|[\s(])-?(?:type|tag|id|created|updated|tokens|has|from|to):|"
                              r"\b(?:AND|OR|NOT)\b")
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -92,8 +92,7 @@ def recall(store: Store, cmd: Command, session_id: str | None) -> Outcome:
         nodes, total = search_query(store, query, limit)
         mode = "query"
     else:
-        nodes, total = search_plain(store, query, limit)
-        mode = "keyword"
+        nodes, total, mode = search_plain(store, query, limit)
     entry = {"query": query, "mode": mode, "total": total,
              "nodes": [_snapshot(n) for n in nodes]}
     _append_pending(store, pending_key(RECALL, session_id), entry)
@@ -194,21 +193,37 @@ def search_query(store: Store, query: str, limit: int) -> tuple[list[Node], int]
     return store.query(query, limit=limit), total
 
 
-def search_plain(store: Store, text: str, limit: int) -> tuple[list[Node], int]:
-    """Plain-language recall: full-text (BM25) over any of the words.
+def search_plain(store: Store, text: str, limit: int) -> tuple[list[Node], int, str]:
+    """Plain-language recall: hybrid search (MiniLM + BM25, ctx.semantic) when the model is
+    installed, else keyword search. (nodes, how many ranked, mode used).
 
-    ctx.semantic replaces this with hybrid search once it exists; this is the keyword half.
+    Runs inside the Stop hook's transaction, so it does not index: nodes without vectors
+    yet are still found by their words, and prompt-submit indexes them as it goes.
     """
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text) if len(w) > 1))
-    if not words:
-        return [], 0
-    match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-    rows = store.conn.execute(
-        "SELECT n.id FROM nodes_fts f JOIN nodes n ON n.seq = f.rowid "
-        "WHERE nodes_fts MATCH ? AND n.superseded_by IS NULL ORDER BY bm25(nodes_fts), n.id",
-        (match,)).fetchall()
-    ids = [r[0] for r in rows]
-    return store.get_many(ids[:limit]), len(ids)
+    from ctx.semantic.search import SearchOptions, keyword_query, search
+
+    if keyword_query(text) is None:
+        return [], 0, "keyword"
+    mode = "hybrid" if _semantic_available() else "keyword"
+    options = SearchOptions(mode=mode, top_k=max(20, limit), top_n=limit)
+    try:
+        result = search(store.conn, text, options, ensure_index=False)
+    except Exception:  # a broken model must not lose the recall: words still work
+        if mode == "keyword":
+            raise
+        mode = "keyword"
+        result = search(store.conn, text, SearchOptions(mode=mode, top_k=max(20, limit),
+                                                        top_n=limit), ensure_index=False)
+    ids = [h.node_id for h in result.hits][:limit]
+    return store.get_many(ids), len(result.candidates), mode
+
+
+def _semantic_available() -> bool:
+    if os.environ.get("CTX_SEMANTIC", "").strip().lower() in ("0", "off", "false", "no"):
+        return False
+    from ctx.semantic.model import locate
+
+    return locate() is not None
 
 
 def status_text(store: Store) -> str:

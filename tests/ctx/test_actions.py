@@ -115,7 +115,8 @@ def test_link_defaults_to_relates_to(store):
     assert store.edges([a.id])[0].type == "RELATES_TO" and o.ok
 
 
-def test_recall_with_the_query_language_and_with_plain_words(store):
+def test_recall_with_the_query_language_and_with_plain_words(store, monkeypatch):
+    monkeypatch.setenv("CTX_SEMANTIC", "0")  # keyword search; the hybrid path is tested below
     store.add("OAuth with PKCE for public clients", tags=["tier:reference", "project:auth"])
     store.add("Refresh tokens stay server-side", tags=["tier:reference", "project:auth"])
     store.add("Unrelated build note", tags=["tier:reference"])
@@ -134,3 +135,26 @@ def test_take_pending_hands_over_once_and_includes_session_less_entries(store):
     mine = actions.take_pending(store, "s1")
     assert mine.recalls and not mine.status
     assert not actions.take_pending(store, "s1")
+
+
+def test_plain_recall_uses_hybrid_search_with_the_real_model(store):
+    from ctx.semantic.model import locate
+
+    if locate() is None:
+        pytest.skip("the MiniLM model is not built (make model)")
+    store.add("Refresh tokens are kept on the server, never in the browser", tags=["tier:reference"])
+    store.add("The CI pipeline caches wheels between runs", tags=["tier:reference"])
+    from ctx.semantic import index
+    from ctx.semantic.embed import get_embedder
+
+    index.ensure(store.conn, get_embedder())
+    # No word in common with the right node: only the vectors can find it.
+    run(store, '<ctx:recall query="session renewal credentials storage location"/>')
+    [entry] = json.loads(store.get_pending("recall_results:s1"))
+    assert entry["mode"] == "hybrid"
+    assert entry["nodes"][0]["content"].startswith("Refresh tokens are kept on the server")
+
+
+def test_recall_of_only_stopwords_finds_nothing_without_error(store):
+    [o] = run(store, '<ctx:recall query="what is the"/>')
+    assert o.ok and json.loads(store.get_pending("recall_results:s1"))[0]["total"] == 0
