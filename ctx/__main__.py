@@ -1,14 +1,35 @@
-"""`ctx` entry point: `ctx hook …` is dispatched before Typer loads (hooks must start fast)."""
+"""`ctx` entry point: `ctx hook …` is dispatched before Typer loads (hooks must start fast);
+everything else goes to the Typer app in ctx/cli.py."""
 from __future__ import annotations
 
 import sys
 
 
+def hook_argv(argv: list[str]) -> list[str] | None:
+    """The hook's arguments when `argv` is `[--db PATH] hook EVENT …`, else None."""
+    lead: list[str] = []
+    i = 0
+    while i < len(argv) and argv[i] != "hook":
+        if argv[i] == "--db" and i + 1 < len(argv):
+            lead += ["--db", argv[i + 1]]
+            i += 2
+        elif argv[i].startswith("--db="):
+            lead += ["--db", argv[i][5:]]
+            i += 1
+        else:
+            return None
+    if i == len(argv):
+        return None
+    rest = argv[i + 1:]
+    return rest[:1] + lead + rest[1:] if rest else rest
+
+
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "hook":
+    args = hook_argv(sys.argv[1:])
+    if args is not None:
         from ctx.hooks.entry import main as hook_main
 
-        sys.exit(hook_main(sys.argv[2:]))
+        sys.exit(hook_main(args))
     from ctx.cli import run
 
     run()

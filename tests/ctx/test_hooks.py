@@ -362,3 +362,15 @@ def test_hooks_do_not_import_heavy_modules(ctx_bin, store, event, payload):
                 for line in proc.stderr.decode().splitlines() if line.startswith("import time:")}
     assert "ctx" in imported and "sqlite3" in imported  # the probe works
     assert imported.isdisjoint(FORBIDDEN), imported & set(FORBIDDEN)
+
+
+def test_db_option_before_or_after_the_event(ctx_bin, tmp_path):
+    other = tmp_path / "other.db"
+    conn = db.connect(other)
+    Store(conn).add("from the other database", tags=["tier:pinned"])
+    conn.close()
+    for argv in (["--db", str(other), "hook", "session-start"], [f"--db={other}", "hook", "session-start"],
+                 ["hook", "session-start", "--db", str(other)]):
+        proc = subprocess.run([ctx_bin, *argv], input=json.dumps(start()).encode(),
+                              capture_output=True, check=False)
+        assert "from the other database" in context(json.loads(proc.stdout), "SessionStart"), argv
