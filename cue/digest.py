@@ -127,29 +127,29 @@ def plan_digest(conn: sqlite3.Connection, *, window_secs: float, end: float | No
     """Select, build the timeline and prepare the images. Calls no model."""
     from cue.events import read_events
     from cue.frame_select import WINDOW_LOOKBACK_SECS, select_frames
-    from cue.image_preprocess import prepare_for_digest
-
     t0 = time.perf_counter()
     selection = select_frames(keyframe_dir, window_secs, max_frames, end=end,
                               events_dir=events_dir, conn=conn)
     start, end = selection.start, selection.end
     edir = Path(events_dir) if events_dir is not None else paths.events_dir()
     events = read_events(edir, start - WINDOW_LOOKBACK_SECS, end) if edir.exists() else []
-    timeline = build_timeline(events, start, end, paused=selection.paused,
-                              frames=[(f.index, f.ts) for f in selection.frames])
     t1 = time.perf_counter()
 
     images: list[FrameImage] = []
     planned: list[PlannedFrame] = []
-    for f in selection.frames:
-        jpeg = prepare_for_digest(f.path)
+    for f, jpeg in zip(selection.frames, _prepare_all([f.path for f in selection.frames])):
+        if jpeg is None:
+            continue  # unreadable now (changed since selection): skipped, logged by index
         images.append(FrameImage(index=f.index, offset_secs=f.offset_secs, jpeg=jpeg))
         planned.append(PlannedFrame(f.index, f.offset_secs, f.ts, f.anchor, f.reason,
                                     dict(f.scores), len(jpeg), f.path))
     t2 = time.perf_counter()
+    timeline = build_timeline(events, start, end, paused=selection.paused,
+                              frames=[(f.index, f.ts) for f in planned])
+    t3 = time.perf_counter()
     prompt = text_of(digest_parts(PROMPT, images, timeline.render()))
     plan = DigestPlan(start, end, planned, timeline, prompt,
-                      select_ms=(t1 - t0) * 1000, prepare_ms=(t2 - t1) * 1000)
+                      select_ms=(t1 - t0 + t3 - t2) * 1000, prepare_ms=(t2 - t1) * 1000)
     return plan, images
 
 
@@ -287,6 +287,30 @@ def _row(r) -> Digest:
         output_tokens=r["output_tokens"],
         timings={k: r[k] for k in ("select_ms", "prepare_ms", "model_ms", "scrub_ms",
                                    "total_ms")})
+
+
+def _prepare_all(frame_paths: list[Path]) -> list[bytes | None]:
+    """prepare_for_digest for each frame, two at a time (Pillow releases the GIL while it
+    decodes, resizes and encodes). A frame that fails is None and logged by position."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cue.errors import CueError
+    from cue.image_preprocess import prepare_for_digest
+
+    def one(item: tuple[int, Path]) -> bytes | None:
+        position, path = item
+        try:
+            return prepare_for_digest(path)
+        except CueError as exc:
+            from cue.logs import privacy_log
+
+            privacy_log("digest_frame_skipped", position=position, error=type(exc).__name__)
+            return None
+
+    if len(frame_paths) <= 1:
+        return [one(item) for item in enumerate(frame_paths)]
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        return list(pool.map(one, enumerate(frame_paths)))
 
 
 def _ensure_scrubbed(conn: sqlite3.Connection) -> None:

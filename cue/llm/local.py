@@ -64,6 +64,7 @@ class LocalVisionBackend:
             input_tokens=answer.get("prompt_tokens"),
             output_tokens=answer.get("completion_tokens"),
             model_ms=float(answer.get("gen_ms") or 0.0),
+            decode_ms=answer.get("decode_ms"),
         )
 
     def _check_files(self, has_images: bool) -> None:

@@ -68,10 +68,11 @@ def run(request: dict) -> dict:
             seed=request.get("seed", 0),
         )
         t2 = time.perf_counter()
+        perf = decode_timings(llama_cpp, llm)
     finally:
         llm.close()
     usage = out.get("usage") or {}
-    return {
+    return {**perf,
         "ok": True,
         "text": out["choices"][0]["message"].get("content") or "",
         "prompt_tokens": usage.get("prompt_tokens"),
@@ -79,6 +80,16 @@ def run(request: dict) -> dict:
         "load_ms": (t1 - t0) * 1000,
         "gen_ms": (t2 - t1) * 1000,
     }
+
+
+def decode_timings(llama_cpp, llm) -> dict:
+    """llama.cpp's own split of the call: prompt+image evaluation vs token generation."""
+    try:
+        data = llama_cpp.llama_perf_context(llm._ctx.ctx)
+        return {"decode_ms": data.t_eval_ms, "decode_tokens": data.n_eval,
+                "prompt_eval_ms": data.t_p_eval_ms}
+    except Exception:  # private attribute or a changed struct: timings are optional
+        return {}
 
 
 _KEEP = []  # ctypes callbacks must outlive the native code that calls them

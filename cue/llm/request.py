@@ -40,13 +40,22 @@ class Reply:
     model: str
     input_tokens: int | None = None
     output_tokens: int | None = None
-    model_ms: float = 0.0
+    model_ms: float = 0.0  # the whole call: prompt and images in, tokens out
+    decode_ms: float | None = None  # token generation alone, where the backend says
 
     @property
     def tokens_per_sec(self) -> float | None:
+        """Output tokens per second of the whole call."""
         if not self.output_tokens or not self.model_ms:
             return None
         return self.output_tokens / (self.model_ms / 1000)
+
+    @property
+    def decode_tokens_per_sec(self) -> float | None:
+        """Generation speed alone (local backend only)."""
+        if not self.output_tokens or not self.decode_ms:
+            return None
+        return self.output_tokens / (self.decode_ms / 1000)
 
 
 def digest_parts(prompt: str, frames: list[FrameImage], timeline: str) -> list[Part]:
