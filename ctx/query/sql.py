@@ -5,7 +5,8 @@ full-text values become FTS5 string literals (each token quoted, inner quotes do
 no input can make an FTS5 syntax error. Shapes are chosen so SQLite can use the indexes:
 tag, edge and full-text terms are `n.id IN (SELECT …)` / `n.seq IN (SELECT …)` (the
 subquery reads `tags_by_tag`, the edges primary key or `edges_by_to`, and its rows drive
-lookups on `nodes`); under a NOT, tag and edge terms are correlated EXISTS probes instead;
+lookups on `nodes`); under a NOT, and after the first such term of an AND, tag and edge
+terms are correlated EXISTS probes instead;
 ORed tags and types collapse into one `IN (…)` list, and ANDed or ORed words collapse into
 one FTS5 MATCH. The superseded filter is the caller's (`+n.superseded_by IS NULL` — the
 unary + keeps SQLite from choosing that nearly-all-rows index when it has no statistics).
@@ -34,10 +35,10 @@ _DATE_COLUMN = {"created": "n.created_at", "updated": "n.updated_at"}
 
 
 def _sql(e: Expr, p: list, neg: bool) -> str:
-    """SQL for `e`. `neg`: under a NOT, where a term can only filter rows found some other
-    way, so tag and edge terms become correlated EXISTS probes of one index entry instead
-    of `IN (SELECT …)` lists that would be built in full (all of tier:off-context, say).
-    Full text stays a list either way: probing FTS5 once per row is far slower."""
+    """SQL for `e`. `neg`: the term can only filter rows found some other way (it is under
+    a NOT, or another term drives), so tag and edge terms become correlated EXISTS probes
+    of one index entry instead of `IN (SELECT …)` lists that SQLite would build in full
+    (all of tier:off-context, say). Full text stays a list: probing FTS5 per row is slow."""
     match = fts_query(e)
     if match is not None:
         p.append(match)
@@ -104,8 +105,19 @@ def _and(items: tuple[Expr, ...], p: list, neg: bool) -> str:
     if positive:
         p.append(_fts_and(positive, negative))
         parts.append(_FTS)
-    # OR binds looser than AND: only OR groups need parentheses here.
-    parts.extend(f"({_sql(i, p, neg)})" if isinstance(i, Or) else _sql(i, p, neg) for i in rest)
+    # SQLite drives the search from the first `IN (SELECT …)` list and builds every later
+    # list in full just to test membership; so only one tag/edge term stays a list and the
+    # others probe their index once per candidate row. The one kept is the first in the
+    # user's order that is not a tier tag: the four tiers split the whole store, so a
+    # tier is rarely the narrowest term.
+    linked = [i for i in rest if isinstance(i, (Tag, LinkedFrom, LinkedTo))]
+    drivers = [i for i in linked if not (isinstance(i, Tag) and i.tag.startswith("tier:"))]
+    driver = None if neg or not linked else (drivers or linked)[0]
+    for item in rest:
+        if isinstance(item, Or):  # OR binds looser than AND: only OR groups need parentheses
+            parts.append(f"({_sql(item, p, neg)})")
+        else:
+            parts.append(_sql(item, p, neg or (item in linked and item is not driver)))
     return " AND ".join(parts)
 
 

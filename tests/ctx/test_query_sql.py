@@ -122,6 +122,12 @@ def ids(store, q, *, include_superseded=False):
     ("(tag:tier:pinned OR oauth OR tok*) -type:observation", {A, B, C}),
     ("(oauth OR type:pattern) (tag:tier:pinned OR tag:tier:working)", {A, C}),
     ("to:01HQAAAB has:edges -tag:tier:pinned created:2025", {C}),
+    # several tag/edge terms in one AND: one drives, the others probe
+    ("tag:tier:reference tag:project:auth", {B}),
+    ("tag:project:auth tag:tier:reference", {B}),
+    ("tag:project:auth from:01HQAAAA tag:tier:*", {B}),
+    ("to:01HQAAAB tag:task:login tag:tier:working", {C}),
+    ("tag:project:auth tag:project:auth", {A, B}),
 ])
 def test_queries_select_the_right_nodes(store, q, expected):
     assert ids(store, q) == expected
@@ -216,12 +222,29 @@ def plan(store, q, order="") -> str:
                                       "SEARCH t USING PRIMARY KEY (node_id=? AND tag>? AND tag<?)"]),
     ("type:fact -from:01HQ", ["SEARCH e USING COVERING INDEX edges_by_to (to_id=?)"]),
     ("type:fact -to:01HQ", ["SEARCH e USING PRIMARY KEY (from_id=? AND to_id>? AND to_id<?)"]),
+    # in an AND, the first non-tier tag/edge term drives and the others probe per row
+    ("tag:tier:off-context tag:project:auth", ["LIST SUBQUERY",
+                                               "SEARCH t USING COVERING INDEX tags_by_tag (tag=?)",
+                                               "SEARCH t USING PRIMARY KEY (node_id=? AND tag=?)"]),
+    ("to:01HQ tag:a", ["SEARCH e USING COVERING INDEX edges_by_to (to_id>? AND to_id<?)",
+                       "SEARCH t USING PRIMARY KEY (node_id=? AND tag=?)"]),
 ])
 def test_plans_use_the_indexes(store, q, expected):
     got = plan(store, q)
     for line in expected:
         assert line in got, got
     assert "SCAN n\n" not in got + "\n"
+
+
+def test_one_list_per_and():
+    cq = compile_query("tag:tier:working tag:project:api to:01HQ")
+    assert cq.where.count("IN (SELECT") == 1
+    assert "n.id IN (SELECT t.node_id FROM tags t WHERE t.tag = ?)" in cq.where
+    assert cq.params[:1] == ["tier:working"]  # SQL order follows the query; project:api drives
+    assert cq.where.index("n.id IN (SELECT") > cq.where.index("EXISTS")
+    cq = compile_query("tag:tier:working tag:tier:pinned")
+    assert cq.where == ("(n.id IN (SELECT t.node_id FROM tags t WHERE t.tag = ?) AND "
+                        "EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag = ?))")
 
 
 def test_plans_use_the_indexes_at_scale(tmp_path):
