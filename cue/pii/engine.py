@@ -83,12 +83,6 @@ def engine():
 def build_engine(model: str | None = None):
     import tldextract
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
-    from presidio_analyzer.predefined_recognizers import (
-        CreditCardRecognizer,
-        IbanRecognizer,
-        UsSsnRecognizer,
-    )
-
     from cue.pii import recognizers as cue_recognizers
 
     offline_tld = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
@@ -97,10 +91,10 @@ def build_engine(model: str | None = None):
         cue_recognizers.OfflineEmailRecognizer(offline_tld, supported_language=LANGUAGE),
         cue_recognizers.CandidatePhoneRecognizer(supported_language=LANGUAGE,
                                                  supported_regions=PHONE_REGIONS),
-        CreditCardRecognizer(supported_language=LANGUAGE),
-        IbanRecognizer(supported_language=LANGUAGE),
+        cue_recognizers.KoCreditCardRecognizer(supported_language=LANGUAGE),
+        cue_recognizers.KoIbanRecognizer(supported_language=LANGUAGE),
         cue_recognizers.PreciseIpRecognizer(supported_language=LANGUAGE),
-        UsSsnRecognizer(supported_language=LANGUAGE),
+        cue_recognizers.KoUsSsnRecognizer(supported_language=LANGUAGE),
         cue_recognizers.StrictKrRrnRecognizer(supported_language=LANGUAGE),
         *cue_recognizers.custom_recognizers(LANGUAGE),
     ]:

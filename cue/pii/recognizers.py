@@ -14,19 +14,26 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
+from functools import lru_cache
 
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 from presidio_analyzer.predefined_recognizers import (
+    CreditCardRecognizer,
     EmailRecognizer,
+    IbanRecognizer,
     IpRecognizer,
     KrRrnRecognizer,
     PhoneRecognizer,
+    UsSsnRecognizer,
 )
 
 # Characters that end a URL-ish or token-ish run.
 _STOP = r"\s'\"<>`\[\]{}()|\\"
+# Korean particles attach straight to a URL or value ("…/j/123에", "hunter22로"), so a
+# URL host/path or a secret value never takes Hangul.
+_HANGUL = "가-힣ㄱ-ㆎ"
 # A URL may not end in sentence punctuation.
-_URL_TAIL = rf"[^{_STOP}]*[^{_STOP}.,;:!?]"
+_URL_TAIL = rf"[^{_STOP}{_HANGUL}]*[^{_STOP}{_HANGUL}.,;:!?]"
 
 
 def line_windows(text: str, trigger: re.Pattern) -> list[tuple[int, int]]:
@@ -131,15 +138,35 @@ PRIVATE_KEY_RE = (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?"
                   r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----")
 
 # key = value secrets: the key names it a secret, the value is replaced.
-_SECRET_KEY = (r"(?:password|passwd|passphrase|pwd|pass|secret|token|api[_\-]?key|apikey|"
+_SECRET_KEY = (r"(?:비밀번호|패스워드|비번|암호|토큰|"
+               r"password|passwd|passphrase|pwd|pass|secret|token|api[_\-]?key|apikey|"
                r"access[_\-]?key|auth[_\-]?key|private[_\-]?key|client[_\-]?secret|"
                r"credentials?|session[_\-]?id|cookie|signature|sig)")
 SECRET_RE = (
     r"(?i:(?<![A-Za-z0-9])(?P<k>[A-Za-z0-9_.\-]*?" + _SECRET_KEY + r"[A-Za-z0-9_\-]*)"
     r"[\"']?\s*(?:=|:|=>|:=)\s*[\"']?)"
-    r"(?P<v>[^\s'\"`,;&<>\[\]{}()]+)"
+    rf"(?P<v>[^\s'\"`,;&<>\[\]{{}}(){_HANGUL}]+)"
 )
-_PASSWORD_KEY = re.compile(r"(?i)pass|pwd")
+# The key must *be* a secret's name, word by word: DB_PASSWORD, apiKey, x-api-key,
+# client_secret — not max_tokens, tokenizer_path, bypass or compass.
+_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[가-힣]+")
+_PASSWORD_WORDS = {"password", "passwd", "passphrase", "pwd", "pass", "비밀번호", "패스워드",
+                   "비번", "암호"}
+_SECRET_WORDS = {"secret", "token", "apikey", "credential", "credentials", "cookie",
+                 "signature", "sig", "sessionid", "토큰"}
+_KEY_PAIRS = {("api", "key"), ("access", "key"), ("auth", "key"), ("private", "key"),
+              ("secret", "key"), ("client", "secret"), ("session", "id"), ("access", "token"),
+              ("auth", "token"), ("refresh", "token"), ("id", "token")}
+
+
+def _key_kind(key: str) -> str | None:
+    """'password', 'secret' or None for a key name like DB_PASSWORD or maxTokens."""
+    words = [w.lower() for w in _KEY_WORDS.findall(key)]
+    if _PASSWORD_WORDS.intersection(words):
+        return "password"
+    if _SECRET_WORDS.intersection(words) or _KEY_PAIRS.intersection(zip(words, words[1:])):
+        return "secret"
+    return None
 _PLACEHOLDERS = {"none", "null", "nil", "true", "false", "undefined", "required", "optional",
                  "str", "string", "redacted", "hidden", "secret", "password", "token",
                  "env", "todo", "tbd", "example"}
@@ -156,7 +183,10 @@ def _is_secret_value(m: re.Match) -> bool:
         return False
     if len(set(value)) <= 2 or value.isdigit():  # xxxx, ****, 0000, 1024
         return False
-    if _PASSWORD_KEY.search(m["k"]):
+    kind = _key_kind(m["k"])
+    if kind is None:
+        return False
+    if kind == "password":
         return True
     classes = sum(bool(re.search(p, value)) for p in ("[a-z]", "[A-Z]", "[0-9]"))
     return len(value) >= 16 and classes >= 2 and _entropy(value) >= 3.0
@@ -190,11 +220,14 @@ MEETING_URL_RE = (
 _NOT_USERS = {"shared", "public", "default", "default user", "all users", "defaultuser0",
               "guest", "user", "username", "you", "me", "name", "your-name", "yourname",
               "<user>", "$user", "%username%", "...", "*"}
+# macOS and Linux user names are ASCII; a Windows one may hold spaces or Hangul when a
+# separator follows it ("C:\Users\John Smith\…", "C:\Users\홍길동\…").
+_ASCII_NAME = r"[A-Za-z0-9._@+\-]*[A-Za-z0-9_@+\-]"
 USER_PATH_RE = (
     r"(?:(?<=file://)|(?<![\w.\-/~]))(?:/var|/export)?/(?:Users|home)/"
-    r"(?P<v>[^/\s'\"<>:\[\]\\`|]+)"
+    rf"(?P<v>{_ASCII_NAME})"
     r"|(?<![\w])[A-Za-z]:(?:\\+|/)(?i:Users|Documents and Settings)(?:\\+|/)"
-    r"(?P<v2>[^\\/\s'\"<>:\[\]`|]+)"
+    rf"(?P<v2>[^\\/:*?\"<>|\r\n\[\]]+?(?=\\|/)|{_ASCII_NAME})"
 )
 
 
@@ -263,11 +296,32 @@ EN_TITLE_NAME_RE = (r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor)\.?\s+"
 
 # --- Presidio's recognizers, kept offline and precise -----------------------------------
 
+_HANGUL_RUN = re.compile(f"[{_HANGUL}]")
+
+
+@lru_cache(maxsize=4)
+def mask_hangul(text: str) -> str:
+    """`text` with each Hangul character replaced by a space (same length, same offsets).
+
+    Presidio's patterns use `\\b`, and Hangul counts as a word character, so a particle
+    attached to a number or address ("4111 1111 1111 1111로", "10.0.0.1에서",
+    "kim@naver.com으로") would hide it. Its recognizers see this masked copy.
+    """
+    return _HANGUL_RUN.sub(" ", text)
+
+
+class HangulBoundary:
+    """Mixin for Presidio recognizers: analyze the Hangul-masked text."""
+
+    def analyze(self, text, entities, nlp_artifacts=None, *args, **kwargs):
+        return super().analyze(mask_hangul(text), entities, nlp_artifacts, *args, **kwargs)
+
+
 _AT = re.compile("@")
 _IP_TRIGGER = re.compile(r"\d\.\d{1,3}\.\d|[0-9A-Fa-f]:[0-9A-Fa-f]{0,4}:")
 
 
-class OfflineEmailRecognizer(EmailRecognizer):
+class OfflineEmailRecognizer(HangulBoundary, EmailRecognizer):
     """Presidio's email recognizer validating the domain with an offline tldextract."""
 
     def __init__(self, extractor, **kwargs):
@@ -286,7 +340,7 @@ _VERSION_BEFORE = re.compile(
     r"(?i)(?:\bv|\b(?:version|ver|build|release|rev|firmware)\s?|버전\s?|[\w.]\.)$")
 
 
-class PreciseIpRecognizer(IpRecognizer):
+class PreciseIpRecognizer(HangulBoundary, IpRecognizer):
     """Presidio's IP recognizer minus loopback/unspecified addresses and non-addresses."""
 
     def invalidate_result(self, pattern_text: str) -> bool:
@@ -328,7 +382,7 @@ def _date_or_time(text: str, start: int, end: int) -> bool:
     return bool(_DATE.match(text, start)) or text[end:end + 1] == ":"
 
 
-class CandidatePhoneRecognizer(PhoneRecognizer):
+class CandidatePhoneRecognizer(HangulBoundary, PhoneRecognizer):
     """Presidio's phone recognizer (python-phonenumbers, one pass per region), run only on
     the digit runs that could be a phone number: the same findings, far less work on
     long text (phonenumbers otherwise parses every number in the text once per region)."""
@@ -368,11 +422,23 @@ class CandidatePhoneRecognizer(PhoneRecognizer):
         return start, end
 
 
-class StrictKrRrnRecognizer(KrRrnRecognizer):
+class StrictKrRrnRecognizer(HangulBoundary, KrRrnRecognizer):
     """Presidio's RRN recognizer; without the dash a 13-digit run must pass the checksum."""
 
     def invalidate_result(self, pattern_text: str):
         return "-" not in pattern_text and self.validate_result(pattern_text) is not True
+
+
+class KoCreditCardRecognizer(HangulBoundary, CreditCardRecognizer):
+    """Presidio's credit card recognizer (Luhn-checked), Korean particles allowed."""
+
+
+class KoIbanRecognizer(HangulBoundary, IbanRecognizer):
+    """Presidio's IBAN recognizer (checksum), Korean particles allowed."""
+
+
+class KoUsSsnRecognizer(HangulBoundary, UsSsnRecognizer):
+    """Presidio's US SSN recognizer, Korean particles allowed."""
 
 
 def custom_recognizers(language: str = "en") -> list[LocalRecognizer]:
