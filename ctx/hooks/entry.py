@@ -155,6 +155,18 @@ def envelope(event: str, context: str | None) -> dict:
 
 
 def main(argv: list[str]) -> int:
+    try:
+        return _main(argv)
+    except Exception as exc:  # noqa: BLE001 — the last line of defence: no traceback, no exit 2
+        try:
+            _emit({}, [f"internal error ({type(exc).__name__}: {exc}); nothing done"],
+                  prefix="ctx hook: ")
+        except OSError:  # stdout or stderr is gone: nothing left to tell
+            pass
+        return 0
+
+
+def _main(argv: list[str]) -> int:
     call, problems = parse_args(argv)
     if call is None:
         if problems:  # a mis-wired hook: say so, but never exit 2
