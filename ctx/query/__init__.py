@@ -9,16 +9,47 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ctx.query.expr import (And, Date, Expr, Has, IdPrefix, LinkedFrom, LinkedTo, Not, Or,
-                            Tag, Text, Tokens, Type)
+from ctx.query.expr import (
+    And,
+    Date,
+    Expr,
+    Has,
+    IdPrefix,
+    LinkedFrom,
+    LinkedTo,
+    Not,
+    Or,
+    Tag,
+    Text,
+    Tokens,
+    Type,
+)
 from ctx.query.fields import FIELDS
 from ctx.query.parser import MAX_DEPTH, MAX_TERMS, parse
 from ctx.query.sql import CompiledQuery, compile_expr
 
 __all__ = [
-    "And", "CompiledQuery", "Date", "Expr", "FIELDS", "Has", "IdPrefix", "LinkedFrom",
-    "LinkedTo", "MAX_DEPTH", "MAX_TERMS", "Not", "Or", "Tag", "Text", "Tokens", "Type",
-    "caret", "compile_expr", "compile_query", "parse",
+    "FIELDS",
+    "MAX_DEPTH",
+    "MAX_TERMS",
+    "And",
+    "CompiledQuery",
+    "Date",
+    "Expr",
+    "Has",
+    "IdPrefix",
+    "LinkedFrom",
+    "LinkedTo",
+    "Not",
+    "Or",
+    "Tag",
+    "Text",
+    "Tokens",
+    "Type",
+    "caret",
+    "compile_expr",
+    "compile_query",
+    "parse",
 ]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 from ctx.model import NODE_TYPES
 from ctx.query.expr import Date, Expr, Has, IdPrefix, LinkedFrom, LinkedTo, Tag, Tokens, Type
@@ -34,7 +34,7 @@ DATE_EXAMPLES = "a date like 2026-01-31, 2026-01-31T09:30, today, 7d, 12h or 2w"
 
 def stamp(dt: datetime) -> str:
     """`dt` (aware) as ctx stores timestamps: 'YYYY-MM-DDTHH:MM:SS.fffZ' in UTC."""
-    dt = dt.astimezone(timezone.utc)
+    dt = dt.astimezone(UTC)
     return (f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:"
             f"{dt.second:02d}.{dt.microsecond // 1000:03d}Z")
 
@@ -109,7 +109,7 @@ def _date(tok: Token, now: datetime) -> Expr:
 def _interval(text: str, now: datetime) -> tuple[str, str, bool] | None:
     low = text.lower()
     if low in ("today", "yesterday"):
-        day = now.astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+        day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         if low == "yesterday":
             day -= timedelta(days=1)
         return stamp(day), _after(day, timedelta(days=1)), False
@@ -123,7 +123,7 @@ def _interval(text: str, now: datetime) -> tuple[str, str, bool] | None:
     if not m:
         return None
     year, month, day, hour, minute, second, frac, zone = m.groups()
-    tz = timezone.utc
+    tz = UTC
     if zone and zone not in "Zz":
         sign = 1 if zone[0] == "+" else -1
         digits = zone[1:].replace(":", "")

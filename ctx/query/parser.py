@@ -10,7 +10,7 @@ NOT binds tightest, then AND, then OR. Keywords are case-insensitive.
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ctx.query import lexer as lx
 from ctx.query.expr import And, Expr, Not, Or, Text
@@ -30,7 +30,7 @@ def parse(src: str, *, now: datetime | None = None) -> Expr:
     (default: the current UTC time). Raises ctx.errors.QuerySyntaxError."""
     if not isinstance(src, str):
         raise TypeError("query must be a str")
-    return _Parser(lx.tokenize(src), now or datetime.now(timezone.utc)).query()
+    return _Parser(lx.tokenize(src), now or datetime.now(UTC)).query()
 
 
 class _Parser:
@@ -125,7 +125,7 @@ class _Parser:
             raise syntax_error(tok.pos, f"the query has more than {MAX_TERMS} terms; "
                                f"split it up", "end of query")
 
-    def nested(self, tok: Token) -> "_Depth":
+    def nested(self, tok: Token) -> _Depth:
         return _Depth(self, tok)
 
 

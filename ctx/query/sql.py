@@ -5,18 +5,30 @@ full-text values become FTS5 string literals (each token quoted, inner quotes do
 no input can make an FTS5 syntax error. Shapes are chosen so SQLite can use the indexes:
 tag, edge and full-text terms are `n.id IN (SELECT …)` / `n.seq IN (SELECT …)` (the
 subquery reads `tags_by_tag`, the edges primary key or `edges_by_to`, and its rows drive
-lookups on `nodes`); under a NOT, and after the first such term of an AND, tag and edge
-terms are correlated EXISTS probes instead;
-ORed tags and types collapse into one `IN (…)` list, and ANDed or ORed words collapse into
-one FTS5 MATCH. The superseded filter is the caller's (`+n.superseded_by IS NULL` — the
+lookups on `nodes`); under a NOT, and for all but one such term of an AND, tag and edge
+terms are correlated EXISTS probes instead; ORed tags and types collapse into one `IN (…)`
+list, and ANDed or ORed words collapse into one FTS5 MATCH. The superseded filter is the caller's (`+n.superseded_by IS NULL` — the
 unary + keeps SQLite from choosing that nearly-all-rows index when it has no statistics).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ctx.query.expr import (And, Date, Expr, Has, IdPrefix, LinkedFrom, LinkedTo, Not, Or,
-                            Tag, Text, Tokens, Type)
+from ctx.query.expr import (
+    And,
+    Date,
+    Expr,
+    Has,
+    IdPrefix,
+    LinkedFrom,
+    LinkedTo,
+    Not,
+    Or,
+    Tag,
+    Text,
+    Tokens,
+    Type,
+)
 
 
 @dataclass(frozen=True)
@@ -34,19 +46,20 @@ _FTS = "n.seq IN (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ?)"
 _DATE_COLUMN = {"created": "n.created_at", "updated": "n.updated_at"}
 
 
-def _sql(e: Expr, p: list, neg: bool) -> str:
-    """SQL for `e`. `neg`: the term can only filter rows found some other way (it is under
-    a NOT, or another term drives), so tag and edge terms become correlated EXISTS probes
-    of one index entry instead of `IN (SELECT …)` lists that SQLite would build in full
-    (all of tier:off-context, say). Full text stays a list: probing FTS5 per row is slow."""
+def _sql(e: Expr, p: list, probe: bool) -> str:
+    """SQL for `e`. `probe`: the term can only filter rows found some other way (it is
+    under a NOT, or another term drives), so tag and edge terms become correlated EXISTS
+    probes of one index entry instead of `IN (SELECT …)` lists that SQLite would build in
+    full (all of tier:off-context, say). Full text stays a list: probing FTS5 per row is
+    far slower."""
     match = fts_query(e)
     if match is not None:
         p.append(match)
         return _FTS
     if isinstance(e, And):
-        return _and(e.items, p, neg)
+        return _and(e.items, p, probe)
     if isinstance(e, Or):
-        return _or(e.items, p, neg)
+        return _or(e.items, p, probe)
     if isinstance(e, Not):
         return f"NOT ({_sql(e.item, p, True)})"
     if isinstance(e, Type):
@@ -55,8 +68,8 @@ def _sql(e: Expr, p: list, neg: bool) -> str:
     if isinstance(e, Tag):
         if not e.prefix:
             p.append(e.tag)
-            return _tags("t.tag = ?", neg)
-        return _tags(_range("t.tag", e.tag, p), neg)
+            return _tags("t.tag = ?", probe)
+        return _tags(_range("t.tag", e.tag, p), probe)
     if isinstance(e, IdPrefix):
         return f"({_range('n.id', e.prefix, p)})"  # parenthesised: self-contained
     if isinstance(e, Date):
@@ -71,24 +84,24 @@ def _sql(e: Expr, p: list, neg: bool) -> str:
                 "EXISTS (SELECT 1 FROM edges e WHERE e.to_id = n.id))")
     if isinstance(e, LinkedFrom):  # an edge from <prefix> to n
         cond = _range("e.from_id", e.prefix, p)
-        if neg:
+        if probe:
             return f"EXISTS (SELECT 1 FROM edges e WHERE e.to_id = n.id AND {cond})"
         return f"n.id IN (SELECT e.to_id FROM edges e WHERE {cond})"
     if isinstance(e, LinkedTo):  # an edge from n to <prefix>
         cond = _range("e.to_id", e.prefix, p)
-        if neg:
+        if probe:
             return f"EXISTS (SELECT 1 FROM edges e WHERE e.from_id = n.id AND {cond})"
         return f"n.id IN (SELECT e.from_id FROM edges e WHERE {cond})"
     raise TypeError(f"not a query expression: {e!r}")
 
 
-def _tags(cond: str, neg: bool) -> str:
-    if neg:
+def _tags(cond: str, probe: bool) -> str:
+    if probe:
         return f"EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND {cond})"
     return f"n.id IN (SELECT t.node_id FROM tags t WHERE {cond})"
 
 
-def _and(items: tuple[Expr, ...], p: list, neg: bool) -> str:
+def _and(items: tuple[Expr, ...], p: list, probe: bool) -> str:
     words = [fts_query(i) for i in items]
     positive = [w for w in words if w is not None]
     negative: list[str] = []
@@ -112,16 +125,16 @@ def _and(items: tuple[Expr, ...], p: list, neg: bool) -> str:
     # tier is rarely the narrowest term.
     linked = [i for i in rest if isinstance(i, (Tag, LinkedFrom, LinkedTo))]
     drivers = [i for i in linked if not (isinstance(i, Tag) and i.tag.startswith("tier:"))]
-    driver = None if neg or not linked else (drivers or linked)[0]
+    driver = None if probe or not linked else (drivers or linked)[0]
     for item in rest:
         if isinstance(item, Or):  # OR binds looser than AND: only OR groups need parentheses
-            parts.append(f"({_sql(item, p, neg)})")
+            parts.append(f"({_sql(item, p, probe)})")
         else:
-            parts.append(_sql(item, p, neg or (item in linked and item is not driver)))
+            parts.append(_sql(item, p, probe or (item in linked and item is not driver)))
     return " AND ".join(parts)
 
 
-def _or(items: tuple[Expr, ...], p: list, neg: bool) -> str:
+def _or(items: tuple[Expr, ...], p: list, probe: bool) -> str:
     words = [w for w in map(fts_query, items) if w is not None]
     tags = [i.tag for i in items if isinstance(i, Tag) and not i.prefix]
     types = [i.name for i in items if isinstance(i, Type)]
@@ -131,7 +144,7 @@ def _or(items: tuple[Expr, ...], p: list, neg: bool) -> str:
         parts.append(_FTS)
     if tags:
         p.extend(tags)
-        parts.append(_tags(_in("t.tag", len(tags)), neg))
+        parts.append(_tags(_in("t.tag", len(tags)), probe))
     if types:
         p.extend(types)
         parts.append(_in("n.type", len(types)))
@@ -139,7 +152,7 @@ def _or(items: tuple[Expr, ...], p: list, neg: bool) -> str:
         if isinstance(item, (Type, Tag)) and (isinstance(item, Type) or not item.prefix):
             continue
         if fts_query(item) is None:
-            parts.append(_sql(item, p, neg))  # AND binds tighter and OR is associative
+            parts.append(_sql(item, p, probe))  # AND binds tighter and OR is associative
     return " OR ".join(parts)
 
 

@@ -2,7 +2,7 @@
 QuerySyntaxError, and whatever compiles runs against a real database."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -13,7 +13,7 @@ from ctx.errors import QuerySyntaxError
 from ctx.query import MAX_DEPTH, MAX_TERMS, compile_expr, parse
 from ctx.store import Store
 
-NOW = datetime(2026, 3, 14, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 
 VOCAB = [
     "AND", "OR", "NOT", "and", "Or", "not", "(", ")", "-", '"', '\\"', "\\", ":", "*", "'",

@@ -1,7 +1,7 @@
 """Compiled queries run against a real ctx database and select the right nodes."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -11,7 +11,7 @@ from ctx.query import compile_query
 from ctx.query.sql import fts_phrase, successor
 from ctx.store import Store
 
-NOW = datetime(2026, 3, 14, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 3, 14, 12, 0, 0, tzinfo=UTC)
 
 A = "01HQAAAA000000000000000001"
 B = "01HQAAAB000000000000000002"
