@@ -196,3 +196,10 @@ def test_the_cli_and_the_log_helper_load_presidio_only_when_scrubbing():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=80))
+def test_scrub_is_idempotent_on_arbitrary_text(text):
+    once = scrub(text)
+    assert scrub(once) == once
