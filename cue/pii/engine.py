@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import threading
 from functools import cache
 
 from cue.pii import Entity
@@ -74,10 +75,18 @@ def spacy_model() -> str | None:
     return None
 
 
+_BUILD_LOCK = threading.Lock()
+
+
 @cache
-def engine():
-    """The process-wide AnalyzerEngine (built on first use)."""
+def _engine():
     return build_engine(spacy_model())
+
+
+def engine():
+    """The process-wide AnalyzerEngine (built on first use, once even across threads)."""
+    with _BUILD_LOCK:
+        return _engine()
 
 
 def build_engine(model: str | None = None):

@@ -203,3 +203,15 @@ def test_the_cli_and_the_log_helper_load_presidio_only_when_scrubbing():
 def test_scrub_is_idempotent_on_arbitrary_text(text):
     once = scrub(text)
     assert scrub(once) == once
+
+
+def test_threads_share_one_engine():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cue.pii import engine
+
+    with ThreadPoolExecutor(4) as pool:
+        engines = list(pool.map(lambda _: engine.engine(), range(8)))
+        outs = list(pool.map(scrub, ["call 010-1234-5678"] * 8))
+    assert len({id(e) for e in engines}) == 1
+    assert outs == ["call [PHONE]"] * 8
