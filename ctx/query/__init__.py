@@ -1,7 +1,7 @@
 """ctx's query language: `parse()` text into an Expr, `compile_query()` it into SQL.
 
     >>> compile_query("type:decision tag:tier:pinned").where
-    "(n.type = ? AND n.id IN (SELECT t.node_id FROM tags t WHERE t.tag = ?))"
+    '(n.type = ? AND n.id IN (SELECT t.node_id FROM tags t WHERE t.tag = ?))'
 
 The grammar is in `ctx.query.parser`, the fields in `ctx.query.fields`.
 """

@@ -39,7 +39,27 @@ class CompiledQuery:
 
 def compile_expr(expr: Expr) -> CompiledQuery:
     params: list = []
-    return CompiledQuery(f"({_sql(expr, params, False)})", params)
+    return CompiledQuery(f"({_sql(_prune(expr), params, False)})", params)
+
+
+def _prune(e: Expr) -> Expr:
+    """Drop words with nothing to search for (`&`, `--`: ASCII punctuation, which the FTS5
+    tokenizer discards) from AND groups: FTS5 would match no row at all for them."""
+    if isinstance(e, Not):
+        return Not(_prune(e.item))
+    if isinstance(e, Or):
+        return Or(tuple(_prune(i) for i in e.items))
+    if isinstance(e, And):
+        kept = [_prune(i) for i in e.items
+                if not _blank(i) and not (isinstance(i, Not) and _blank(i.item))]
+        if not kept:
+            return e
+        return kept[0] if len(kept) == 1 else And(tuple(kept))
+    return e
+
+
+def _blank(e: Expr) -> bool:
+    return isinstance(e, Text) and e.text.isascii() and not any(c.isalnum() for c in e.text)
 
 
 _FTS = "n.seq IN (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ?)"

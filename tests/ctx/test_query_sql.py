@@ -269,3 +269,24 @@ def test_plans_use_the_indexes_at_scale(tmp_path):
 def test_compile_errors_are_query_syntax_errors():
     with pytest.raises(QuerySyntaxError):
         compile_query("type:fact AND")
+
+
+@pytest.mark.parametrize("q, expected", [
+    ("oauth & pkce", {A}),
+    ("oauth - pkce", {A}),
+    ('"token bucket" -- "..."', {C}),
+    ("oauth -& type:fact", {A}),
+    ("& type:fact", {A}),
+    ("&", set()),
+    ("& OR oauth", {A, D}),
+])
+def test_punctuation_words_do_not_empty_an_and(store, q, expected):
+    assert ids(store, q) == expected
+
+
+def test_module_example_holds():
+    import doctest
+
+    import ctx.query
+
+    assert doctest.testmod(ctx.query).failed == 0
