@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from ctx.model import NODE_TYPES
 from ctx.query.expr import Date, Expr, Has, IdPrefix, LinkedFrom, LinkedTo, Tag, Tokens, Type
-from ctx.query.lexer import Token, syntax_error
+from ctx.query.lexer import Token, show, syntax_error
 
 OPS = (">=", "<=", ">", "<", "=")
 HAS = ("edges", "tags")
@@ -42,7 +42,7 @@ def stamp(dt: datetime) -> str:
 def _type(tok: Token, now: datetime) -> Expr:
     name = tok.text.lower()
     if name not in NODE_TYPES:
-        raise syntax_error(tok.value_pos, f"unknown node type '{tok.text}'; expected one of "
+        raise syntax_error(tok.value_pos, f"unknown node type '{show(tok.text)}'; expected one of "
                            f"{', '.join(NODE_TYPES)}", "a node type")
     return Type(name)
 
@@ -58,7 +58,7 @@ def _tag(tok: Token, now: datetime) -> Expr:
 def _id_value(tok: Token) -> str:
     if not _ID.fullmatch(tok.text):
         raise syntax_error(tok.value_pos, f"expected an id or id prefix (letters and digits) "
-                           f"after {tok.field}:, found '{tok.text}'", "an id prefix")
+                           f"after {tok.field}:, found '{show(tok.text)}'", "an id prefix")
     return tok.text.upper()
 
 
@@ -73,12 +73,12 @@ def _op(tok: Token) -> tuple[str, str, int]:
 def _tokens(tok: Token, now: datetime) -> Expr:
     op, rest, pos = _op(tok)
     if not rest.isascii() or not rest.isdigit():
-        found = f"'{rest}'" if rest else "nothing"
+        found = f"'{show(rest)}'" if rest else "nothing"
         raise syntax_error(pos, f"expected a whole number of tokens after tokens:{op if op != '=' else ''}"
                            f", found {found}", "a number")
     count = int(rest)
     if count > MAX_INT:
-        raise syntax_error(pos, f"the number {rest} is too large", "a smaller number")
+        raise syntax_error(pos, f"the number {show(rest)} is too large", "a smaller number")
     return Tokens(op, count)
 
 
@@ -86,7 +86,7 @@ def _has(tok: Token, now: datetime) -> Expr:
     what = tok.text.lower()
     if what not in HAS:
         raise syntax_error(tok.value_pos, f"expected {' or '.join(HAS)} after has:, found "
-                           f"'{tok.text}'", " or ".join(HAS))
+                           f"'{show(tok.text)}'", " or ".join(HAS))
     return Has(what)
 
 
@@ -97,7 +97,7 @@ def _date(tok: Token, now: datetime) -> Expr:
     except (ValueError, OverflowError):
         interval = None
     if interval is None:
-        found = f"'{rest}'" if rest else "nothing"
+        found = f"'{show(rest)}'" if rest else "nothing"
         raise syntax_error(pos, f"expected {DATE_EXAMPLES} after {tok.field}:"
                            f"{op if op != '=' else ''}, found {found}", "a date")
     start, end, relative = interval

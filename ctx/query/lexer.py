@@ -43,14 +43,16 @@ def describe(tok: Token) -> str:
     if tok.kind in KEYWORDS:
         return tok.kind
     if tok.kind == PHRASE:
-        return f'"{_clip(tok.text)}"'
+        return f'"{show(tok.text)}"'
     if tok.kind == FIELD:
-        return f"'{tok.field}:{_clip(tok.text)}'"
-    return f"'{_clip(tok.text)}'"
+        return f"'{tok.field}:{show(tok.text)}'"
+    return f"'{show(tok.text)}'"
 
 
-def _clip(s: str, n: int = 30) -> str:
-    return s if len(s) <= n else s[: n - 1] + "…"
+def show(s: str, n: int = 30) -> str:
+    """User text for an error message: clipped, on one line, no control characters."""
+    s = s if len(s) <= n else s[: n - 1] + "…"
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in s)
 
 
 def tokenize(src: str) -> list[Token]:

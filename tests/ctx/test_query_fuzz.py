@@ -66,6 +66,7 @@ def check(store, q: str) -> None:
     except QuerySyntaxError as e:
         assert str(e).startswith(f"query syntax error at column {e.position + 1}: ")
         assert 0 <= e.position <= len(q)
+        assert str(e).isprintable()  # one line, no terminal escapes from the query
         assert e.expected
         return
     # The canonical text parses back to the same expression...
@@ -85,6 +86,7 @@ FUZZ = settings(max_examples=400, deadline=None,
 @given(soup)
 @example("tag:tier:pinned OR (oauth -tok* created:>2026-01-01) tokens:<500")
 @example('"\\')
+@example('type:"\x1b[31m\nfact"')
 @example("-" * 40 + "a")
 def test_token_soup(store, q):
     check(store, q)
