@@ -167,6 +167,9 @@ def _key_kind(key: str) -> str | None:
     if _SECRET_WORDS.intersection(words) or _KEY_PAIRS.intersection(zip(words, words[1:])):
         return "secret"
     return None
+_UI_WORDS = {"field", "box", "input", "prompt", "label", "form", "manager", "strength",
+             "policy", "reset", "changed", "expired", "incorrect", "invalid", "wrong",
+             "missing", "hint", "dialog", "screen", "page", "button", "entry"}
 _PLACEHOLDERS = {"none", "null", "nil", "true", "false", "undefined", "required", "optional",
                  "str", "string", "redacted", "hidden", "secret", "password", "token",
                  "env", "todo", "tbd", "example"}
@@ -187,7 +190,8 @@ def _is_secret_value(m: re.Match) -> bool:
     if kind is None:
         return False
     if kind == "password":
-        return True
+        # "Password: field" on a login screen is a label, not a value.
+        return value.lower() not in _UI_WORDS
     classes = sum(bool(re.search(p, value)) for p in ("[a-z]", "[A-Z]", "[0-9]"))
     return len(value) >= 16 and classes >= 2 and _entropy(value) >= 3.0
 
@@ -377,9 +381,22 @@ class PreciseIpRecognizer(HangulBoundary, IpRecognizer):
 _DATE = re.compile(r"(?:19|20)\d{2}[.\-/]\d{1,2}[.\-/]\d{1,2}\b|\d{1,2}[.\-/]\d{1,2}[.\-/](?:19|20)\d{2}\b")
 
 
-def _date_or_time(text: str, start: int, end: int) -> bool:
-    """A phone-number match that is really a date ("2024.12.31 23") or runs into a time."""
-    return bool(_DATE.match(text, start)) or text[end:end + 1] == ":"
+_BRN = re.compile(r"\d{3}-\d{2}-\d{5}")  # Korean business registration number, not a phone
+_BARE_DIGITS = re.compile(r"\d+")
+_PHONE_CONTEXT = re.compile(
+    r"(?i)phone|tel\b|call|cell|mobile|sms|text(?:ed)?\b|whats ?app|signal|fax|contact|reach|"
+    r"전화|연락|번호|휴대|핸드폰|폰|문자|카톡")
+
+
+def _not_a_phone(text: str, start: int, end: int) -> bool:
+    """A phone-number match that is really a date ("2024.12.31 23"), runs into a time, has
+    the shape of a business number, or is a bare digit run (order and ticket numbers look
+    like that) with no word nearby saying it is a phone number."""
+    match = text[start:end]
+    if _DATE.match(text, start) or text[end:end + 1] == ":" or _BRN.fullmatch(match):
+        return True
+    return bool(_BARE_DIGITS.fullmatch(match)) and not _PHONE_CONTEXT.search(
+        text, max(0, start - 40), start)
 
 
 class CandidatePhoneRecognizer(HangulBoundary, PhoneRecognizer):
@@ -407,7 +424,7 @@ class CandidatePhoneRecognizer(HangulBoundary, PhoneRecognizer):
             for r in super().analyze(text[start:end], entities, None):
                 r.start += start
                 r.end += start
-                if not _date_or_time(text, r.start, r.end):
+                if not _not_a_phone(text, r.start, r.end):
                     results.append(r)
         return results
 
