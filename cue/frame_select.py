@@ -72,6 +72,9 @@ class Selection:
     paused: list[tuple[float, float]] = field(default_factory=list)
     events: int = 0  # events read for the window
     notes: list[str] = field(default_factory=list)
+    # The events behind the scores: from WINDOW_LOOKBACK_SECS before `start` to `end`,
+    # /cue/pause and anything inside a paused interval already removed (for a timeline).
+    event_log: list[Event] = field(default_factory=list, repr=False)
 
 
 def select_digest_frames(keyframe_dir: Path | str | None, window_secs: float,
@@ -141,8 +144,9 @@ def _select(conn, keyframe_dir, events_dir, start, end, max_frames) -> Selection
         notes.append(f"{len(unreadable)} keyframe(s) could not be read and were skipped")
 
     frames = choose(usable, events, start, max_frames)
+    n_events = sum(1 for e in events if e.ts >= start)
     return Selection(start, end, max_frames, frames, len(keyframes), paused_frames,
-                     unreadable, in_window_paused, len(events), notes)
+                     unreadable, in_window_paused, n_events, notes, events)
 
 
 # ---------------------------------------------------------------- the four scorers

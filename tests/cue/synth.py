@@ -87,19 +87,21 @@ class Activity:
 
 def make_activity(root: Path, start: float, *, interval: float = 5.0, phase: float = 2.0,
                   size: tuple[int, int] = (640, 400), fmt: str = "jpg", quality: int = 85,
-                  pause_in_log: bool = True, crashed_log: bool = False,
+                  pause_in_log: bool = True, crashed_log: bool = False, text: bool = False,
                   seed: int = 7) -> Activity:
     """Write the script above under `root` (keyframes/, events/activity.mcap).
 
     `pause_in_log=False` leaves the pause out of the event log (record it with
     `cue.privacy.pause` instead); `crashed_log=True` leaves the log as a writer that died
-    after its last flush would (no summary, no footer).
+    after its last flush would (no summary, no footer). `text=True` lays real rendered
+    text over every screen, so JPEG sizes and decode times look like real screenshots
+    (~0.6 MB at 2560×1600, q85) — for benchmarks.
     """
     root = Path(root)
     kdir, edir = root / "keyframes", root / "events"
     kdir.mkdir(parents=True, exist_ok=True)
     edir.mkdir(parents=True, exist_ok=True)
-    screens = _Screens(size, seed)
+    screens = _Screens(size, seed, text)
     frames: list[Frame] = []
     t = phase
     while t <= DURATION:
@@ -183,13 +185,38 @@ def _write_log(path: Path, start: float, pause_in_log: bool, crashed: bool, seed
 class _Screens:
     """Draws each scene; the same moment always gives the same pixels."""
 
-    def __init__(self, size: tuple[int, int], seed: int):
+    def __init__(self, size: tuple[int, int], seed: int, text: bool = False):
         self.w, self.h = size
         self.s = self.w / 640  # scale factor for layouts designed at 640×400
         self.seed = seed
         self.doc = self._long_doc()
+        self.text = self._text_layer() if text else None
 
     def at(self, t: float) -> tuple[str, Image.Image]:
+        scene, img = self._scene(t)
+        if self.text is not None:
+            shift = (hash(scene) % 7) * int(40 * self.s) + int(t) % 3
+            mask = self.text.crop((0, shift, self.w, shift + self.h))
+            img.paste((150, 150, 150), (0, 0), mask)
+        return scene, img
+
+    def _text_layer(self) -> Image.Image:
+        from PIL import ImageFont
+
+        rng = random.Random(self.seed + 9)
+        words = ("def select frames keyframe window return score anchor import cue json "
+                 "self path event title app time float list dict none true false for in if "
+                 "else while print error message 0 1 42 3.14 == != <= >= ( ) [ ] { } : ,").split()
+        font = ImageFont.load_default(size=max(9, int(3.2 * self.s)))
+        layer = Image.new("L", (self.w, self.h + int(400 * self.s)), 0)
+        d = ImageDraw.Draw(layer)
+        step = max(10, int(5.5 * self.s))
+        for y in range(int(24 * self.s), layer.height - step, step):
+            line = " ".join(rng.choice(words) for _ in range(rng.randint(10, 70)))
+            d.text((int(6 * self.s) + rng.randint(0, 60), y), line, fill=255, font=font)
+        return layer
+
+    def _scene(self, t: float) -> tuple[str, Image.Image]:
         if t < 120:
             typed = sum(min(max(t - a, 0), b - a) for a, b in TYPING[:2])
             return "editor", self._editor(int(typed))

@@ -91,6 +91,9 @@ def test_paused_frames_and_events_never_surface(activity):
     assert not any("Signal" in f.reason or f.app == "Signal" for f in sel.frames)
     after = [f for f in sel.frames if b <= f.ts <= b + 10]
     assert after and after[0].reason == "app switch Preview → Terminal"
+    # The events handed on for a timeline carry nothing from inside the pause either.
+    assert sel.event_log and not any(a <= e.ts <= b for e in sel.event_log)
+    assert {e.topic for e in sel.event_log} == {"/cue/window", "/cue/input"}
 
 
 def test_pause_recorded_with_cue_pause_is_honoured(tmp_path):

@@ -1,0 +1,71 @@
+"""`cue select` over 900 keyframes of 2560×1600 JPEG in a 15-minute window (SPEC §6).
+
+Frames come from tests/cue/synth.py with real rendered text over every screen, so they
+weigh what real screenshots weigh (~0.5 MB each at q85); they are drawn once under
+.bench/cue_select/ (about a minute and a half) and reused. Cold = no frame cache (a
+fresh CUE_HOME each run; the files themselves are in the OS page cache, as they are
+right after a capture tool wrote them); warm = the cache from the previous run.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench import ROOT, WORK, Bench, median_wall_ms
+
+START = 1_763_766_000.0
+FRAMES = 900
+SIZE = (2560, 1600)
+
+
+def _activity():
+    sys.path.insert(0, str(ROOT))
+    from tests.cue.synth import make_activity
+
+    root = WORK / "cue_select"
+    marker = root / "ready.json"
+    spec = {"frames": FRAMES, "size": list(SIZE), "start": START, "version": 2}
+    if marker.exists() and json.loads(marker.read_text()) == spec:
+        return root
+    shutil.rmtree(root, ignore_errors=True)
+    t = time.perf_counter()
+    print(f"  (drawing {FRAMES} keyframes at {SIZE[0]}×{SIZE[1]} once…)", flush=True)
+    act = make_activity(root, START, interval=1.0, phase=0.5, size=SIZE, text=True)
+    assert len(act.frames) == FRAMES, len(act.frames)
+    marker.write_text(json.dumps(spec))
+    print(f"  (done in {time.perf_counter() - t:.0f} s)", flush=True)
+    return root
+
+
+def run(bench: Bench) -> None:
+    root = _activity()
+    kdir, edir = root / "keyframes", root / "events"
+    sizes = [p.stat().st_size for p in kdir.iterdir()]
+    cue = str(Path(sys.executable).parent / "cue")
+    cmd = [cue, "select", "--keyframes", str(kdir), "--events", str(edir),
+           "--end", str(START + 900), "--since", "15m", "--format", "json"]
+    home = root / "home"
+    env = {**os.environ, "CUE_HOME": str(home)}
+
+    cold = []
+    for _ in range(3):
+        shutil.rmtree(home, ignore_errors=True)
+        t = time.perf_counter()
+        proc = subprocess.run(cmd, env=env, capture_output=True)
+        cold.append(time.perf_counter() - t)
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr.decode()[-500:])
+    doc = json.loads(proc.stdout)
+    assert doc["considered"] == FRAMES and len(doc["frames"]) == 10, doc["considered"]
+    warm = median_wall_ms(cmd, runs=7, env=env) / 1000
+
+    bench.report(f"cue select cold, {FRAMES} × 2560×1600 JPEG "
+                 f"(avg {statistics.mean(sizes) / 1e6:.2f} MB), median of 3",
+                 statistics.median(cold), 6, "s")
+    bench.report("cue select warm frame cache, median of 7", warm, 1, "s")
