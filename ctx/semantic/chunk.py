@@ -1,8 +1,10 @@
 """Split a node's text into chunks for embedding (seed: paragraphs → sentences → ~500 chars).
 
-1. Split into paragraphs (blank lines). Consecutive paragraphs are packed together while
-   they fit in `max_chars`, so a note of ten one-line paragraphs is one chunk, not ten
-   fragments too short to mean anything.
+1. Split into paragraphs (blank lines); each paragraph is a chunk of its own, except that
+   a paragraph shorter than MIN_CHARS (a heading, a one-liner) is joined with the next
+   while they fit in `max_chars`. (Packing whole paragraphs up to 500 chars instead
+   diluted answers in the middle of long notes: recall@5 on our retrieval set's "middle"
+   queries went from 1.0 to 0.83.)
 2. A paragraph longer than `max_chars` is split into sentences (and lines: lists and
    code have no full stops), which are packed up to `max_chars`.
 3. A single sentence longer than `max_chars` is cut at the last space before the limit.
@@ -16,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 MAX_CHARS = 500
+MIN_CHARS = 100
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n\s*")
 
@@ -29,22 +32,24 @@ class Chunk:
 
 
 def chunk_text(text: str, max_chars: int = MAX_CHARS) -> list[Chunk]:
-    spans: list[tuple[int, int]] = []
-    for start, end in _pieces(text, _PARAGRAPH_BREAK, 0, len(text)):
+    spans: list[tuple[int, int, int]] = []   # (start, end, paragraph number)
+    for para, (start, end) in enumerate(_pieces(text, _PARAGRAPH_BREAK, 0, len(text))):
         if end - start <= max_chars:
-            spans.append((start, end))
+            spans.append((start, end, para))
         else:
             for s_start, s_end in _pieces(text, _SENTENCE_END, start, end):
-                spans.extend(_hard_split(text, s_start, s_end, max_chars))
+                spans.extend((a, b, para) for a, b in _hard_split(text, s_start, s_end, max_chars))
     chunks: list[Chunk] = []
-    cur_start = cur_end = None
-    for start, end in spans:
-        if cur_start is not None and end - cur_start <= max_chars:
-            cur_end = end
+    cur_start = cur_end = cur_para = None
+    for start, end, para in spans:
+        # sentences of one paragraph pack together; across paragraphs only a tiny chunk joins
+        if (cur_start is not None and end - cur_start <= max_chars
+                and (para == cur_para or cur_end - cur_start < MIN_CHARS)):
+            cur_end, cur_para = end, para
             continue
         if cur_start is not None:
             chunks.append(Chunk(len(chunks), cur_start, cur_end, text[cur_start:cur_end]))
-        cur_start, cur_end = start, end
+        cur_start, cur_end, cur_para = start, end, para
     if cur_start is not None:
         chunks.append(Chunk(len(chunks), cur_start, cur_end, text[cur_start:cur_end]))
     return chunks
