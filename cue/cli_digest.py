@@ -6,7 +6,7 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -44,20 +44,20 @@ def _dumps(obj) -> str:
 
 # ------------------------------------------------------------------ cue digest
 def digest_command(
-    since: Annotated[Optional[str], typer.Option(
+    since: Annotated[str | None, typer.Option(
         "--since", help="How far back to look, e.g. 15m, 1h (default: digest.window).")] = None,
-    end: Annotated[Optional[str], typer.Option(
+    end: Annotated[str | None, typer.Option(
         "--end", help="End of the window: ISO-8601 or unix seconds (default: now).")] = None,
-    keyframes: Annotated[Optional[Path], typer.Option(
+    keyframes: Annotated[Path | None, typer.Option(
         "--keyframes", help="Keyframe folder (default: digest.keyframes or "
         "CUE_HOME/keyframes).")] = None,
-    events: Annotated[Optional[Path], typer.Option(
+    events: Annotated[Path | None, typer.Option(
         "--events", help="MCAP event folder or file (default: digest.events or "
         "CUE_HOME/events).")] = None,
-    max_frames: Annotated[Optional[int], typer.Option(
+    max_frames: Annotated[int | None, typer.Option(
         "--max-frames", min=1, help="At most this many screenshots (default: "
         "digest.max_frames).")] = None,
-    backend: Annotated[Optional[str], typer.Option(
+    backend: Annotated[str | None, typer.Option(
         "--backend", help="cloud, local or server, for this run only.")] = None,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Show the frames, image sizes, timeline and prompt that would be "
@@ -136,11 +136,12 @@ def _show_plan(plan, cfg, format: DigestFormat) -> None:
             "prompt": plan.prompt,
         }) + "\n")
         return
-    lines = [f"dry run: nothing sent, nothing written. backend {cfg['digest.backend']}"
-             f" (cloud fallback {'on' if cfg['digest.allow_cloud_fallback'] else 'off'})",
+    fallback = "on" if cfg["digest.allow_cloud_fallback"] else "off"
+    lines = [(f"dry run: nothing sent, nothing written. backend {cfg['digest.backend']}"
+              f" (cloud fallback {fallback})"),
              f"window {iso_utc(plan.start)} – {iso_utc(plan.end)}",
-             f"{len(plan.frames)} frame(s), {plan.image_bytes:,} bytes of JPEG "
-             f"(file names are shown here only; the model sees frame numbers):"]
+             (f"{len(plan.frames)} frame(s), {plan.image_bytes:,} bytes of JPEG "
+              f"(file names are shown here only; the model sees frame numbers):")]
     for f in plan.frames:
         lines.append(f"  frame {f.index:>2}  +{f.offset_secs:>5.0f}s  {f.bytes:>8,} B  "
                      f"{f.reason}  [{f.path.name}]")
@@ -166,7 +167,7 @@ def digests_root(ctx: typer.Context) -> None:
 @digests_app.command("list")
 def digests_list(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many.")] = 20,
-    status: Annotated[Optional[str], typer.Option(
+    status: Annotated[str | None, typer.Option(
         "--status", help="Only ok, skipped or empty digests.")] = None,
     format: Annotated[ListFormat, typer.Option("--format", "-f")] = ListFormat.table,
 ) -> None:
@@ -192,8 +193,8 @@ def digests_list(
         if not found:
             _say("no digests yet; run `cue digest`")
             return
-        rows = [f"{'ID':>5}  {'WINDOW END (UTC)':<20} {'STATUS':<8} {'BACKEND':<7} "
-                f"{'FRAMES':>6} {'MODEL s':>8}  SUMMARY"]
+        rows = [(f"{'ID':>5}  {'WINDOW END (UTC)':<20} {'STATUS':<8} {'BACKEND':<7} "
+                 f"{'FRAMES':>6} {'MODEL s':>8}  SUMMARY")]
         for d in found:
             model_s = f"{d.timings['model_ms'] / 1000:.1f}" if d.timings.get("model_ms") else "-"
             summary = " ".join(d.summary.split())

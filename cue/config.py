@@ -93,7 +93,7 @@ class Config:
     def __getitem__(self, key: str) -> Any:
         return self.values[key]
 
-    def replace(self, **changes: Any) -> "Config":
+    def replace(self, **changes: Any) -> Config:
         """A copy with `section__name=value` changes (for tests and `--backend`)."""
         values = dict(self.values)
         sources = dict(self.sources)

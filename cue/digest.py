@@ -166,10 +166,10 @@ def run_digest(conn: sqlite3.Connection, config: Config, *, window_secs: float,
     timings: dict[str, float | None] = {"select_ms": plan.select_ms,
                                         "prepare_ms": plan.prepare_ms,
                                         "model_ms": None, "scrub_ms": None}
-    base = dict(id=None, created_at=time.time() if now is None else now,
-                window_start=plan.start, window_end=plan.end,
-                frame_count=len(plan.frames), event_count=plan.timeline.event_count,
-                image_bytes=plan.image_bytes)
+    base = {"id": None, "created_at": time.time() if now is None else now,
+            "window_start": plan.start, "window_end": plan.end,
+            "frame_count": len(plan.frames), "event_count": plan.timeline.event_count,
+            "image_bytes": plan.image_bytes}
 
     if plan.empty:
         digest = Digest(status="empty", backend="none", model=None, fell_back=False,

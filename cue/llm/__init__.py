@@ -15,9 +15,19 @@ from cue.llm.policy import CLOUD_TOMBSTONE, LOCAL_TOMBSTONE, Outcome, gate
 from cue.llm.request import FrameImage, Reply, digest_parts
 
 __all__ = [
-    "BackendError", "CloudUnavailable", "LocalTimeout", "LocalUnavailable", "FrameImage",
-    "Reply", "Outcome", "LOCAL_TOMBSTONE", "CLOUD_TOMBSTONE", "summarize_digest_with_policy",
-    "digest_with_policy", "complete_text", "complete_text_with_policy",
+    "CLOUD_TOMBSTONE",
+    "LOCAL_TOMBSTONE",
+    "BackendError",
+    "CloudUnavailable",
+    "FrameImage",
+    "LocalTimeout",
+    "LocalUnavailable",
+    "Outcome",
+    "Reply",
+    "complete_text",
+    "complete_text_with_policy",
+    "digest_with_policy",
+    "summarize_digest_with_policy",
 ]
 
 

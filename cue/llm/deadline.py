@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import threading
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -20,7 +21,7 @@ def call_with_deadline(fn: Callable[[], T], seconds: float, *,
     def target() -> None:
         try:
             box["value"] = fn()
-        except BaseException as exc:  # handed to the caller below
+        except BaseException as exc:  # noqa: BLE001 — re-raised in the caller's thread
             box["error"] = exc
 
     thread = threading.Thread(target=target, name="cue-llm-call", daemon=True)
@@ -30,7 +31,7 @@ def call_with_deadline(fn: Callable[[], T], seconds: float, *,
         if on_abandon is not None:
             try:
                 on_abandon()
-            except Exception:
+            except Exception:  # noqa: BLE001, S110 — best effort; the deadline already passed
                 pass
         raise DeadlineExceeded(f"no answer within {seconds:g}s")
     if "error" in box:

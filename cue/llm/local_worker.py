@@ -23,7 +23,7 @@ def main() -> int:
     try:
         request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
         result = run(request)
-    except Exception as exc:  # reported to the parent, which decides what to log
+    except Exception as exc:  # noqa: BLE001 — reported to the parent, which logs it
         result = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
     answer.write(json.dumps(result))
     answer.flush()
@@ -88,7 +88,7 @@ def decode_timings(llama_cpp, llm) -> dict:
         data = llama_cpp.llama_perf_context(llm._ctx.ctx)
         return {"decode_ms": data.t_eval_ms, "decode_tokens": data.n_eval,
                 "prompt_eval_ms": data.t_p_eval_ms}
-    except Exception:  # private attribute or a changed struct: timings are optional
+    except Exception:  # noqa: BLE001 — a private attribute; timings are optional
         return {}
 
 

@@ -313,7 +313,7 @@ def test_concurrent_digests_do_not_lose_rows(activity, api_key):
         try:
             with AnthropicStub(reply="parallel") as stub:
                 digest(c, cfg(cloud__base_url=stub.url), activity)
-        except Exception as exc:  # collected for the assert below
+        except Exception as exc:  # noqa: BLE001 — collected for the assert below
             errors.append(exc)
         finally:
             c.close()
@@ -327,3 +327,39 @@ def test_concurrent_digests_do_not_lose_rows(activity, api_key):
     c = sqlite3.connect(paths.db_path())
     assert c.execute("SELECT count(*) FROM digests WHERE status = 'ok'").fetchone()[0] == 3
     c.close()
+
+
+def test_a_frame_that_turned_unreadable_is_skipped_not_fatal(conn, activity, api_key,
+                                                             monkeypatch):
+    import cue.image_preprocess as prep
+    from cue.errors import CueError
+
+    real = prep.prepare_for_digest
+    calls = []
+
+    def flaky(path, *a, **k):
+        calls.append(path)
+        if len(calls) == 2:
+            raise CueError(f"keyframe {path.name} is corrupt or truncated")
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(prep, "prepare_for_digest", flaky)
+    with AnthropicStub(reply="ok summary") as stub:
+        d = digest(conn, cfg(cloud__base_url=stub.url), activity)
+        blocks = stub.requests[0]["body"]["messages"][0]["content"]
+    assert d.status == "ok" and d.frame_count == len(calls) - 1
+    assert sum(b["type"] == "image" for b in blocks) == d.frame_count
+    log = privacy_log_text()
+    assert '"event": "digest_frame_skipped"' in log and calls[1].name not in log
+
+
+def test_the_pipeline_modules_import_no_model_sdk():
+    import subprocess
+    import sys
+
+    code = ("import sys, cue.digest, cue.llm, cue.timeline, cue.config, cue.cli_digest; "
+            "print(' '.join(m for m in ('anthropic', 'llama_cpp', 'presidio_analyzer', 'httpx')"
+            " if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == ""

@@ -30,7 +30,7 @@ def env(activity):
 
 def cue(cue_bin, env, *args, stdin=None):
     return subprocess.run([cue_bin, *args], capture_output=True, text=True, env=env,
-                          input=stdin)
+                          input=stdin, check=False)
 
 
 def test_dry_run_shows_frames_bytes_and_timeline_and_calls_nothing(cue_bin, env, activity):
@@ -58,10 +58,12 @@ def test_digest_json_piped_into_ctx_add_becomes_an_observation(cue_bin, ctx_bin,
         env["CUE_CLOUD_BASE_URL"] = stub.url
         pipe = subprocess.run(
             f"'{cue_bin}' digest --since 15m --end {activity.end} --format json "
-            f"| '{ctx_bin}' add --json -", shell=True, capture_output=True, text=True, env=env)
+            f"| '{ctx_bin}' add --json -", shell=True, capture_output=True, text=True, env=env,
+            check=False)
         assert stub.count == 1
     assert pipe.returncode == 0, pipe.stderr
-    exported = subprocess.run([ctx_bin, "export"], capture_output=True, text=True, env=env)
+    exported = subprocess.run([ctx_bin, "export"], capture_output=True, text=True, env=env,
+                              check=False)
     nodes = [json.loads(line) for line in exported.stdout.splitlines()]
     nodes = [n for n in nodes if n.get("content") == "Worked on main.py, then read design.pdf."]
     assert len(nodes) == 1, exported.stdout
@@ -101,8 +103,8 @@ def test_digests_list_and_show(cue_bin, env):
     from cue.digest import Digest, store_digest
 
     conn = connect()
-    common = dict(id=None, created_at=START + 1000, window_start=START, model=None,
-                  fell_back=False, frame_count=8, event_count=120)
+    common = {"id": None, "created_at": START + 1000, "window_start": START, "model": None,
+              "fell_back": False, "frame_count": 8, "event_count": 120}
     store_digest(conn, Digest(window_end=START + 900, status="ok", backend="cloud",
                               summary="First digest.", timings={"model_ms": 1800.0}, **common))
     store_digest(conn, Digest(window_end=START + 1800, status="skipped", backend="local",

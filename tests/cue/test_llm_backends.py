@@ -116,9 +116,8 @@ def test_server_sends_images_as_data_urls_and_reads_the_reply():
 
 
 def test_server_errors_are_local_unavailable():
-    with OpenAIStub(status=500) as stub:
-        with pytest.raises(LocalUnavailable, match="HTTP 500"):
-            ServerVisionBackend(cfg(server__url=stub.url + "/v1")).complete(["hi"])
+    with OpenAIStub(status=500) as stub, pytest.raises(LocalUnavailable, match="HTTP 500"):
+        ServerVisionBackend(cfg(server__url=stub.url + "/v1")).complete(["hi"])
     with OpenAIStub() as stub:
         url = stub.url
     with pytest.raises(LocalUnavailable, match="unreachable"):  # nothing listens there now
@@ -171,9 +170,8 @@ def test_cloud_without_a_key_sends_nothing():
 
 def test_cloud_api_error_is_cloud_unavailable(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
-    with AnthropicStub(status=400) as stub:
-        with pytest.raises(CloudUnavailable, match="HTTP 400"):
-            CloudVisionBackend(cfg(cloud__base_url=stub.url)).complete(["hi"])
+    with AnthropicStub(status=400) as stub, pytest.raises(CloudUnavailable, match="HTTP 400"):
+        CloudVisionBackend(cfg(cloud__base_url=stub.url)).complete(["hi"])
 
 
 def test_cloud_key_from_a_private_file(tmp_path):

@@ -9,8 +9,13 @@ from tiny_gguf import make
 
 from cue import config as cue_config
 from cue import paths
-from cue.llm import (CLOUD_TOMBSTONE, LOCAL_TOMBSTONE, BackendError, complete_text,
-                     complete_text_with_policy)
+from cue.llm import (
+    CLOUD_TOMBSTONE,
+    LOCAL_TOMBSTONE,
+    BackendError,
+    complete_text,
+    complete_text_with_policy,
+)
 from cue.llm.policy import gate
 
 

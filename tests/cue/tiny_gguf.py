@@ -27,8 +27,8 @@ import argparse
 import os
 import string
 
-import numpy as np
 import gguf
+import numpy as np
 from gguf import GGUFWriter, TokenType
 
 # --------------------------------------------------------------------------- vocab
@@ -43,9 +43,12 @@ SPECIALS = [
     ("<end_of_image>", TokenType.CONTROL),
     ("<image_soft_token>", TokenType.CONTROL),
 ]
-WORDS = """the a an is of to in on and user window screen terminal browser editor code
-file git commit test error build run python typing reading writing working app title
-meeting slack email document""".split()
+WORDS = [
+    "the", "a", "an", "is", "of", "to", "in", "on", "and", "user", "window", "screen",
+    "terminal", "browser", "editor", "code", "file", "git", "commit", "test", "error",
+    "build", "run", "python", "typing", "reading", "writing", "working", "app", "title",
+    "meeting", "slack", "email", "document",
+]
 
 # Gemma-style chat template (simplified); MTMDChatHandler needs tokenizer.chat_template.
 CHAT_TEMPLATE = (

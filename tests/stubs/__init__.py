@@ -16,6 +16,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Self
 
 
 class StubServer:
@@ -31,7 +32,7 @@ class StubServer:
         self._server: ThreadingHTTPServer | None = None
 
     # ---------------------------------------------------------------- lifecycle
-    def __enter__(self) -> "StubServer":
+    def __enter__(self) -> Self:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
