@@ -24,9 +24,9 @@ END_OF_TIME = "9999-12-31T24:00:00.000Z"
 
 _DATE = re.compile(
     r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?"
-    r"([Zz]|[+-]\d{2}:?\d{2})?)?)?)?"
+    r"([Zz]|[+-]\d{2}:?\d{2})?)?)?)?", re.ASCII
 )
-_RELATIVE = re.compile(r"(\d{1,9})([hdw])", re.IGNORECASE)
+_RELATIVE = re.compile(r"(\d{1,9})([hdw])", re.IGNORECASE | re.ASCII)
 _ID = re.compile(r"[0-9A-Za-z]+")
 _UNITS = {"h": "hours", "d": "days", "w": "weeks"}
 DATE_EXAMPLES = "a date like 2026-01-31, 2026-01-31T09:30, today, 7d, 12h or 2w"

@@ -227,6 +227,7 @@ def err(query):
     ("created:0001-01-01T00:00+01:00", 9, "found", "a date"),
     ("created:999999999w", 9, "found '999999999w'", "a date"),
     ("created:7y", 9, "found '7y'", "a date"),
+    ("created:٢٠٢٦-01-01", 9, "found '٢٠٢٦-01-01'", "a date"),
     ("a \udcff", 3, "the query is not valid UTF-8 text", "text"),
 ])
 def test_errors_name_the_column_and_what_was_expected(query, column, words, expected):
