@@ -61,7 +61,7 @@ def digest_command(
         "--backend", help="cloud, local or server, for this run only.")] = None,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Show the frames, image sizes, timeline and prompt that would be "
-        "sent; call no model, write nothing.")] = False,
+        "sent; call no model, write no digest.")] = False,
     format: Annotated[DigestFormat, typer.Option(
         "--format", "-f", help="text: the digest; json: one record for "
         "`ctx add --json -`.")] = DigestFormat.text,
@@ -80,6 +80,9 @@ def digest_command(
 
     cfg = cue_config.load()
     if backend is not None:
+        if backend not in cue_config.BACKENDS:
+            raise CueError(f"--backend must be one of {', '.join(cue_config.BACKENDS)}, "
+                           f"not {backend!r}")
         cfg = cfg.replace(digest__backend=backend)
     window = parse_duration(since or cfg["digest.window"])
     end_ts = parse_time(end) if end else None
@@ -137,7 +140,7 @@ def _show_plan(plan, cfg, format: DigestFormat) -> None:
         }) + "\n")
         return
     fallback = "on" if cfg["digest.allow_cloud_fallback"] else "off"
-    lines = [(f"dry run: nothing sent, nothing written. backend {cfg['digest.backend']}"
+    lines = [(f"dry run: nothing sent, no digest written. backend {cfg['digest.backend']}"
               f" (cloud fallback {fallback})"),
              f"window {iso_utc(plan.start)} – {iso_utc(plan.end)}",
              (f"{len(plan.frames)} frame(s), {plan.image_bytes:,} bytes of JPEG "

@@ -41,7 +41,7 @@ def test_dry_run_shows_frames_bytes_and_timeline_and_calls_nothing(cue_bin, env,
                  "--format", "json")
         assert stub.count == 0
     assert proc.returncode == 0, proc.stderr
-    assert "dry run: nothing sent" in proc.stdout
+    assert "dry run: nothing sent, no digest written" in proc.stdout
     assert "bytes of JPEG" in proc.stdout and "Timeline of a 15-minute window" in proc.stdout
     plan = json.loads(js.stdout)
     assert plan["dry_run"] and 3 <= len(plan["frames"]) <= 10
