@@ -22,7 +22,7 @@ import math
 import struct
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
@@ -67,7 +67,7 @@ MTIME_SLACK_SECS = 300.0
 class Event:
     ts: float  # unix seconds
     topic: str
-    data: dict = field(compare=False)
+    data: dict
 
 
 def validate(topic: str, data: Any) -> dict:

@@ -204,7 +204,7 @@ class _Screens:
         from PIL import ImageFont
 
         rng = random.Random(self.seed + 9)
-        words = ("def select frames keyframe window return score anchor import cue json "
+        words = ("def select frames keyframe window return score anchor import cue json "  # noqa: SIM905
                  "self path event title app time float list dict none true false for in if "
                  "else while print error message 0 1 42 3.14 == != <= >= ( ) [ ] { } : ,").split()
         font = ImageFont.load_default(size=max(9, int(3.2 * self.s)))
