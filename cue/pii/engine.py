@@ -92,6 +92,7 @@ def engine():
 def build_engine(model: str | None = None):
     import tldextract
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+
     from cue.pii import recognizers as cue_recognizers
 
     offline_tld = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)

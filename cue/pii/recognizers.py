@@ -10,6 +10,7 @@ after `password=`), so the rest of the text stays as it was.
 from __future__ import annotations
 
 import ipaddress
+import itertools
 import math
 import re
 from collections import Counter
@@ -134,8 +135,8 @@ API_KEY_RE = _NOT_IN_WORD + "(?:" + "|".join(API_KEY_PATTERNS) + ")"
 
 BEARER_RE = r"(?i:\bbearer)\s+(?P<v>[A-Za-z0-9._~+/\-]{16,}=*)"
 
-PRIVATE_KEY_RE = (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?"
-                  r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----")
+PRIVATE_KEY_RE = (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+                  r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 
 # key = value secrets: the key names it a secret, the value is replaced.
 _SECRET_KEY = (r"(?:비밀번호|패스워드|비번|암호|토큰|"
@@ -164,7 +165,7 @@ def _key_kind(key: str) -> str | None:
     words = [w.lower() for w in _KEY_WORDS.findall(key)]
     if _PASSWORD_WORDS.intersection(words):
         return "password"
-    if _SECRET_WORDS.intersection(words) or _KEY_PAIRS.intersection(zip(words, words[1:])):
+    if _SECRET_WORDS.intersection(words) or _KEY_PAIRS.intersection(itertools.pairwise(words)):
         return "secret"
     return None
 _UI_WORDS = {"field", "box", "input", "prompt", "label", "form", "manager", "strength",
