@@ -169,9 +169,8 @@ def _or(items: tuple[Expr, ...], p: list, probe: bool) -> str:
         p.extend(types)
         parts.append(_in("n.type", len(types)))
     for item in items:
-        if isinstance(item, (Type, Tag)) and (isinstance(item, Type) or not item.prefix):
-            continue
-        if fts_query(item) is None:
+        merged = isinstance(item, Type) or (isinstance(item, Tag) and not item.prefix)
+        if not merged and fts_query(item) is None:
             parts.append(_sql(item, p, probe))  # AND binds tighter and OR is associative
     return " OR ".join(parts)
 
