@@ -1,0 +1,151 @@
+"""The persistent embedding index: JIT embedding, and updates/supersedes/deletes kept right."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ctx import db
+from ctx.semantic import index
+from ctx.semantic.embed import get_embedder
+from ctx.semantic.search import SearchOptions, search
+from ctx.store import Store
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return get_embedder()
+
+
+@pytest.fixture
+def store(tmp_path):
+    conn = db.connect(tmp_path / "s.db")
+    yield Store(conn)
+    conn.close()
+
+
+def add(store, *texts):
+    return [store.add(t).id for t in texts]
+
+
+def semantic(store, text, **kw):
+    return search(store.conn, text, SearchOptions(mode="semantic", **kw))
+
+
+def test_ensure_embeds_what_is_missing_once(store, embedder):
+    ids = add(store, "SQLite runs in WAL mode so readers never block the writer.",
+              "The billing worker retries declined charges three times.")
+    assert index.missing_count(store.conn, embedder.model_id) == 2
+    report = index.ensure(store.conn, embedder)
+    assert (report.nodes_embedded, report.chunks_embedded, report.nodes_missing) == (2, 2, 0)
+    assert index.ensure(store.conn, embedder).nodes_embedded == 0
+    vs = index.load_vectors(store.conn, embedder.model_id)
+    assert len(vs) == 2 and list(vs.ids) == sorted(vs.ids)
+    assert np.allclose(np.linalg.norm(np.concatenate(vs.segments), axis=1), 1.0, atol=1e-5)
+    rows = store.conn.execute("SELECT node_id, content_hash FROM embedded_nodes").fetchall()
+    assert {r[0] for r in rows} == set(ids)
+    assert all(r[1] == index.content_hash(store.get(r[0]).content) for r in rows)
+
+
+def test_search_embeds_new_nodes_just_in_time(store, embedder):
+    add(store, "Refunds over 500 dollars need a second approver.")
+    first = semantic(store, "who approves large refunds")
+    assert len(first.hits) == 1 and first.not_indexed == 0
+    new = store.add("Free trials last 14 days without a card.").id
+    res = semantic(store, "how long is the trial period")
+    assert res.candidates[0].node_id == new
+
+
+def test_updating_content_replaces_its_vectors(store, embedder):
+    (node,) = add(store, "The office is on the fourth floor.")
+    index.ensure(store.conn, embedder)
+    store.update(node, content="Deploys are frozen on Friday afternoons.")
+    # the trigger dropped the old chunks at once: nothing stale can be served
+    assert store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == 0
+    assert index.missing_count(store.conn, embedder.model_id) == 1
+    res = semantic(store, "when can we not ship to production?")
+    hit = res.candidates[0]
+    assert hit.node_id == node and hit.similarity > 0.3
+    chunk = store.conn.execute("SELECT start, end FROM chunks WHERE node_id = ?", (node,)).fetchone()
+    assert store.get(node).content[chunk[0]:chunk[1]].startswith("Deploys")
+    assert store.conn.execute("SELECT count(*) FROM dead_chunks").fetchone()[0] == 1
+
+
+def test_deleted_nodes_never_come_back(store, embedder):
+    keep, gone = add(store, "Passwords are hashed with argon2id.", "Password resets expire in an hour.")
+    index.ensure(store.conn, embedder)
+    store.delete(gone)
+    res = semantic(store, "password", top_n=5)
+    assert [h.node_id for h in res.candidates] == [keep]
+    assert index.compact(store.conn, embedder.model_id, full=True)
+    assert store.conn.execute("SELECT count(*) FROM dead_chunks").fetchone()[0] == 0
+    vs = index.load_vectors(store.conn, embedder.model_id)
+    assert len(vs) == 1 and vs.dead is None
+
+
+def test_superseded_nodes_are_excluded_unless_asked(store, embedder):
+    old, new = add(store, "Standups are at 9:30 every morning in the big room.",
+                   "Standups are asynchronous: post in the channel before 10:30.")
+    store.supersede(old, new)
+    res = semantic(store, "when is standup")
+    assert [h.node_id for h in res.candidates] == [new]
+    both = search(store.conn, "when is standup", SearchOptions(mode="semantic", include_superseded=True))
+    assert {h.node_id for h in both.candidates} == {old, new}
+
+
+def test_index_update_catches_edits_made_behind_its_back(store, embedder):
+    (node,) = add(store, "The API rate limit is 600 requests per minute.")
+    index.ensure(store.conn, embedder)
+    store.conn.execute("DROP TRIGGER nodes_semantic_update")  # simulate an edit the triggers miss
+    store.conn.execute("UPDATE nodes SET content = 'Lunch is on the first Wednesday.' WHERE id = ?", (node,))
+    report = index.update(store.conn, embedder)
+    assert report.stale_fixed == 1 and report.nodes_embedded == 1
+    res = semantic(store, "when is the team lunch")
+    assert res.candidates[0].node_id == node and res.candidates[0].similarity > 0.4
+
+
+def test_jit_stops_at_the_chunk_limit_and_resumes(store, embedder):
+    add(store, *[f"Note number {i} about topic {i}." for i in range(10)])
+    report = index.ensure(store.conn, embedder, max_chunks=3)
+    assert report.chunks_embedded == 3 and report.nodes_missing == 7
+    report = index.ensure(store.conn, embedder, deadline=0.0)  # already past: embeds nothing
+    assert report.chunks_embedded == 0 and report.nodes_missing == 7
+    assert index.ensure(store.conn, embedder).nodes_missing == 0
+
+
+def test_small_segments_are_merged_and_rebuild_starts_over(store, embedder):
+    for i in range(index.SMALL_SEGMENTS_MAX + 2):
+        store.add(f"Fact {i}: something worth remembering about subsystem {i}.")
+        index.ensure(store.conn, embedder, compact_small=False)
+    segs = store.conn.execute("SELECT count(*) FROM vector_segments").fetchone()[0]
+    assert segs == index.SMALL_SEGMENTS_MAX + 2
+    assert index.compact(store.conn, embedder.model_id, full=False)
+    assert store.conn.execute("SELECT count(*), sum(count) FROM vector_segments").fetchone()[:] == \
+        (1, index.SMALL_SEGMENTS_MAX + 2)
+    before = index.load_vectors(store.conn, embedder.model_id)
+    report = index.rebuild(store.conn, embedder)
+    after = index.load_vectors(store.conn, embedder.model_id)
+    assert report.nodes_embedded == index.SMALL_SEGMENTS_MAX + 2
+    assert len(after) == len(before) and not set(after.ids) & set(before.ids)
+
+
+def test_vectors_of_another_model_are_ignored_then_dropped(store, embedder):
+    add(store, "Postmark sends our transactional email.")
+    index.ensure(store.conn, embedder)
+    store.conn.execute("UPDATE vector_segments SET model = 'old-model'")
+    store.conn.execute("UPDATE chunks SET model = 'old-model'")
+    store.conn.execute("UPDATE embedded_nodes SET model = 'old-model'")
+    assert len(index.load_vectors(store.conn, embedder.model_id)) == 0
+    assert index.missing_count(store.conn, embedder.model_id) == 1
+    index.update(store.conn, embedder)
+    models = {r[0] for r in store.conn.execute("SELECT model FROM vector_segments")}
+    assert models == {embedder.model_id}
+
+
+def test_stats_describe_the_index(store, embedder):
+    add(store, "\n\n".join(["A paragraph that is long enough to be a chunk of its own, "
+                            "comfortably over one hundred characters in all."] * 3))
+    index.ensure(store.conn, embedder)
+    st = index.stats(store.conn, embedder.model_id)
+    assert st["nodes"] == st["nodes_embedded"] == 1
+    assert st["chunks"] == st["vectors_stored"] == 3
+    assert st["bytes"] == 3 * 384 * 4
