@@ -70,12 +70,17 @@ def _op(tok: Token) -> tuple[str, str, int]:
     return "=", tok.text, tok.value_pos
 
 
+def _after_field(tok: Token, rest: str) -> str:
+    """What the user wrote before `rest`, e.g. `tokens:<=`, for error messages."""
+    return f"{tok.field}:{tok.text[: len(tok.text) - len(rest)]}"
+
+
 def _tokens(tok: Token, now: datetime) -> Expr:
     op, rest, pos = _op(tok)
     if not rest.isascii() or not rest.isdigit():
         found = f"'{show(rest)}'" if rest else "nothing"
-        raise syntax_error(pos, f"expected a whole number of tokens after tokens:{op if op != '=' else ''}"
-                           f", found {found}", "a number")
+        raise syntax_error(pos, f"expected a whole number of tokens after "
+                           f"{_after_field(tok, rest)}, found {found}", "a number")
     count = int(rest)
     if count > MAX_INT:
         raise syntax_error(pos, f"the number {show(rest)} is too large", "a smaller number")
@@ -98,8 +103,8 @@ def _date(tok: Token, now: datetime) -> Expr:
         interval = None
     if interval is None:
         found = f"'{show(rest)}'" if rest else "nothing"
-        raise syntax_error(pos, f"expected {DATE_EXAMPLES} after {tok.field}:"
-                           f"{op if op != '=' else ''}, found {found}", "a date")
+        raise syntax_error(pos, f"expected {DATE_EXAMPLES} after {_after_field(tok, rest)}, "
+                           f"found {found}", "a date")
     start, end, relative = interval
     if relative and op == "=":
         op = ">="  # `created:7d` means "in the last 7 days"

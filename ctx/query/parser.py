@@ -116,7 +116,8 @@ class _Parser:
 
     def need_term(self, where: str = "") -> None:
         if self.tok.kind not in _TERM_START:
-            raise syntax_error(self.tok.pos, f"expected a term{' ' + where if where else ''}, found "
+            after = f" {where}" if where else ""
+            raise syntax_error(self.tok.pos, f"expected a term{after}, found "
                                f"{describe(self.tok)}", "a term")
 
     def count_term(self, tok: Token) -> None:

@@ -7,8 +7,9 @@ tag, edge and full-text terms are `n.id IN (SELECT …)` / `n.seq IN (SELECT …
 subquery reads `tags_by_tag`, the edges primary key or `edges_by_to`, and its rows drive
 lookups on `nodes`); under a NOT, and for all but one such term of an AND, tag and edge
 terms are correlated EXISTS probes instead; ORed tags and types collapse into one `IN (…)`
-list, and ANDed or ORed words collapse into one FTS5 MATCH. The superseded filter is the caller's (`+n.superseded_by IS NULL` — the
-unary + keeps SQLite from choosing that nearly-all-rows index when it has no statistics).
+list, and ANDed or ORed words collapse into one FTS5 MATCH. The superseded filter is the
+caller's (best written `+n.superseded_by IS NULL`: the unary + keeps SQLite from choosing
+that nearly-all-rows index when it has no statistics).
 """
 from __future__ import annotations
 

@@ -218,8 +218,9 @@ def plan(store, q, order="") -> str:
     # under NOT a term only filters: one probe of the (node_id, tag) key per candidate row
     ("type:fact -tag:tier:off-context", ["SEARCH n USING INDEX nodes_type (type=?)",
                                          "SEARCH t USING PRIMARY KEY (node_id=? AND tag=?)"]),
-    ("type:fact -(tag:a OR tag:b*)", ["SEARCH t USING PRIMARY KEY (node_id=? AND tag=?)",
-                                      "SEARCH t USING PRIMARY KEY (node_id=? AND tag>? AND tag<?)"]),
+    ("type:fact -(tag:a OR tag:b*)",
+     ["SEARCH t USING PRIMARY KEY (node_id=? AND tag=?)",
+      "SEARCH t USING PRIMARY KEY (node_id=? AND tag>? AND tag<?)"]),
     ("type:fact -from:01HQ", ["SEARCH e USING COVERING INDEX edges_by_to (to_id=?)"]),
     ("type:fact -to:01HQ", ["SEARCH e USING PRIMARY KEY (from_id=? AND to_id>? AND to_id<?)"]),
     # in an AND, the first non-tier tag/edge term drives and the others probe per row
