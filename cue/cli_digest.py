@@ -69,8 +69,8 @@ def digest_command(
     """Summarise recent screen activity with the configured vision model.
 
     Writes CUE_HOME/digest.md and a `digests` row. If the model is unavailable the run is
-    skipped (fail closed): digest.md says "[no recent activity]", exit status 4, and the
-    reason is only in privacy.log.
+    skipped (fail closed): a fixed tombstone row, digest.md says there was no recent
+    activity, exit status 4, and the reason is only in privacy.log.
 
     Example: cue digest --since 15m --format json | ctx add --json -
     """
@@ -153,8 +153,7 @@ def _show_plan(plan, cfg, format: DigestFormat) -> None:
 
 
 # ------------------------------------------------------------------ cue digests
-digests_app = typer.Typer(help="Digest history: list and show past digests.",
-                          no_args_is_help=False, add_completion=False)
+digests_app = typer.Typer(no_args_is_help=False, add_completion=False)
 
 
 @digests_app.callback(invoke_without_command=True)
@@ -251,8 +250,10 @@ def _clock(ts: float) -> str:
 
 
 # ------------------------------------------------------------------ cue config
-config_app = typer.Typer(help="Show and change cue's settings (CUE_HOME/config.toml).",
-                         no_args_is_help=True, add_completion=False)
+config_app = typer.Typer(
+    help="Show and change cue's settings (CUE_HOME/config.toml; env CUE_SECTION_KEY "
+    "overrides). Example: cue config set digest.backend local",
+    no_args_is_help=True, add_completion=False)
 
 
 @config_app.command("show")
