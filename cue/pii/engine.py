@@ -28,7 +28,7 @@ SPACY_MODELS = ("en_core_web_lg", "en_core_web_md", "en_core_web_sm", "en_core_w
 
 
 CHUNK_CHARS = 8192
-_PRIVATE_KEY_BLOCK = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END")
+_PRIVATE_KEY_BLOCK = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[\s\S]*?(?:-----END|\n[ \t]*\n|\Z)")
 
 
 def find(text: str) -> list[Entity]:

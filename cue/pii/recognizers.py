@@ -135,8 +135,10 @@ API_KEY_RE = _NOT_IN_WORD + "(?:" + "|".join(API_KEY_PATTERNS) + ")"
 
 BEARER_RE = r"(?i:\bbearer)\s+(?P<v>[A-Za-z0-9._~+/\-]{16,}=*)"
 
-PRIVATE_KEY_RE = (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
-                  r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+# To its END line; a block pasted without one (cut off) runs to a blank line or the end.
+PRIVATE_KEY_RE = (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+                  r"(?:(?=[\s\S]*?-----END)[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+                  r"|[\s\S]*?(?=\n[ \t]*\n|\Z))")
 
 # key = value secrets: the key names it a secret, the value is replaced.
 _SECRET_KEY = (r"(?:비밀번호|패스워드|비번|암호|토큰|"

@@ -215,3 +215,8 @@ def test_threads_share_one_engine():
         outs = list(pool.map(scrub, ["call 010-1234-5678"] * 8))
     assert len({id(e) for e in engines}) == 1
     assert outs == ["call [PHONE]"] * 8
+
+
+def test_a_private_key_cut_off_before_its_end_line_is_still_removed():
+    text = "pasted:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq2\nabcDEF123==\n\nnext paragraph"
+    assert scrub(text) == "pasted:\n[PRIVATE_KEY]\n\nnext paragraph"
