@@ -93,6 +93,7 @@ MIGRATIONS: list[tuple[int, str]] = [
             digest_count INTEGER NOT NULL,      -- digests read for this update
             digests_from REAL,                  -- window_end of the oldest digest read
             digests_through REAL,               -- window_end of the newest digest read
+            last_digest_id INTEGER,             -- the next update reads digests after it
             input_tokens INTEGER,
             output_tokens INTEGER,
             model_ms REAL,

@@ -3,8 +3,8 @@
     recent digests (scrubbed) + current memory → model (memory.* settings, policy gate)
         → pii.scrub → fixed sections → one `memory` row + memory.md
 
-Each run reads the `ok` digests that are newer than the last update (the first run: the
-last `memory.window`), and asks the model to rewrite the memory in full — keeping what
+Each run reads the `ok` digests written since the last update (the first run: those
+whose window ended in the last `memory.window`), and asks the model to rewrite the memory in full — keeping what
 is still true, dropping what is stale — in four fixed sections. The current memory is
 read from memory.md when it exists, so a person's edits carry forward.
 
@@ -96,6 +96,7 @@ class Memory:
     digest_count: int
     digests_from: float | None
     digests_through: float | None
+    last_digest_id: int | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
     timings: dict[str, float | None] = field(default_factory=dict)
@@ -134,6 +135,7 @@ class MemoryPlan:
     previous: str  # current memory's sections (scrubbed), "" when there is none
     prompt: str
     left_out: int  # older digests that did not fit the prompt budget
+    last_digest_id: int | None  # the newest digest considered (read or left out)
 
     @property
     def empty(self) -> bool:
@@ -166,14 +168,16 @@ def prompt_budget(config: Config) -> int:
 
 
 # ------------------------------------------------------------------ reading (scrubbed)
-def recent_digests(conn: sqlite3.Connection, *, after: float,
-                   scrub: bool = True) -> list[DigestText]:
-    """`ok` digests whose window ended after `after`, oldest first, scrubbed again on the
-    way out (defense in depth: rows written by anything but cue.digest, or before a
-    scrubber fix, never reach a prompt raw)."""
+def recent_digests(conn: sqlite3.Connection, *, after: float | None = None,
+                   after_id: int | None = None, scrub: bool = True) -> list[DigestText]:
+    """`ok` digests whose window ended after `after` (unix seconds) or that were written
+    after digest `after_id`, oldest first, scrubbed again on the way out (defense in
+    depth: rows written by anything but cue.digest, or before a scrubber fix, never reach
+    a prompt raw)."""
+    column, bound = ("id", after_id) if after_id is not None else ("window_end", after or 0)
     rows = conn.execute(
         "SELECT id, window_start, window_end, summary FROM digests "
-        "WHERE status = 'ok' AND window_end > ? ORDER BY window_end, id", (after,)).fetchall()
+        f"WHERE status = 'ok' AND {column} > ? ORDER BY window_end, id", (bound,)).fetchall()
     from cue.pii import scrub as pii_scrub
 
     return [DigestText(r["id"], r["window_start"], r["window_end"],
@@ -227,19 +231,20 @@ def plan_memory(conn: sqlite3.Connection, config: Config, *, since: float | None
 
     ensure_scrubbed(conn)
     now = time.time() if now is None else now
+    latest = latest_memory(conn)
     if since is not None:
-        after = now - since
+        digests = recent_digests(conn, after=now - since)
+    elif latest and latest.last_digest_id is not None:
+        digests = recent_digests(conn, after_id=latest.last_digest_id)  # new since then
     else:
-        latest = latest_memory(conn)
-        after = latest.digests_through if latest and latest.digests_through is not None \
-            else now - parse_duration(config["memory.window"])
-    digests = recent_digests(conn, after=after)
+        digests = recent_digests(conn, after=now - parse_duration(config["memory.window"]))
     previous = current_sections(conn)
     mcfg = model_config(config, max_tokens=config["memory.max_tokens"])
     budget = prompt_budget(mcfg) - len(PROMPT) - len(previous) - 200
     kept = fit_newest(digests, budget)
     return MemoryPlan(kept, previous, memory_prompt(previous, kept, now),
-                      left_out=len(digests) - len(kept))
+                      left_out=len(digests) - len(kept),
+                      last_digest_id=max((d.id for d in digests), default=None))
 
 
 def fit_newest(digests: list[DigestText], budget: int) -> list[DigestText]:
@@ -280,6 +285,7 @@ def update_memory(conn: sqlite3.Connection, config: Config, *, since: float | No
         id=None, created_at=now, content=content, backend=outcome.backend,
         model=reply.model, fell_back=outcome.fell_back, digest_count=len(plan.digests),
         digests_from=plan.digests[0].window_end, digests_through=plan.digests[-1].window_end,
+        last_digest_id=plan.last_digest_id,
         input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
         timings={"model_ms": reply.model_ms, "scrub_ms": scrub_ms})
     stored = _persist(conn, memory, t0)
@@ -387,11 +393,13 @@ def _persist(conn: sqlite3.Connection, memory: Memory, t0: float) -> Memory:
     try:
         cur = conn.execute(
             "INSERT INTO memory (created_at, content, backend, model, fell_back, "
-            "digest_count, digests_from, digests_through, input_tokens, output_tokens, "
-            "model_ms, scrub_ms, total_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "digest_count, digests_from, digests_through, last_digest_id, input_tokens, "
+            "output_tokens, model_ms, scrub_ms, total_ms) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (memory.created_at, memory.content, memory.backend, memory.model,
              int(memory.fell_back), memory.digest_count, memory.digests_from,
-             memory.digests_through, memory.input_tokens, memory.output_tokens,
+             memory.digests_through, memory.last_digest_id, memory.input_tokens,
+             memory.output_tokens,
              timings.get("model_ms"), timings.get("scrub_ms"), timings["total_ms"]))
         stored = Memory(**{**asdict(memory), "id": cur.lastrowid, "timings": timings})
         write_memory_md(stored.content)
@@ -423,7 +431,7 @@ def _row(r) -> Memory:
         id=r["id"], created_at=r["created_at"], content=r["content"], backend=r["backend"],
         model=r["model"], fell_back=bool(r["fell_back"]), digest_count=r["digest_count"],
         digests_from=r["digests_from"], digests_through=r["digests_through"],
-        input_tokens=r["input_tokens"], output_tokens=r["output_tokens"],
+        last_digest_id=r["last_digest_id"], input_tokens=r["input_tokens"], output_tokens=r["output_tokens"],
         timings={k: r[k] for k in ("model_ms", "scrub_ms", "total_ms")})
 
 

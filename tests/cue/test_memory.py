@@ -199,6 +199,7 @@ def test_prompt_keeps_current_memory_asks_to_drop_stale_and_reads_only_new_diges
     md.write_text(md.read_text().replace("Tests before commits",
                                          "Tests before commits (mail me: kim@ex.org)"))
     plant(conn, "Finished the Atlas migration and wrote release notes.", ended=NOW + 86_000)
+    plant(conn, "Late digest of an early window: sketched the schema.", ended=NOW - 10_000)
     monkeypatch.setattr("time.time", lambda: NOW + 86_400)
     monkeypatch.setattr(sys, "argv", ["cue", "memory"])
     with pytest.raises(SystemExit):
@@ -207,6 +208,7 @@ def test_prompt_keeps_current_memory_asks_to_drop_stale_and_reads_only_new_diges
     second = cloud.requests[1]["body"]["messages"][0]["content"]
     assert "Finished the Atlas migration" in second
     assert "Started the Atlas migration" not in second  # already folded in
+    assert "sketched the schema" in second  # written after the update: new, however old
     assert "Tests before commits (mail me: [EMAIL])" in second  # edits carry, scrubbed
     assert "kim@ex.org" not in second
     assert "Today is 2025-11-22" in second
