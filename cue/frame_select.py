@@ -324,13 +324,9 @@ def choose(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Event], st
         skipped.remove(best)
         topped.append(best)
 
-    labels = {anchors[0]: "first"} if anchors else {}
-    if len(anchors) == 3:
-        labels = {anchors[0]: "first", anchors[1]: "middle", anchors[2]: "last"}
-    elif len(anchors) == 2:
-        labels = {anchors[0]: "first", anchors[1]: "last"}
-    elif len(anchors) == 1:
-        labels = {anchors[0]: "last" if max_frames == 1 else "first"}
+    names = {3: ("first", "middle", "last"), 2: ("first", "last"),
+             1: ("last",) if max_frames == 1 else ("first",)}
+    labels = dict(zip(anchors, names[len(anchors)], strict=True))
     reasons: dict[int, str] = {}
     for i in anchors:
         extra = scored[i].reason

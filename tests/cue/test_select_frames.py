@@ -77,6 +77,8 @@ def test_reasons_name_what_happened(activity):
     assert by_offset[202].scores["window_app_title_change"] == 0.0
     assert by_offset[202].scores["visual_change"] > 0.5
     assert next(f.reason for f in frames if f.anchor).startswith("anchor: first frame")
+    typing = [f for f in frames if f.reason.startswith("input burst")]
+    assert typing and any(a <= f.ts <= b + 2 for f in typing for a, b in activity.typing)
 
 
 def test_paused_frames_and_events_never_surface(activity):
