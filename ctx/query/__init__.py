@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from ctx.errors import QuerySyntaxError
 from ctx.query.expr import (
     And,
     Date,
@@ -25,6 +26,7 @@ from ctx.query.expr import (
     Type,
 )
 from ctx.query.fields import FIELDS
+from ctx.query.lexer import FIELD, KEYWORDS, tokenize
 from ctx.query.parser import MAX_DEPTH, MAX_TERMS, parse
 from ctx.query.sql import CompiledQuery, compile_expr
 
@@ -49,6 +51,7 @@ __all__ = [
     "caret",
     "compile_expr",
     "compile_query",
+    "looks_like_query",
     "parse",
 ]
 
@@ -63,3 +66,14 @@ def caret(src: str, position: int) -> str:
     """Two lines for people: the query, and a `^` under `position` (0-based offset)."""
     line = " ".join(src.splitlines()) if "\n" in src or "\r" in src else src
     return f"  {line}\n  {' ' * position}^"
+
+
+def looks_like_query(text: str) -> bool:
+    """Is `text` written in the query language rather than plain words? True when it has a
+    known `field:` or an upper-case AND / OR / NOT ("salt and pepper" stays plain)."""
+    try:
+        tokens = tokenize(text)
+    except QuerySyntaxError:
+        return False
+    return any((t.kind == FIELD and t.field in FIELDS) or (t.kind in KEYWORDS and t.text in KEYWORDS)
+               for t in tokens)

@@ -22,6 +22,7 @@ from ctx.query import (
     Tokens,
     Type,
     caret,
+    looks_like_query,
     parse,
 )
 
@@ -259,3 +260,20 @@ def test_caret_points_at_the_error():
 def test_parse_rejects_non_strings():
     with pytest.raises(TypeError):
         parse(b"type:fact")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("type:fact", True),
+    ("Tag:tier:pinned", True),
+    ("-tag:x oauth", True),
+    ("(from:01HQ)", True),
+    ("oauth OR pkce", True),
+    ("NOT oauth", True),
+    ("how does oauth work", False),
+    ("salt and pepper or not", False),
+    ("TODO: fix the login", False),  # not a field of ours
+    ('what did "we decide', False),  # unbalanced quote: plain words
+    ("", False),
+])
+def test_looks_like_query(text, expected):
+    assert looks_like_query(text) is expected
