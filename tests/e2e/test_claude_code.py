@@ -112,13 +112,16 @@ def test_a_fact_remembered_in_one_session_is_injected_into_the_next(claude_bin, 
     assert fact not in first.request_text(0)  # nothing to inject before it was remembered
 
     second = harness(claude_bin, ctx_bin, tmp_path / "two", "Which port is staging on?",
-                     reply_text="6543.")
+                     reply_text="6543.", turns=["And the production port?"])
     second.assert_hooks_healthy()
-    [start] = second.contexts("SessionStart")
+    start, resumed = second.contexts("SessionStart")
     assert fact in start
-    body = second.main[0]["body"]
-    assert fact in json.dumps(body, ensure_ascii=False)  # in the new session's FIRST request
-    assert "SessionStart hook additional context" in json.dumps(body)
+    body = json.dumps(second.main[0]["body"], ensure_ascii=False)
+    assert fact in body  # in the new session's FIRST request
+    assert "SessionStart hook additional context" in body
+    # Byte-identical on --resume, so Claude Code drops the repeat instead of injecting it twice.
+    assert resumed == start
+    assert second.request_text(1).count(fact) == body.count(fact)
 
 
 def test_recall_results_reach_the_next_prompt(claude_bin, ctx_bin, tmp_path, store):
