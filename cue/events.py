@@ -231,6 +231,7 @@ def _read_file(path: Path, start: float, end: float, topics: set[str] | None,
             if f.read() == MAGIC:
                 from mcap.reader import SeekingReader
 
+                f.seek(0)
                 reader = SeekingReader(f)
                 summary = reader.get_summary()
         except (McapError, struct.error, ValueError, OSError, UnicodeDecodeError):
@@ -240,8 +241,13 @@ def _read_file(path: Path, start: float, end: float, topics: set[str] | None,
             if stats is not None and stats.message_count and (
                     stats.message_end_time < start_ns or stats.message_start_time > end_ns):
                 return []
-            messages = reader.iter_messages(topics=list(topics) if topics else None,
-                                            start_time=start_ns, end_time=end_ns + 1)
+            try:
+                messages = list(reader.iter_messages(topics=list(topics) if topics else None,
+                                                     starting_at=start_ns, ending_at=end_ns))
+            except Exception:  # noqa: BLE001 - a damaged chunk: read what is readable instead
+                if notes is not None:
+                    notes.append(f"event log {path.name} is damaged; read what is readable")
+                return _recover(path, f, start_ns, end_ns, topics, None)
             return [ev for ev in (_event(path, schema, ch, msg) for schema, ch, msg in messages)
                     if ev is not None]
         return _recover(path, f, start_ns, end_ns, topics, notes)

@@ -180,3 +180,21 @@ def test_old_files_in_a_folder_are_not_opened(tmp_path):
     assert read_events(tmp_path, T0, T0 + 10) == []
     with pytest.raises(CueError):
         read_events(old, T0, T0 + 10)  # named directly, it is read
+
+
+def test_a_damaged_chunk_in_a_finished_log_reads_around_it(tmp_path):
+    path = tmp_path / "a.mcap"
+    log = EventWriter(path, flush_secs=0, compression="zstd")
+    sizes = []
+    for i in range(20):
+        log.input(keys=i, clicks=0, ts=T0 + i)
+        sizes.append(path.stat().st_size)
+    log.close()
+    data = bytearray(path.read_bytes())
+    at = sizes[9] + 60  # inside the 11th chunk's compressed bytes
+    data[at:at + 8] = b"\xff" * 8
+    path.write_bytes(bytes(data))
+    notes: list[str] = []
+    events = read_events(path, T0, T0 + 100, notes=notes)
+    assert [e.data["keys"] for e in events] == list(range(10))  # everything before it
+    assert notes == ["event log a.mcap is damaged; read what is readable"]
