@@ -20,6 +20,7 @@ def main() -> int:
     answer = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    exit_with_parent()
     try:
         request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
         result = run(request)
@@ -28,6 +29,21 @@ def main() -> int:
     answer.write(json.dumps(result))
     answer.flush()
     return 0 if result.get("ok") else 1
+
+
+def exit_with_parent() -> None:
+    """If cue itself is killed (a cron timeout, kill -9), don't leave a model running."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(3)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def run(request: dict) -> dict:

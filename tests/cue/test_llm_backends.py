@@ -6,6 +6,7 @@ import base64
 import io
 import os
 import time
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -15,7 +16,7 @@ from tiny_gguf import make
 from cue import config as cue_config
 from cue.llm.cloud import CloudVisionBackend
 from cue.llm.errors import CloudUnavailable, LocalTimeout, LocalUnavailable
-from cue.llm.local import LocalVisionBackend
+from cue.llm.local import WORKER, LocalVisionBackend
 from cue.llm.request import FrameImage, digest_parts
 from cue.llm.server import ServerVisionBackend
 
@@ -182,3 +183,49 @@ def test_cloud_key_from_a_private_file(tmp_path):
         CloudVisionBackend(cfg(cloud__base_url=stub.url, cloud__api_key_file=str(keyfile))
                            ).complete(["hi"])
         assert sent_key(stub.requests[0]["headers"]) == "sk-from-file"
+
+
+def test_the_worker_does_not_outlive_a_killed_cue(tmp_path):
+    # cue (here: a small parent process) starts a worker on a hanging model and is then
+    # killed -9; the worker notices within a second or two and exits by itself.
+    import signal
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "model.gguf"
+    os.mkfifo(fifo)
+    pidfile = tmp_path / "worker.pid"
+    parent_code = f"""
+import subprocess, sys, json
+p = subprocess.Popen([sys.executable, {str(WORKER)!r}],
+                     stdin=subprocess.PIPE, start_new_session=True)
+open({str(pidfile)!r}, 'w').write(str(p.pid))
+p.stdin.write(json.dumps({{"model": {str(fifo)!r}, "mmproj": "", "n_ctx": 256, "n_threads": 1,
+    "n_threads_batch": 1, "gpu_layers": 0, "max_tokens": 4,
+    "messages": [{{"role": "user", "content": "hi"}}]}}).encode())
+p.stdin.close()
+import time; time.sleep(60)
+"""
+    parent = subprocess.Popen([sys.executable, "-c", parent_code])
+    deadline = time.monotonic() + 20
+    while not pidfile.exists() or not pidfile.read_text():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    worker = int(pidfile.read_text())
+    time.sleep(0.5)
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 5:
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            break
+        # a zombie (exited, not yet reaped by init) counts as gone
+        stat = Path(f"/proc/{worker}/stat").read_text().split()
+        if stat[2] == "Z":
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(worker, signal.SIGKILL)
+        pytest.fail("the worker kept running after its parent was killed")
