@@ -170,6 +170,8 @@ def _key_kind(key: str) -> str | None:
     if _SECRET_WORDS.intersection(words) or _KEY_PAIRS.intersection(itertools.pairwise(words)):
         return "secret"
     return None
+
+
 _UI_WORDS = {"field", "box", "input", "prompt", "label", "form", "manager", "strength",
              "policy", "reset", "changed", "expired", "incorrect", "invalid", "wrong",
              "missing", "hint", "dialog", "screen", "page", "button", "entry"}
@@ -266,32 +268,37 @@ KR_NAME_RE = (
     rf"(?:{_HONORIFIC}|(?P<sp>\s)(?:{_HONORIFIC}|[군양](?![가-힣])))"
 )
 # Words that look like surname + syllables before an honorific but are not names.
-_KR_NOT_NAMES_TEXT = """
-고객 선생 사장 부장 차장 원장 주인 하느 하나 선배 기사 도련 이사 조교 박사 전무 소장 이장 반장 조장
-국장 총장 위원 기자 강사 간호 구청장 도지사 변호 세무 노무 주임 사원 신부 수녀 장로 전도 전도사
-고모 이모 사모 장모 장인 부모 조부모 조상 선조 임금 공주 왕자 왕비 선녀 서방 방장 기장 경비 도우미
-마음 편집자 연구원 제작자 부처 석사 명인 안내 상담 담임 지점장 회장 교장 교감 실장 팀장 과장 대리
-대표 감독 코치 선수 작가 의사 약사 한의사 원님 부인 사위 며느 형수 제수 동서 시누 시어머 어머 아버
+# Roles and titles ("선생님", "변호사님", "여사님"): a name never starts with one.
+_KR_ROLE_WORDS_TEXT = """
+고객 선생 사장 부장 차장 원장 주인 하느 하나 선배 기사 도련 도령 이사 조교 박사 전무 소장 이장 반장
+조장 국장 총장 위원 기자 강사 간호 구청 도지 변호 세무 노무 주임 사원 신부 수녀 장로 전도 고모 이모
+사모 장모 장인 부모 조부 조상 선조 임금 공주 왕자 왕비 선녀 서방 방장 기장 경비 도우 마음 편집 연구
+제작 부처 석사 명인 안내 상담 담임 지점 회장 교장 교감 실장 팀장 과장 대리 대표 감독 코치 선수 작가
+의사 약사 한의 원님 부인 사위 며느 형수 제수 동서 시누 시어 어머 아버 예수 성모 여사 마담 어르 권사
+도사 선사 공사 차관 장관 고문 부사 부회 주사 서기 부기 선장 경감 경정 경장 경위 경사 경찰 소방 소령
+하사 이병 상병 상사 동료 사수 사부 사범 조원 부원 선임 나리 양반 사무 주무 부교
+"""
+_KR_ROLE_WORDS = set(_KR_ROLE_WORDS_TEXT.split())
+# Everyday words ("오늘의 선생님", "이번에 팀장님").
+_KR_COMMON_WORDS_TEXT = """
 오늘 이번 이전 이후 지금 지난 우리 전체 정말 정도 하루 조금 모든 모두 최근 방금 원래 현재 한번
 안녕 신입 기존 여러 이제 이미 이런 그런 저런 정리 이분 이쪽 오전 오후 주간 주말 전화 신규
 공동 남은 유명 명예 서울 한국 부산 지역 전문 전임 전직 현직 현역 차기 신임 전담 담당 수고 고생 감사
 """
-_KR_NOT_NAMES = set(_KR_NOT_NAMES_TEXT.split())
-
-
+_KR_COMMON_WORDS = set(_KR_COMMON_WORDS_TEXT.split())
 _COMPOUND_SURNAMES = {"남궁", "황보", "제갈", "선우", "독고", "사공", "서문"}
 _PARTICLES = set("은는이가을를의에도와과로만")
 
 
 def _is_korean_name(m: re.Match) -> bool:
     name = m["v"]
-    if name in _KR_NOT_NAMES:
+    if name[:2] in _KR_ROLE_WORDS or name in _KR_COMMON_WORDS:
         return False
     if m["sp"]:
-        # With a space before the title, only a full three-syllable name that is not a
-        # common word plus a particle ("오늘의 선생님", "이번에 팀장님").
+        # With a space before the title, only a full name (surname + two syllables) that
+        # is not an everyday word plus a particle.
         given = name[2:] if name[:2] in _COMPOUND_SURNAMES else name[1:]
-        return len(given) == 2 and not (name[2] in _PARTICLES and name[:2] in _KR_NOT_NAMES)
+        return len(given) == 2 and not (name[2] in _PARTICLES and name[:2] in _KR_COMMON_WORDS)
     return True
 
 
