@@ -89,3 +89,16 @@ def test_event_names_are_checked(bad):
 def test_reserved_field_names_are_refused():
     with pytest.raises(ValueError):
         privacy_log("ok", ts="now")
+
+
+def test_concurrent_writers_never_interleave_lines():
+    from concurrent.futures import ThreadPoolExecutor
+
+    def write(i):
+        privacy_log("tick", i=i, note="x" * 2000)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(write, range(60)))
+    lines = _lines()
+    assert sorted(r["i"] for r in lines) == list(range(60))
+    assert all(r["note"] == "x" * 2000 for r in lines)
