@@ -1,0 +1,159 @@
+"""`ctx search`, `ctx index`, `ctx session …`, `ctx requests …` as a person or a script uses them."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+from typer.testing import CliRunner
+
+from ctx import db
+from ctx import requests as rq
+from ctx.cli import app
+
+runner = CliRunner()
+
+
+def ctx(*args, input=None):
+    # a wide terminal, so rich tables don't wrap the badges the tests look for
+    return runner.invoke(app, list(args), input=input, catch_exceptions=False,
+                         env={"COLUMNS": "200"})
+
+
+def ok(*args, input=None):
+    r = ctx(*args, input=input)
+    assert r.exit_code == 0, r.stderr
+    return r.stdout
+
+
+def add(content, *args):
+    return ok("add", content, *args).strip()
+
+
+@pytest.fixture
+def notes():
+    return {
+        "retry": add("The billing worker retries a declined charge three times.", "-t", "pattern"),
+        "wal": add("SQLite runs in WAL mode so readers never block the writer.", "-t", "decision"),
+        "ctxdb": add("CTX_DB points ctx at another database file.", "--tag", "tier:reference"),
+        "old": add("Standups are at 9:30 in the big room."),
+    }
+
+
+def test_search_json_has_ids_scores_modes_and_the_matched_chunk(notes):
+    rows = json.loads(ok("search", "what if a card payment is rejected", "--format", "json"))
+    top = rows[0]
+    assert top["id"] == notes["retry"] and top["type"] == "pattern"
+    assert top["include_mode"] == "agent" and top["selected_by"] == "rank"
+    assert 0.3 < top["score"] == top["similarity"] < 1
+    assert top["chunk"] == "The billing worker retries a declined charge three times."
+    assert len(rows) <= 5
+    ref = json.loads(ok("search", "CTX_DB", "--mode", "keyword", "--format", "json"))
+    assert [(r["id"], r["include_mode"], r["similarity"]) for r in ref] == [(notes["ctxdb"], "always", None)]
+
+
+def test_search_options_top_n_all_and_filter(notes):
+    one = json.loads(ok("search", "database", "--top-n", "1", "--include-score", "0.99", "-f", "json"))
+    assert len(one) == 1
+    everything = json.loads(ok("search", "database", "--top-n", "1", "--all", "-f", "json"))
+    assert len(everything) == 4 and [r["rank"] for r in everything] == [1, 2, 3, 4]
+    decisions = json.loads(ok("search", "card payment rejected", "--filter", "type:decision",
+                              "-f", "json"))
+    assert [r["id"] for r in decisions] == [notes["wal"]]
+
+
+def test_search_table_shows_badges_and_scores(notes):
+    out = ok("search", "what if a card payment is rejected", "--format", "table")
+    assert "Agent" in out and "0." in out and "billing worker" in out
+
+
+def test_search_without_the_model_says_how_to_build_it(notes, tmp_path, monkeypatch):
+    monkeypatch.setenv("CTX_MODEL_DIR", str(tmp_path / "none"))
+    r = ctx("search", "anything")
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr.startswith("Error: the embedding model is not built")
+    assert "make model" in r.stderr and r.stderr.count("\n") == 1
+    # keyword search needs no model
+    assert json.loads(ok("search", "CTX_DB", "--mode", "keyword", "-f", "json"))
+
+
+def test_search_rejects_bad_options(notes):
+    for args, msg in ((("--mode", "fuzzy"), "unknown search mode"), (("--filter", "type:"), "")):
+        r = ctx("search", "x", *args)
+        assert r.exit_code == 1 and r.stderr.startswith("Error:") and msg in r.stderr
+    assert ctx("search", "x", "--top-n", "0").exit_code == 2
+
+
+def test_index_embeds_and_reports(notes):
+    info = json.loads(ok("index", "--format", "json"))
+    assert info["run"]["nodes_embedded"] == 4 and info["index"]["nodes_embedded"] == 4
+    again = json.loads(ok("index", "-f", "json"))
+    assert again["run"]["nodes_embedded"] == 0
+    rebuilt = json.loads(ok("index", "--rebuild", "-f", "json"))
+    assert rebuilt["run"]["chunks_embedded"] == 4 and rebuilt["index"]["dead_vectors"] == 0
+
+
+def test_index_shows_a_progress_bar_on_stderr(ctx_bin, tmp_path):
+    env = {**os.environ, "CTX_DB": str(tmp_path / "p.db"), "COLUMNS": "100"}
+    recs = "".join(json.dumps({"content": f"Note {i} about subsystem {i} and its quirks."}) + "\n"
+                   for i in range(40))
+    subprocess.run([ctx_bin, "add", "--json", "-"], input=recs, text=True, env=env, check=True,
+                   capture_output=True)
+    proc = subprocess.run([ctx_bin, "index"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "indexing" in proc.stderr and "40/40" in proc.stderr
+    assert json.loads(proc.stdout)["index"]["chunks"] == 40  # piped: JSON on stdout
+    human = subprocess.run([ctx_bin, "index", "-f", "table"], capture_output=True, text=True, env=env)
+    assert human.stdout.startswith("index: 40/40 nodes, 40 chunks")
+    assert "embedded 0 node(s)" in human.stderr
+
+
+def test_session_show_add_remove(notes):
+    conn = db.connect()
+    rq.start_session(conn, "sess-abc", "startup", [notes["ctxdb"]])
+    conn.close()
+    shown = json.loads(ok("session", "show", "--format", "json"))
+    assert shown["session"]["id"] == "sess-abc"
+    assert [(i["node_id"], i["include_mode"], i["injected"]) for i in shown["items"]] == \
+        [(notes["ctxdb"], "always", True)]
+    assert ok("session", "add", notes["retry"][:10]).strip() == notes["retry"]
+    ok("session", "remove", notes["wal"], "--session", "sess")
+    items = {i["node_id"]: i for i in json.loads(ok("session", "show", "sess-abc", "-f", "json"))["items"]}
+    assert items[notes["retry"]]["include_mode"] == "manual" and not items[notes["retry"]]["injected"]
+    assert items[notes["wal"]]["state"] == "removed"
+    table = ok("session", "show", "-f", "table")
+    assert "[Always]" in table and "[Manual]" in table and "(removed)" in table
+    r = ctx("session", "add", "ZZZZZZZZ")
+    assert r.exit_code == 3 and r.stderr.startswith("Error:")
+    listed = [json.loads(line) for line in ok("session", "list").splitlines()]
+    assert [s["id"] for s in listed] == ["sess-abc"]
+
+
+def test_session_commands_without_sessions_say_so(notes):
+    r = ctx("session", "show")
+    assert r.exit_code == 3 and "no sessions recorded yet" in r.stderr
+
+
+def test_requests_list_and_show(notes):
+    conn = db.connect()
+    rq.start_session(conn, "sess-1", "startup", [notes["ctxdb"]])
+    first = rq.build_request(conn, "sess-1", "what does billing do when a card charge is declined?",
+                             max_chars=9500).record
+    second = rq.build_request(conn, "sess-1", "hello", max_chars=9500).record
+    conn.close()
+    listed = json.loads(ok("requests", "--format", "json"))
+    assert [r["id"] for r in listed] == [second.id, first.id]
+    assert [json.loads(x)["id"] for x in ok("requests", "list", "-n", "1").splitlines()] == [second.id]
+    shown = json.loads(ok("requests", "show", first.id[:12], "--format", "json"))
+    assert shown["id"] == first.id and shown["path"] == "semantic"
+    modes = {i["node_id"]: (i["include_mode"], i["injected"]) for i in shown["items"] if i["included"]}
+    assert modes == {notes["ctxdb"]: ("always", "earlier"), notes["retry"]: ("agent", "now")}
+    assert json.loads(ok("requests", "show", "--last", "-f", "json"))["id"] == second.id
+    table = ok("requests", "show", first.id, "-f", "table")
+    assert "[Always]" in table and "[Agent - 0." in table and "sent now" in table
+    assert "Patterns (1)" in table and "Facts (1)" in table
+    assert "Not included" in table and "below threshold" in table
+    assert "002 • CTX_DB points ctx" in table  # priority (tier:reference = 2) • name
+    r = ctx("requests", "show", "ZZZZZZZZ")
+    assert r.exit_code == 3 and r.stderr.startswith("Error: no request")
