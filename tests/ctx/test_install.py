@@ -176,3 +176,20 @@ def test_skill_shows_direct_cli_use_through_bash():
     block = SKILL[SKILL.index("```bash"):]
     for cmd in ("ctx query", "ctx add", "ctx supersede", "ctx compose"):
         assert cmd in block
+
+
+def test_the_skills_cli_examples_run(ctx_bin):
+    """Every line of the skill's Bash block is a working command (ids replaced by real ones)."""
+    block = SKILL[SKILL.index("```bash") + len("```bash"):]
+    block = block[:block.index("```")]
+    add = subprocess.run([ctx_bin, "add", "--tag", "tier:reference", "old fact"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    new = subprocess.run([ctx_bin, "add", "--tag", "tier:reference", "new fact"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    lines = [line.strip() for line in block.strip().splitlines()]
+    assert len(lines) >= 5
+    for line in lines:
+        line = line.replace("01JD8Z3K", add).replace("01JD9A7Q", new)
+        p = subprocess.run(line.replace("ctx ", f"{ctx_bin} ", 1), shell=True, capture_output=True,
+                           text=True, check=False, env={**os.environ, "CTX_SEMANTIC": "0"})
+        assert p.returncode == 0, (line, p.stderr)
