@@ -116,7 +116,15 @@ ENTITY_SAMPLES = {
 assert set(ENTITY_SAMPLES) == set(TOKENS)
 
 filler = st.text(alphabet=st.sampled_from(list("abcXYZ 019:-./@_=\n'\"[]가나님씨이")), max_size=12)
-pieces = st.one_of(filler, st.sampled_from([s for v in ENTITY_SAMPLES.values() for s in v]),
+generated = st.one_of(
+    st.emails(), st.ip_addresses().map(str),
+    st.from_regex(r"01[016789]-\d{4}-\d{4}", fullmatch=True),
+    st.from_regex(r"(?:AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{36}|sk-ant-api03-[A-Za-z0-9_\-]{24})",
+                  fullmatch=True),
+    st.from_regex(r"/(?:Users|home)/[a-z][a-z0-9._\-]{1,12}/[a-z]{1,8}", fullmatch=True),
+)
+pieces = st.one_of(filler, generated,
+                   st.sampled_from([s for v in ENTITY_SAMPLES.values() for s in v]),
                    st.sampled_from(list(TOKENS.values())))
 
 
