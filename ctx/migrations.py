@@ -37,7 +37,8 @@ CREATE TABLE nodes (
     superseded_by TEXT REFERENCES nodes(id) ON DELETE SET NULL
 );
 CREATE INDEX nodes_type ON nodes(type);
-CREATE INDEX nodes_superseded_by ON nodes(superseded_by);
+-- Partial: most nodes are live, so an index over NULLs would only mislead the planner.
+CREATE INDEX nodes_superseded_by ON nodes(superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE INDEX nodes_created_at ON nodes(created_at);
 CREATE INDEX nodes_updated_at ON nodes(updated_at);
 CREATE TABLE tags (
