@@ -434,6 +434,8 @@ class CandidatePhoneRecognizer(HangulBoundary, PhoneRecognizer):
             for r in super().analyze(text[start:end], entities, None):
                 r.start += start
                 r.end += start
+                if text[r.start] == "(" and ")" not in text[r.start:r.end]:
+                    r.start += 1  # "(010-1234-5678)": the bracket is punctuation
                 if not _not_a_phone(text, r.start, r.end):
                     results.append(r)
         return results

@@ -118,7 +118,7 @@ assert set(ENTITY_SAMPLES) == set(TOKENS)
 filler = st.text(alphabet=st.sampled_from(list("abcXYZ 019:-./@_=\n'\"[]가나님씨이")), max_size=12)
 generated = st.one_of(
     st.emails(), st.ip_addresses().map(str),
-    st.from_regex(r"01[016789]-\d{4}-\d{4}", fullmatch=True),
+    st.from_regex(r"01[016789]-[0-9]{4}-[0-9]{4}", fullmatch=True),
     st.from_regex(r"(?:AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{36}|sk-ant-api03-[A-Za-z0-9_\-]{24})",
                   fullmatch=True),
     st.from_regex(r"/(?:Users|home)/[a-z][a-z0-9._\-]{1,12}/[a-z]{1,8}", fullmatch=True),
@@ -228,3 +228,14 @@ def test_threads_share_one_engine():
 def test_a_private_key_cut_off_before_its_end_line_is_still_removed():
     text = "pasted:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq2\nabcDEF123==\n\nnext paragraph"
     assert scrub(text) == "pasted:\n[PRIVATE_KEY]\n\nnext paragraph"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.from_regex(r"AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{36}|sk-ant-api03-[A-Za-z0-9_\-]{24}"
+                     r"|01[016789]-[0-9]{4}-[0-9]{4}|xoxb-[0-9]{10}-[A-Za-z0-9]{16}",
+                     fullmatch=True),
+       st.sampled_from(["key {} set", "토큰 {}을 확인", "({})", "'{}',", "{}"]))
+def test_generated_keys_and_mobiles_never_survive(secret, template):
+    out = scrub(template.format(secret))
+    assert secret not in out
+    assert out == template.format("[PHONE]" if secret.startswith("01") else "[API_KEY]")
