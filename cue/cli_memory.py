@@ -55,8 +55,7 @@ def _clock(ts: float) -> str:
 
 
 # ------------------------------------------------------------------ cue memory
-memory_app = typer.Typer(help="The rolling memory (CUE_HOME/memory.md) built from digests.",
-                         no_args_is_help=False, add_completion=False)
+memory_app = typer.Typer(no_args_is_help=False, add_completion=False)  # help: the callback
 
 
 @memory_app.callback(invoke_without_command=True)
@@ -76,11 +75,12 @@ def memory_update(
 ) -> None:
     """Fold new digests into CUE_HOME/memory.md (and a `memory` row), then print it.
 
-    The model rewrites the memory in four sections (ongoing projects, open loops,
-    recurring patterns, recently finished), keeping what is still true and dropping what
-    is stale. It sees only scrubbed text; its reply is scrubbed before it is written. If
-    the model fails, nothing is written, the previous memory stays and the exit status is
-    4. With no new digests nothing is called or written (exit 0).
+    The model rewrites the memory in four sections (ongoing projects, open
+    loops, recurring patterns, recently finished), keeping what is still
+    true and dropping what is stale. It sees only scrubbed text; its reply
+    is scrubbed before it is written. If the model fails, nothing is
+    written, the previous memory stays and the exit status is 4. With no
+    new digests nothing is called or written (exit 0).
 
     Example: cue memory --format json | ctx add --json -
     """
@@ -180,8 +180,10 @@ def suggest_command(
         "--format", "-f", help="text: one suggestion per line; json: an object with a "
         "`suggestions` list.")] = TextFormat.text,
 ) -> None:
-    """Suggest a few next steps from the memory and recent digests (scrubbed; stores
-    nothing). Uses the memory.* model settings.
+    """Suggest a few next steps from the memory and recent digests.
+
+    The model (memory.* settings) sees only scrubbed text; each suggestion
+    is scrubbed too. Nothing is stored.
 
     Example: cue suggest --since 3h -n 3
     """
