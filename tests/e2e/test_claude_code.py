@@ -134,7 +134,7 @@ def test_recall_results_reach_the_next_prompt(claude_bin, ctx_bin, tmp_path, sto
     assert len(run.main) == 2
     assert "Recall Results" not in run.request_text(0)
     prompt_contexts = run.contexts("UserPromptSubmit")
-    assert prompt_contexts[0] is None
+    assert "Recall Results" not in (prompt_contexts[0] or "")  # (semantic selection may add memories)
     assert prompt_contexts[1].startswith("## Recall Results\n\nQuery: `tag:project:auth`")
     second = run.request_text(1)
     assert "UserPromptSubmit hook additional context: ## Recall Results" in second
