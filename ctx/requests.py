@@ -118,7 +118,7 @@ def _now() -> str:
 
 
 def _hash(text: str) -> str:
-    from ctx.semantic.index import content_hash
+    from ctx.semantic.chunk import content_hash
 
     return content_hash(text)
 

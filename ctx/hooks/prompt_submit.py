@@ -20,13 +20,28 @@ def run(call: HookCall) -> str | None:
         handoff = actions.take_pending(store, call.session_id)
         text = render_handoff(store, handoff, call.max_chars) if handoff else ""
         remaining = call.max_chars - text_len(text) - (2 if text else 0)
-        # ---- semantic selection (ctx.requests, SPEC §3): memories relevant to this prompt,
-        # recorded per request, fitted into what is left of the cap.
-        # selected = ctx.requests.build_request(store.conn, session_id=call.session_id,
-        #                                       prompt=prompt, max_chars=remaining)
-        # text = "\n\n".join(t for t in (text, selected) if t)
-        del prompt, remaining
+        # semantic selection (SPEC §3): the memories relevant to this prompt that the
+        # conversation does not hold yet, recorded per request, in what is left of the cap
+        selected = _select(call, store, prompt, remaining)
+        text = "\n\n".join(t for t in (text, selected) if t)
     return text or None
+
+
+def _select(call: HookCall, store, prompt: str, remaining: int) -> str:
+    from ctx.requests import build_request
+
+    if not prompt.strip():
+        return ""
+    try:
+        return build_request(store.conn, call.session_id, prompt, max_chars=remaining,
+                             db_path=call.db).text
+    except Exception as exc:  # noqa: BLE001 — the hand-off above must still reach Claude
+        from ctx.errors import CorruptDatabaseError
+
+        if isinstance(exc, CorruptDatabaseError):
+            raise
+        call.warn(f"semantic selection skipped ({type(exc).__name__}: {exc})")
+        return ""
 
 
 def render_handoff(store, handoff, cap: int) -> str:

@@ -16,12 +16,22 @@ def run(call: HookCall) -> str | None:
     with open_store(call) as store:
         expand = actions.take_pending(store, call.session_id, keys=(actions.EXPAND,))
         comp, text = _fit(store, call.max_chars, expand.expand_ids)
-        # ---- session record (ctx.requests, SPEC §3): the "always" items this session starts with.
-        # ctx.requests.start_session(store.conn, session_id=call.session_id,
-        #                            source=call.text("source"), node_ids=[n.id for n in comp.nodes])
+        _record_session(call, store, comp, expand.expand_ids)
         if not comp.nodes and not comp.left_out:
             return None
         return text
+
+
+def _record_session(call: HookCall, store, comp, expand_ids: list[str]) -> None:
+    """The session's "always" items (SPEC §3): what this view sent; reset on clear/compact.
+    A failure here costs the record, never the context."""
+    from ctx.requests import start_session
+
+    try:
+        start_session(store.conn, call.session_id, call.text("source"),
+                      [n.id for n in comp.nodes if n.id not in set(expand_ids)])
+    except Exception as exc:  # noqa: BLE001
+        call.warn(f"session record not saved ({type(exc).__name__}: {exc})")
 
 
 def _fit(store, cap: int, extra_ids: list[str]):

@@ -14,6 +14,7 @@ the content and a chunk's text is always `content[start:end]`.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -21,6 +22,11 @@ MAX_CHARS = 500
 MIN_CHARS = 100
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n\s*")
+
+
+def content_hash(text: str) -> str:
+    """What the index keys a node's chunks on (with the model id): a hash of its text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
 
 @dataclass(frozen=True)

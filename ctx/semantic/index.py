@@ -20,7 +20,6 @@ rows in `nodes` — because the triggers keep `embedded_nodes` a subset of `node
 """
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import time
 from collections.abc import Callable
@@ -29,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ctx.db import transaction
-from ctx.semantic.chunk import chunk_text
+from ctx.semantic.chunk import chunk_text, content_hash
 from ctx.semantic.model import DIM
 
 SEGMENT_ROWS = 16384        # a full segment: 16k vectors, 24 MiB
@@ -37,10 +36,6 @@ SMALL_SEGMENTS_MAX = 8      # more small (JIT-written) segments than this → me
 BATCH_CHUNKS = 64           # embedded and committed together
 
 Progress = Callable[[int, int], None]  # (chunks done, chunks to do)
-
-
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
 
 @dataclass

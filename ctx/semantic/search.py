@@ -129,6 +129,23 @@ def keyword_query(text: str) -> str | None:
     return " OR ".join(terms) if terms else None
 
 
+def query_terms(text: str) -> list[str]:
+    """The words keyword search looks for (lower case, stop words dropped, Korean stemmed)."""
+    words = [w for w in _WORD.findall(text) if len(w) > 1 or not w.isascii()]
+    keep = [w for w in words if w.lower() not in STOPWORDS] or words
+    return list(dict.fromkeys((_hangul_stem(w) or w).lower() for w in keep))
+
+
+def term_coverage(text: str, content: str) -> tuple[int, int]:
+    """(query terms found in content, query terms): a keyword match's strength that does
+    not depend on the size of the store, unlike BM25."""
+    terms = query_terms(text)
+    have = {w.lower() for w in _WORD.findall(content)}
+    found = sum(1 for t in terms if t in have or any(w.startswith(t) for w in have
+                                                     if not t.isascii()))
+    return found, len(terms)
+
+
 _PARTICLES = ("에서는", "으로는", "에서", "으로", "에는", "에게", "까지", "부터", "은", "는", "이",
               "가", "을", "를", "의", "에", "로", "와", "과", "도", "만")
 

@@ -27,11 +27,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ctx.semantic.search import Eligibility, Hit, SearchOptions, keyword_query, search
+from ctx.semantic.search import (Eligibility, Hit, SearchOptions, keyword_query, search,
+                                 term_coverage)
 
 FLOOR = 0.35                # minimum similarity to inject (calibrated; see module doc)
 IDENTIFIER_FLOOR = 0.25     # …for a node the keyword half ranks first on an identifier
-KEYWORD_MIN_BM25 = 2.0      # keyword fallback: minimum BM25 to inject
+KEYWORD_MIN_COVERAGE = 0.5  # keyword fallback: share of the prompt's words a memory must hold
 DEADLINE_S = 1.5
 JIT_MAX_CHUNKS = 32         # at most this many chunks embedded inside a prompt
 _IDENTIFIER = re.compile(r"\b(?=[A-Za-z0-9_.-]*[_0-9])(?=[A-Za-z0-9_.-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_.-]{2,}\b"
@@ -89,16 +90,24 @@ class Selection:
     timings: dict = field(default_factory=dict)
 
 
-def choose(ranked: list[Hit], options: SelectOptions, *, path: str, prompt: str) -> tuple[list[Candidate], list[Candidate]]:
-    """Seed rules + the floor. Returns (selected, excluded-with-reason), best first."""
-    identifiers = bool(_IDENTIFIER.search(prompt))
+def choose(ranked: list[Hit], options: SelectOptions, *, path: str, prompt: str,
+           contents: dict[str, str] | None = None) -> tuple[list[Candidate], list[Candidate]]:
+    """Seed rules + the floor. Returns (selected, excluded-with-reason), best first.
+
+    Semantic path: similarity ≥ floor (or an identifier's best keyword match). Keyword
+    path (no model): the memory holds half the prompt's words, or three of them, or an
+    identifier from it — BM25 alone can't say "relevant" (it grows with the store)."""
+    identifiers = set(_IDENTIFIER.findall(prompt))
     selected, excluded = [], []
     for h in ranked:
         if path == "keyword":
-            ok = (h.bm25 or 0.0) >= KEYWORD_MIN_BM25
+            content = (contents or {}).get(h.node_id, "")
+            found, total = term_coverage(prompt, content)
+            ok = bool(total) and (found / total >= KEYWORD_MIN_COVERAGE or found >= 3
+                                  or any(i in content for i in identifiers))
         else:
             sim = h.similarity if h.similarity is not None else -1.0
-            ok = sim >= options.floor or _keyword_vouches(h, identifiers)
+            ok = sim >= options.floor or _keyword_vouches(h, bool(identifiers))
             if sim >= options.include_score:
                 selected.append(Candidate(h))
                 continue
@@ -122,6 +131,10 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
     t0 = time.monotonic()
     if keyword_query(prompt) is None:
         return Selection("none", "the prompt has no words to search for")
+    if conn.execute(f"SELECT 1 FROM nodes n WHERE n.superseded_by IS NULL AND ({eligibility.where}) "
+                    f"LIMIT 1", eligibility.params).fetchone() is None:
+        # nothing to choose from: don't pay for loading the model
+        return Selection("none", "no agent-mode memories to choose from")
     search_opts = SearchOptions(top_k=options.top_k, top_n=options.top_n,
                                 include_score=options.include_score)
     reason = _semantic_unavailable()
@@ -137,7 +150,11 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
             return Selection("semantic", None, selected, excluded, outcome.timings)
     kw = search(conn, prompt, SearchOptions(mode="keyword", top_k=options.top_k,
                                             top_n=options.top_n), eligibility=eligibility)
-    selected, excluded = choose(kw.candidates, options, path="keyword", prompt=prompt)
+    contents = dict(conn.execute(
+        f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(kw.candidates))})",
+        [h.node_id for h in kw.candidates]).fetchall()) if kw.candidates else {}
+    selected, excluded = choose(kw.candidates, options, path="keyword", prompt=prompt,
+                                contents=contents)
     return Selection("keyword", reason, selected, excluded, kw.timings)
 
 

@@ -12,6 +12,13 @@ from ctx.store import Store
 CAP = 9500
 
 
+@pytest.fixture(autouse=True)
+def patient(monkeypatch):
+    """These tests check what is selected, not how fast (that is `make bench`): a cold model
+    on a busy test machine must not push them onto the keyword path."""
+    monkeypatch.setenv("CTX_SEMANTIC_DEADLINE", "60")
+
+
 @pytest.fixture
 def store(tmp_path):
     conn = db.connect(tmp_path / "s.db")

@@ -31,6 +31,13 @@ def add(content, *args):
     return ok("add", content, *args).strip()
 
 
+@pytest.fixture(autouse=True)
+def patient(monkeypatch):
+    """These tests check what is selected, not how fast (that is `make bench`): a cold model
+    on a busy test machine must not push them onto the keyword path."""
+    monkeypatch.setenv("CTX_SEMANTIC_DEADLINE", "60")
+
+
 @pytest.fixture
 def notes():
     return {
