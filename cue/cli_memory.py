@@ -124,11 +124,11 @@ def memory_show(
     Example: cue memory show --format json
     """
     from cue.db import connect
-    from cue.memory import latest_memory
+    from cue.memory import current_memory
 
     conn = connect()
     try:
-        memory = latest_memory(conn)
+        memory = current_memory(conn)
     finally:
         conn.close()
     if memory is None:
@@ -145,11 +145,13 @@ def memory_history(
 
     Example: cue memory history -n 7
     """
+    from cue.backfill import ensure_scrubbed
     from cue.db import connect
     from cue.memory import list_memory
 
     conn = connect()
     try:
+        ensure_scrubbed(conn)
         found = list_memory(conn, limit=limit)
     finally:
         conn.close()

@@ -185,6 +185,15 @@ def recent_digests(conn: sqlite3.Connection, *, after: float | None = None,
             for r in rows]
 
 
+def current_memory(conn: sqlite3.Connection) -> Memory | None:
+    """The newest update, after the scrub backfill (so a row stored before a scrubber
+    fix is shown scrubbed by the current one)."""
+    from cue.backfill import ensure_scrubbed
+
+    ensure_scrubbed(conn)
+    return latest_memory(conn)
+
+
 def latest_memory(conn: sqlite3.Connection) -> Memory | None:
     row = conn.execute("SELECT * FROM memory ORDER BY created_at DESC, id DESC LIMIT 1"
                        ).fetchone()

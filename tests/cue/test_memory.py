@@ -332,3 +332,15 @@ def test_show_history_and_dry_run(conn, cloud, monkeypatch, capsysbinary):
     assert shown["created_at"] == "2025-11-21T23:00:00.000Z"
     history = run_cue(monkeypatch, capsysbinary, "memory", "history")[1]
     assert "claude-opus-4-5" in history and len(history.splitlines()) == 2
+
+
+def test_show_scrubs_a_memory_stored_before_a_scrubber_fix(conn, monkeypatch, capsysbinary):
+    conn.execute("INSERT INTO memory (created_at, content, backend, digest_count) "
+                 "VALUES (?, ?, 'cloud', 1)",
+                 (NOW, "# Memory\n\n## Open loops\n- Mail jane.doe@example.com\n"))
+    paths.memory_md().write_text("## Open loops\n- Mail jane.doe@example.com\n")
+    set_meta(conn, "scrub_version", str(cue.pii.SCRUB_VERSION))
+    monkeypatch.setattr(cue.pii, "SCRUB_VERSION", cue.pii.SCRUB_VERSION + 1)
+    code, out, _ = run_cue(monkeypatch, capsysbinary, "memory", "show")
+    assert code == 0 and "- Mail [EMAIL]" in out
+    assert "jane.doe" not in everything_written()  # the row and memory.md, backfilled
