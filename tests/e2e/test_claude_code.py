@@ -21,7 +21,7 @@ import pytest
 from ctx import db
 from ctx.store import Store
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(1200)]  # the first one may install Claude Code
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ROOT.parent / "shared" / "tools" / "claude-code"
