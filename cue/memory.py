@@ -321,6 +321,12 @@ def _compute_memory(plan: MemoryPlan, config: Config, now: float
             "previous memory is kept (details in privacy.log)")
     t1 = time.perf_counter()
     sections = parse_sections(scrub(outcome.reply.text))
+    if not any(sections.values()):  # e.g. headings with "(no changes)": never wipe memory
+        _log("memory_not_updated", backend=outcome.backend, reason="the reply held no "
+             "memory items", kept="the previous memory.md and memory row are unchanged")
+        raise MemoryNotUpdated(
+            f"memory not updated: the {outcome.backend} model's reply held no memory items; "
+            "the previous memory is kept")
     content = scrub(render_memory(sections, now, plan.digests))
     return outcome, content, (time.perf_counter() - t1) * 1000
 

@@ -344,3 +344,16 @@ def test_show_scrubs_a_memory_stored_before_a_scrubber_fix(conn, monkeypatch, ca
     code, out, _ = run_cue(monkeypatch, capsysbinary, "memory", "show")
     assert code == 0 and "- Mail [EMAIL]" in out
     assert "jane.doe" not in everything_written()  # the row and memory.md, backfilled
+
+
+def test_a_reply_with_no_items_never_wipes_the_memory(conn, cloud, monkeypatch, capsysbinary):
+    plant(conn, "Worked on Atlas.", ended=NOW - 1800)
+    cloud.reply = GOOD_REPLY
+    run_cue(monkeypatch, capsysbinary, "memory")
+    before = paths.memory_md().read_bytes()
+    plant(conn, "Idle.", ended=NOW - 60)
+    cloud.reply = "## Ongoing projects\n(no changes)\n## Open loops\n- none\n"
+    code, out, err = run_cue(monkeypatch, capsysbinary, "memory")
+    assert (code, out) == (4, "") and "held no memory items" in err
+    assert paths.memory_md().read_bytes() == before
+    assert conn.execute("SELECT count(*) FROM memory").fetchone()[0] == 1
