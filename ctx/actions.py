@@ -15,11 +15,14 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ctx.commands import Command
 from ctx.errors import CtxError
 from ctx.model import NODE_TYPES, SHORT_ID_LEN, TIER_PRIORITY, Node
 from ctx.store import Store
+
+if TYPE_CHECKING:  # session-start and prompt-submit use this module without parsing replies
+    from ctx.commands import Command
 
 RECALL = "recall_results"
 STATUS = "status_output"
