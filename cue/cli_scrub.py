@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -54,6 +56,23 @@ def scrub_command(
         out = pii.scrub(text)
     sys.stdout.buffer.write(out.encode("utf-8"))
     sys.stdout.flush()
+    _exit_without_teardown()
+
+
+def _exit_without_teardown() -> None:
+    """End a stand-alone `cue scrub` process now, skipping interpreter teardown.
+
+    With Presidio (and so spaCy, thinc, pydantic…) loaded, freeing every object at exit
+    takes 0.5–1 s — a third of the cold budget — for nothing: the output is written and
+    flushed, no file or database is open. mypy's `hard_exit` does the same. Only when
+    stdout is the process's own (not under CliRunner or an embedding program) and no
+    other thread is running.
+    """
+    if sys.stdout is not sys.__stdout__ or threading.active_count() > 1:
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _backfill(format: ScrubFormat, force: bool) -> None:

@@ -94,3 +94,14 @@ def test_backfill_takes_no_file_and_force_needs_backfill(tmp_path):
     assert isinstance(bad.exception, CueError)
     bad = runner.invoke(app, ["scrub", "--force"], input="x")
     assert isinstance(bad.exception, CueError)
+
+
+def test_a_real_process_writes_all_of_a_large_output(cue_bin):
+    from cue.pii import scrub
+
+    text = "".join(f"line {i}: mail user{i}@example.com from /Users/u{i}/src\n" for i in range(2000))
+    proc = subprocess.run([cue_bin, "scrub"], input=text.encode(), capture_output=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout) > 65536  # more than a pipe buffer: everything was flushed
+    assert proc.stdout.decode() == scrub(text)
