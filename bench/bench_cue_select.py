@@ -76,3 +76,24 @@ def run(bench: Bench) -> None:
     # CPU seconds say what the wall time would be on an idle machine (÷ cores, roughly).
     bench.report("  cold CPU time (user+sys, all threads), median", statistics.median(cpu),
                  None, "s")
+
+    # Cron over a huge flat folder: a day and more of 1 fps names, 15 minutes wanted.
+    from cue.keyframes import list_keyframes
+
+    huge = WORK / "cue_select_huge"
+    n = 100_000
+    if not (huge / "ready").exists():
+        huge.mkdir(parents=True, exist_ok=True)
+        base = int(START * 1000)
+        for i in range(n):
+            (huge / f"{base + i * 1000}.jpg").touch()
+        (huge / "ready").touch()
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        found = list_keyframes(huge, START + 50_000, START + 50_900)
+        times.append(time.perf_counter() - t)
+    assert len(found) == 901, len(found)
+    bench.report(f"  listing a flat folder of {n // 1000}k keyframes, median of 5",
+                 statistics.median(times) * 1000, None, "ms")
+

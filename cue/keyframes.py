@@ -16,6 +16,7 @@ capture tool can write `.tmp` files and rename them into place.
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 from calendar import timegm
@@ -89,13 +90,29 @@ def list_keyframes(keyframe_dir: Path | str, start: float, end: float) -> list[K
     return found
 
 
+_FAST_SUFFIXES = frozenset(s[1:] for s in IMAGE_SUFFIXES)
+
+
 def _scan(folder: Path, start: float, end: float, out: list[Keyframe]) -> None:
     try:
         entries = list(os.scandir(folder))
     except OSError as exc:
         raise CueError(f"cannot read keyframe folder {folder}: {exc.strerror}") from None
+    # Fast path for the recommended `<13-digit unix ms>.<ext>` names: equal-length digit
+    # strings compare like the numbers, so a folder of a million frames is a string compare
+    # per name.
+    lo = f"{max(0, math.floor(start * 1000)):013d}"
+    hi = f"{max(0, math.ceil(end * 1000)):013d}"
     for entry in entries:
         name = entry.name
+        if len(name) > 14 and name[13] == "." and name[:13].isdigit() \
+                and name[14:].lower() in _FAST_SUFFIXES:
+            stem = name[:13]
+            if lo <= stem <= hi:
+                ts = int(stem) / 1000.0
+                if start <= ts <= end and _MIN_TS <= ts:
+                    out.append(Keyframe(Path(entry.path), ts, "name"))
+            continue
         if name.startswith("."):
             continue
         dot = name.rfind(".")

@@ -52,9 +52,12 @@ def test_listing_filters_sorts_and_falls_back_to_mtime(tmp_path):
     _img(tmp_path / ".1763733788000.jpg")  # hidden (a capture tool's temp file)
     (tmp_path / "1763733788000.jpg.tmp").write_bytes(b"partial")
     _img(tmp_path / "1763733700000.jpg")  # before the window
+    d = _img(tmp_path / "1763733790000.JPEG")
+    _img(tmp_path / "1763733795000.jpg")  # after the window
     got = list_keyframes(tmp_path, T - 1, T + 5)
-    assert [(k.path, k.time_source) for k in got] == [(a, "name"), (c, "mtime"), (b, "name")]
-    assert [k.ts for k in got] == [T, T + 1, T + 1.75]
+    assert [(k.path, k.time_source) for k in got] == [(a, "name"), (c, "mtime"), (b, "name"),
+                                                       (d, "name")]
+    assert [k.ts for k in got] == [T, T + 1, T + 1.75, T + 2.75]
     assert list_keyframes(tmp_path, T + 100, T + 200) == []
 
 
