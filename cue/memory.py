@@ -21,7 +21,7 @@ import os
 import re
 import sqlite3
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -178,11 +178,15 @@ def recent_digests(conn: sqlite3.Connection, *, after: float | None = None,
     rows = conn.execute(
         "SELECT id, window_start, window_end, summary FROM digests "
         f"WHERE status = 'ok' AND {column} > ? ORDER BY window_end, id", (bound,)).fetchall()
-    from cue.pii import scrub as pii_scrub
+    found = [DigestText(r["id"], r["window_start"], r["window_end"], r["summary"])
+             for r in rows]
+    return scrubbed(found) if scrub else found
 
-    return [DigestText(r["id"], r["window_start"], r["window_end"],
-                       pii_scrub(r["summary"]).strip() if scrub else r["summary"])
-            for r in rows]
+
+def scrubbed(digests: list[DigestText]) -> list[DigestText]:
+    from cue.pii import scrub
+
+    return [replace(d, text=scrub(d.text).strip()) for d in digests]
 
 
 def current_memory(conn: sqlite3.Connection) -> Memory | None:
@@ -241,16 +245,18 @@ def plan_memory(conn: sqlite3.Connection, config: Config, *, since: float | None
     ensure_scrubbed(conn)
     now = time.time() if now is None else now
     latest = latest_memory(conn)
+    # Raw rows are only measured here; just the ones that fit are scrubbed and sent.
     if since is not None:
-        digests = recent_digests(conn, after=now - since)
-    elif latest and latest.last_digest_id is not None:
-        digests = recent_digests(conn, after_id=latest.last_digest_id)  # new since then
+        digests = recent_digests(conn, after=now - since, scrub=False)
+    elif latest and latest.last_digest_id is not None:  # written since the last update
+        digests = recent_digests(conn, after_id=latest.last_digest_id, scrub=False)
     else:
-        digests = recent_digests(conn, after=now - parse_duration(config["memory.window"]))
+        digests = recent_digests(conn, after=now - parse_duration(config["memory.window"]),
+                                 scrub=False)
     previous = current_sections(conn)
     mcfg = model_config(config, max_tokens=config["memory.max_tokens"])
     budget = prompt_budget(mcfg) - len(PROMPT) - len(previous) - 200
-    kept = fit_newest(digests, budget)
+    kept = scrubbed(fit_newest(digests, budget))
     return MemoryPlan(kept, previous, memory_prompt(previous, kept, now),
                       left_out=len(digests) - len(kept),
                       last_digest_id=max((d.id for d in digests), default=None))

@@ -25,6 +25,7 @@ from cue.memory import (
     model_config,
     prompt_budget,
     recent_digests,
+    scrubbed,
 )
 from cue.timespec import iso_utc
 
@@ -82,7 +83,7 @@ def plan_suggestions(conn: sqlite3.Connection, config: Config, *, since: float,
 
     ensure_scrubbed(conn)
     now = time.time() if now is None else now
-    digests = recent_digests(conn, after=now - since)
+    digests = recent_digests(conn, after=now - since, scrub=False)  # scrubbed once fitted
     memory = current_sections(conn)
     latest = latest_memory(conn)
     if not digests and not memory:
@@ -91,7 +92,7 @@ def plan_suggestions(conn: sqlite3.Connection, config: Config, *, since: float,
             "`cue digest` (and `cue memory`) first, or widen --since")
     mcfg = model_config(config, max_tokens=MAX_TOKENS)
     budget = prompt_budget(mcfg) - len(PROMPT) - len(memory) - 200
-    digests = fit_newest(digests, budget) if digests else []
+    digests = scrubbed(fit_newest(digests, budget)) if digests else []
     today = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d %H:%M")
     prompt = (PROMPT.format(limit=limit) + f"\n\nNow: {today} UTC.\n\n"
               f"<memory>\n{memory or '(none yet)'}\n</memory>\n\n"

@@ -357,3 +357,18 @@ def test_a_reply_with_no_items_never_wipes_the_memory(conn, cloud, monkeypatch, 
     assert (code, out) == (4, "") and "held no memory items" in err
     assert paths.memory_md().read_bytes() == before
     assert conn.execute("SELECT count(*) FROM memory").fetchone()[0] == 1
+
+
+def test_a_backlog_too_big_for_the_model_keeps_the_newest_digests(conn, monkeypatch,
+                                                                  capsysbinary):
+    monkeypatch.setenv("CUE_MEMORY_BACKEND", "local")
+    monkeypatch.setenv("CUE_LOCAL_N_CTX", "2048")
+    for i in range(40):
+        plant(conn, f"Digest number {i:02d}: worked on the Atlas migration schema.",
+              ended=NOW - (40 - i) * 900)
+    code, out, _ = run_cue(monkeypatch, capsysbinary, "memory", "--dry-run", "-f", "json")
+    plan = json.loads(out)
+    assert code == 0 and plan["left_out"] > 0
+    assert plan["digests"] + plan["left_out"] == 40
+    assert "Digest number 39" in plan["prompt"] and "Digest number 00" not in plan["prompt"]
+    assert len(plan["prompt"]) <= 4000
