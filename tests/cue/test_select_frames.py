@@ -311,3 +311,11 @@ def test_dedupe_beats_a_higher_score_then_top_up_fills_the_budget():
     frames = choose(same, [], 0.0, 7)
     assert len(frames) == 5
     assert [f.reason.startswith("top-up") for f in frames].count(True) == 1
+
+
+def test_a_window_entirely_paused_selects_nothing(activity):
+    a, b = activity.paused[0]
+    sel = select_frames(activity.keyframes_dir, b - a - 10, end=b - 5,
+                        events_dir=activity.events_dir)
+    assert sel.frames == [] and sel.considered == sel.paused_frames > 0
+    assert sel.event_log == [] or all(e.ts < a for e in sel.event_log)
