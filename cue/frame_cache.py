@@ -106,7 +106,7 @@ def features_for(conn: sqlite3.Connection, frames: list[Keyframe], *,
             todo.append((kf, st))
     if todo:
         paths = [kf.path for kf, _ in todo]
-        n = workers or min(4, os.cpu_count() or 1)
+        n = workers or min(4, _cpus())
         if n > 1 and len(paths) > 4:
             with ThreadPoolExecutor(max_workers=n) as pool:  # Pillow decodes without the GIL
                 computed = list(pool.map(compute_features, paths))
@@ -142,3 +142,10 @@ def _store(conn: sqlite3.Connection, rows: list[tuple]) -> None:
 
 def _signed(value: int) -> int:
     return value - (1 << 64) if value >= (1 << 63) else value
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # macOS
+        return os.cpu_count() or 1
