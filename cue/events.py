@@ -103,7 +103,7 @@ class EventWriter:
                  chunk_size: int = 16 * 1024, compression: str = "zstd"):
         from mcap.writer import CompressionType, Writer
 
-        self.path = Path(path)
+        self.path = Path(path).expanduser()
         self.flush_secs = flush_secs
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
