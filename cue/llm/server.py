@@ -60,8 +60,16 @@ class ServerVisionBackend:
         return Reply(
             text=clean_reply(text),
             backend=self.name,
-            model=data.get("model") or self.model or "",
+            model=_model_name(data.get("model") or self.model or ""),
             input_tokens=usage.get("prompt_tokens"),
             output_tokens=usage.get("completion_tokens"),
             model_ms=model_ms,
         )
+
+
+def _model_name(name: str) -> str:
+    """llama-server reports the model's file path; keep only the file name (a user's folder
+    names have no business in the digests table or in ctx)."""
+    if name.startswith(("/", "~")) or "\\" in name:
+        return name.replace("\\", "/").rsplit("/", 1)[-1]
+    return name

@@ -229,3 +229,11 @@ import time; time.sleep(60)
     else:
         os.kill(worker, signal.SIGKILL)
         pytest.fail("the worker kept running after its parent was killed")
+
+
+def test_a_server_model_path_is_kept_as_its_file_name_only():
+    with OpenAIStub(reply="ok") as stub:  # llama-server answers with the model's path
+        reply = ServerVisionBackend(cfg(server__url=stub.url + "/v1",
+                                        server__model="/home/alice/models/gemma-e2b.gguf")
+                                    ).complete(["hi"])
+    assert reply.model == "gemma-e2b.gguf"
