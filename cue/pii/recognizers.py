@@ -133,7 +133,8 @@ API_KEY_PATTERNS = [
 ]
 API_KEY_RE = _NOT_IN_WORD + "(?:" + "|".join(API_KEY_PATTERNS) + ")"
 
-BEARER_RE = r"(?i:\bbearer)\s+(?P<v>[A-Za-z0-9._~+/\-]{16,}=*)"
+BEARER_RE = (r"(?i:\bbearer)\s+(?P<v>[A-Za-z0-9._~+/\-]{16,}=*)"
+             r"|(?i:authorization:\s*basic)\s+(?P<v2>[A-Za-z0-9+/]{8,}={0,2})")
 
 # To its END line; a block pasted without one (cut off) runs to a blank line or the end.
 PRIVATE_KEY_RE = (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
@@ -150,6 +151,20 @@ SECRET_RE = (
     r"[\"']?\s*(?:=|:|=>|:=)\s*[\"']?)"
     rf"(?P<v>[^\s'\"`,;&<>\[\]{{}}(){_HANGUL}]+)"
 )
+# Command-line flags: `--password hunter2`, `--api-key=…`, `curl -u bob:hunter2`.
+CLI_SECRET_RE = (
+    r"(?<!\S)(?:--(?P<k>[A-Za-z0-9\-]*(?:password|passwd|token|secret|api-key|apikey)"
+    r"[A-Za-z0-9\-]*)(?:=|\s+)[\"']?(?P<v>[^\s'\"]+)"
+    r"|-u\s+[^:\s]+:(?P<v2>[^\s'\"@]+))"
+)
+
+
+def _is_cli_secret(m: re.Match) -> bool:
+    if m["v2"] is not None:
+        return len(m["v2"]) >= 4
+    return not m["v"].startswith("-") and _is_secret_value(m)
+
+
 # The key must *be* a secret's name, word by word: DB_PASSWORD, apiKey, x-api-key,
 # client_secret — not max_tokens, tokenizer_path, bypass or compass.
 _KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[가-힣]+")
@@ -162,9 +177,15 @@ _KEY_PAIRS = {("api", "key"), ("access", "key"), ("auth", "key"), ("private", "k
               ("auth", "token"), ("refresh", "token"), ("id", "token")}
 
 
+_NOT_A_VALUE_KEY = {"file", "path", "dir", "env", "length", "len", "count", "prompt", "policy",
+                    "min", "max", "reset", "field", "url", "type", "name", "limit", "expiry"}
+
+
 def _key_kind(key: str) -> str | None:
     """'password', 'secret' or None for a key name like DB_PASSWORD or maxTokens."""
     words = [w.lower() for w in _KEY_WORDS.findall(key)]
+    if not words or words[-1] in _NOT_A_VALUE_KEY:  # password_file, token_count, …
+        return None
     if _PASSWORD_WORDS.intersection(words):
         return "password"
     if _SECRET_WORDS.intersection(words) or _KEY_PAIRS.intersection(itertools.pairwise(words)):
@@ -185,8 +206,13 @@ def _entropy(s: str) -> float:
     return -sum(c / len(s) * math.log2(c / len(s)) for c in counts.values())
 
 
+_CRYPT_HASH = re.compile(r"\$[0-9a-z]{1,6}\$\S{8,}")
+
+
 def _is_secret_value(m: re.Match) -> bool:
     value = m["v"].rstrip(".")
+    if _CRYPT_HASH.match(value):  # "$2b$12$…": a password hash, not a $VARIABLE
+        return _key_kind(m["k"]) is not None
     if len(value) < 4 or value.lower() in _PLACEHOLDERS or value[0] in "$%{<*#":
         return False
     if len(set(value)) <= 2 or value.isdigit():  # xxxx, ****, 0000, 1024
@@ -477,10 +503,13 @@ def custom_recognizers(language: str = "en") -> list[LocalRecognizer]:
 
     rec = [
         span("ApiKeyRecognizer", "API_KEY", API_KEY_RE, 0.95),
-        span("BearerTokenRecognizer", "API_KEY", BEARER_RE, 0.9, trigger="(?i)bearer"),
+        span("BearerTokenRecognizer", "API_KEY", BEARER_RE, 0.9,
+             trigger="(?i)bearer|authorization"),
         span("PrivateKeyRecognizer", "PRIVATE_KEY", PRIVATE_KEY_RE, 1.0),
         span("SecretValueRecognizer", "SECRET", SECRET_RE, 0.85, check=_is_secret_value,
              trigger="(?i)" + _SECRET_KEY),
+        span("CliSecretRecognizer", "SECRET", CLI_SECRET_RE, 0.85, check=_is_cli_secret,
+             trigger=r"--|-u\s"),
         span("DbUrlRecognizer", "DB_URL", DB_URL_RE, 0.95, trigger="://"),
         span("MeetingUrlRecognizer", "MEETING_URL", MEETING_URL_RE, 0.95,
              trigger=r"(?i)zoom\.us|zoomgov\.com|meet\.google\.com|teams\.(?:microsoft|live)\.com"
