@@ -8,7 +8,7 @@ trap 'rm -rf "$WORK"' EXIT
 export CTX_DB="$WORK/store.db"
 export HOME="$WORK/home"; mkdir -p "$HOME"
 
-run() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
+run() { printf '\n\033[1m$ %s\033[0m\n' "$*" >&2; "$@"; }
 ctx() { "$BIN/ctx" "$@"; }
 
 echo "Throwaway database: $CTX_DB"
