@@ -12,6 +12,7 @@ Contract:
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 
 # Bump when recognizers change in a way that should re-scrub stored text
@@ -37,6 +38,7 @@ TOKENS: dict[str, str] = {
     "PERSON": "[PERSON]",
 }
 
+_TOKEN_RE = re.compile("|".join(re.escape(t) for t in TOKENS.values()))
 _MAX_PASSES = 4
 
 
@@ -54,12 +56,20 @@ class Entity:
 
 
 def analyze(text: str) -> list[Entity]:
-    """Find entities in `text`: sorted, non-overlapping spans (overlaps are merged)."""
+    """Find entities in `text`: sorted, non-overlapping spans (overlaps are merged).
+
+    Findings that touch a replacement token are dropped, so no recognizer (a spaCy
+    model's NER included) can re-scrub `[PERSON]` into `[[PERSON]]`.
+    """
     if not text:
         return []
     from cue.pii.engine import find
 
-    return _merge(find(text))
+    found = find(text)
+    if "[" in text:
+        tokens = [m.span() for m in _TOKEN_RE.finditer(text)]
+        found = [e for e in found if not any(s < e.end and e.start < t for s, t in tokens)]
+    return _merge(found)
 
 
 def scrub(text: str) -> str:

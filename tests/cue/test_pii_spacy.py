@@ -41,3 +41,22 @@ def test_without_a_model_the_engine_needs_no_spacy_pipeline(monkeypatch):
     assert type(analyzer.nlp_engine).__name__ == "NullNlpEngine"
     text = "Alice Johnson mailed jane@example.com"
     assert [r.entity_type for r in analyzer.analyze(text=text, language="en")] == ["EMAIL_ADDRESS"]
+
+
+def test_a_model_that_tags_token_words_cannot_break_idempotence(tmp_path, monkeypatch):
+    spacy = pytest.importorskip("spacy")
+    import cue.pii
+    from cue.pii import scrub
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler").add_patterns([
+        {"label": "PERSON", "pattern": [{"LOWER": "alice"}]},
+        {"label": "PERSON", "pattern": [{"LOWER": "person"}]},  # a careless model
+    ])
+    nlp.to_disk(tmp_path / "m")
+    analyzer = engine.build_engine(str(tmp_path / "m"))
+    monkeypatch.setattr(engine, "engine", lambda: analyzer)
+    once = scrub("Alice met [PERSON] today")
+    assert once == "[PERSON] met [PERSON] today"
+    assert scrub(once) == once
+    assert cue.pii.analyze(once) == []
