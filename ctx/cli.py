@@ -148,8 +148,6 @@ def parse_ndjson(text: str) -> list[dict]:
             records.extend(obj)
         else:
             records.append(obj)
-    if not records:
-        raise CtxError("no records on input; expected one JSON object per line")
     return records
 
 
@@ -176,6 +174,10 @@ def add(
         if content is not None:
             raise CtxError("give either CONTENT or --json, not both")
         records = parse_ndjson(read_text_input(json_input))
+        if not records:
+            # An idle cron window (`cue digest --format json | ctx add --json -`) is not an error.
+            say("nothing to add: no records on input")
+            return
         defaults_tags = list(tag)
         for r in records:
             if isinstance(r, dict):

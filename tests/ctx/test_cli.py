@@ -77,6 +77,11 @@ def test_bad_input_one_error_line_nothing_on_stdout_nothing_written(args, input,
     assert json.loads(ok("status", "-f", "json"))["nodes"] == 0
 
 
+def test_empty_ndjson_input_adds_nothing_and_succeeds():
+    r = ctx("add", "--json", "-", input="\n")
+    assert r.exit_code == 0 and r.stdout == "" and "nothing to add" in r.stderr
+
+
 def test_non_utf8_stdin_is_rejected():
     r = ctx("add", "-", input=b"caf\xe9 au lait")
     assert r.exit_code == 1 and "not valid UTF-8" in r.stderr
