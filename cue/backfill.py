@@ -122,6 +122,11 @@ def _scrub_file(path: Path, scrub) -> bool:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(new)
         os.chmod(tmp, 0o600)
+        # A writer that replaced the file while we scrubbed wrote current-version text:
+        # keep theirs rather than put back our scrubbed copy of the old one.
+        if path.read_text(encoding="utf-8") != old:
+            Path(tmp).unlink()
+            return False
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

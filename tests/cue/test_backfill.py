@@ -116,3 +116,21 @@ def test_force_rescrubs_even_when_current(conn):
     result = backfill.backfill(conn, force=True)
     assert result.rows == 1
     assert conn.execute("SELECT content FROM memory ORDER BY id DESC").fetchone()[0] == "cwd=/home/[USER]"
+
+
+def test_a_file_rewritten_meanwhile_is_left_alone(conn, monkeypatch):
+    paths.ensure_home()
+    old_file = f"# Digest\n{RAW_DIGEST}\n"
+    paths.digest_md().write_text(old_file, encoding="utf-8")
+    real_scrub = cue.pii.scrub
+
+    def scrub_while_digest_runs(text):
+        if text == old_file:  # scrubbing the file: a cue digest replaces it right now
+            paths.digest_md().write_text("new digest, already scrubbed", encoding="utf-8")
+        return real_scrub(text)
+
+    monkeypatch.setattr(cue.pii, "scrub", scrub_while_digest_runs)
+    result = backfill.backfill(conn)
+    assert paths.digest_md().read_text("utf-8") == "new digest, already scrubbed"
+    assert str(paths.digest_md()) not in result.files
+    assert not list(paths.home().glob(".*.tmp"))
