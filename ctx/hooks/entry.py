@@ -40,7 +40,7 @@ Example: echo '{"session_id":"test"}' | ctx hook session-start
 
 def text_len(text: str) -> int:
     """Length as Claude Code (JavaScript) counts it: UTF-16 code units."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 @dataclass
