@@ -95,7 +95,8 @@ def run(bench: Bench) -> None:
     prompt = json.dumps({"session_id": "bench-stop", "hook_event_name": "UserPromptSubmit",
                          "prompt": "go"}).encode()
     bench.report("ctx hook prompt-submit, nothing pending (no semantic selection)",
-                 median_wall_ms([CTX, "hook", "prompt-submit"], input=prompt, env=env, runs=9),
+                 median_wall_ms([CTX, "hook", "prompt-submit"], input=prompt,
+                                env={**env, "CTX_SEMANTIC": "0"}, runs=9),
                  None, "ms")
     bench.report("python -c pass (interpreter start-up, for reference)",
                  median_wall_ms([sys.executable, "-c", "pass"], runs=9), None, "ms")

@@ -37,17 +37,18 @@ def _open(readonly: bool = False):
 
 
 def _progress_bar(label: str):
-    """A (callback, close) pair drawing a rich progress bar on stderr once there is work."""
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeRemainingColumn)
-    from rich.console import Console
-
+    """A (callback, close) pair drawing a rich progress bar on stderr once there is work
+    (rich is imported only then: most searches have nothing to embed)."""
     state: dict = {}
 
     def callback(done: int, total: int) -> None:
         if total <= 16 and "bar" not in state:
             return  # a handful: not worth a bar
         if "bar" not in state:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeRemainingColumn)
+
             bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"),
                            TimeRemainingColumn(), console=Console(stderr=True), transient=False)
             bar.start()

@@ -43,18 +43,17 @@ def include_mode(tags) -> str:
     return "always" if tags & set(ALWAYS_TIERS) else "agent"
 
 
-def agent_sql(session_id: str | None) -> tuple[str, tuple]:
-    """SQL over `nodes n`: include mode is agent and the node is not an active session item."""
+def not_agent_sql(session_id: str | None) -> tuple[str, tuple]:
+    """SQL selecting the ids of nodes that are *not* agent-selectable: include mode always
+    or manual, or an active item of the session (it is in the request anyway)."""
     tiers = ",".join(f"'{t}'" for t in ALWAYS_TIERS)
-    where = (
-        "NOT EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id "
-        "AND t.tag IN ('include:manual', 'include:always')) "
-        "AND (EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag = 'include:agent') "
-        f"OR NOT EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag IN ({tiers})))")
+    sql = ("SELECT node_id FROM tags WHERE tag IN ('include:manual', 'include:always') "
+           f"UNION SELECT node_id FROM tags WHERE tag IN ({tiers}) "
+           "AND node_id NOT IN (SELECT node_id FROM tags WHERE tag = 'include:agent')")
     if not session_id:
-        return where, ()
-    return (where + " AND n.id NOT IN (SELECT s.node_id FROM session_items s "
-                    "WHERE s.session_id = ? AND s.state = 'active')", (session_id,))
+        return sql, ()
+    return (sql + " UNION SELECT node_id FROM session_items WHERE session_id = ? "
+                  "AND state = 'active'", (session_id,))
 
 
 # ------------------------------------------------------------------------------ records
@@ -292,8 +291,8 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
     active = [i for i in items if i.state == "active"]
     injected = _injected(conn, session_id)
 
-    where, params = agent_sql(session_id)
-    selection = select_for_prompt(conn, prompt, eligibility=Eligibility(where, params),
+    exclude, params = not_agent_sql(session_id)
+    selection = select_for_prompt(conn, prompt, eligibility=Eligibility(exclude, params),
                                   options=options, db_path=db_path)
 
     record = RequestRecord(new_ulid(), session_id, now, prompt[:PROMPT_KEEP_CHARS],

@@ -5,8 +5,9 @@ truncation=128 and fixed padding to 128, but sentence-transformers truncates at 
 per batch -- so we do the same, and sort each call's texts by length so batches pad little.
 
 Two session flavours: a *query* session opens in ~25 ms (weights memory-mapped, no
-pre-packing) for the one-prompt paths (hooks, `ctx search`); an *indexing* session
-pre-packs the weights (~70 ms to open, ~1.6x faster per batch) for bulk embedding.
+pre-packing, one thread) for the one-prompt paths (hooks, `ctx search`); an *indexing*
+session pre-packs the weights (~70 ms to open, ~1.6x faster per batch) and uses every
+core, for bulk embedding. $CTX_EMBED_THREADS overrides the thread count of both.
 """
 from __future__ import annotations
 
@@ -27,11 +28,16 @@ class Embedder:
         so.log_severity_level = 3
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         if not bulk:
+            # one short text: no pre-packing, one thread (no pool to start), no spin-waiting
+            # (on a busy two-core machine a spinning pool steals the CPU it waits for)
             so.add_session_config_entry("session.disable_prepacking", "1")
-        threads = threads or _threads()
+            so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            threads = threads or _threads() or 1
+        else:
+            threads = threads or _threads()
+        so.inter_op_num_threads = 1
         if threads:
             so.intra_op_num_threads = threads
-            so.inter_op_num_threads = 1
         self.files = files
         self.model_id = files.model_id
         self.session = ort.InferenceSession(str(files.onnx), so,

@@ -25,8 +25,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ctx.db import transaction
 from ctx.semantic.chunk import chunk_text, content_hash
 from ctx.semantic.model import DIM
@@ -34,6 +32,7 @@ from ctx.semantic.model import DIM
 SEGMENT_ROWS = 16384        # a full segment: 16k vectors, 24 MiB
 SMALL_SEGMENTS_MAX = 8      # more small (JIT-written) segments than this → merge them
 BATCH_CHUNKS = 64           # embedded and committed together
+MMAP_BYTES = 1 << 30        # read-only map for loading vector BLOBs
 
 Progress = Callable[[int, int], None]  # (chunks done, chunks to do)
 
@@ -73,6 +72,8 @@ class VectorSet:
 
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Cosine of every vector with a unit query vector (dead ones: -inf)."""
+        import numpy as np
+
         if not self.segments:
             return np.empty(0, dtype=np.float32)
         out = np.concatenate([seg @ query for seg in self.segments])
@@ -82,6 +83,8 @@ class VectorSet:
 
     def positions(self, chunk_ids) -> np.ndarray:
         """Positions of the given chunk ids in `ids` (-1 where absent)."""
+        import numpy as np
+
         chunk_ids = np.asarray(chunk_ids, dtype=np.int64)
         pos = np.searchsorted(self.ids, chunk_ids)
         pos = np.clip(pos, 0, max(len(self.ids) - 1, 0))
@@ -100,19 +103,30 @@ def missing_count(conn: sqlite3.Connection, model_id: str) -> int:
     return max(nodes - done, 0)
 
 
-def load_vectors(conn: sqlite3.Connection, model_id: str) -> VectorSet:
-    ids_parts, segments = [], []
-    for chunk_ids, vectors, count, dim in conn.execute(
-            "SELECT chunk_ids, vectors, count, dim FROM vector_segments WHERE model = ? "
-            "ORDER BY id", (model_id,)):
-        if dim != DIM or len(vectors) != count * dim * 4:
-            continue  # written by another build: ignore, `ctx index` drops it
-        ids_parts.append(np.frombuffer(chunk_ids, dtype="<i8"))
-        segments.append(np.frombuffer(vectors, dtype="<f4").reshape(count, dim))
+def read_segments(conn: sqlite3.Connection, model_id: str) -> list[tuple]:
+    """The raw segments (chunk ids, vectors, count) and the dead chunk ids — SQL only, so a
+    caller can read them while another thread imports numpy and loads the model."""
+    conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")  # BLOBs copied straight from the map
+    segs = [(ids, vecs, count) for ids, vecs, count, dim in conn.execute(
+        "SELECT chunk_ids, vectors, count, dim FROM vector_segments WHERE model = ? ORDER BY id",
+        (model_id,)) if dim == DIM and len(vecs) == count * dim * 4]  # else: another build's
+    dead = [r[0] for r in conn.execute("SELECT chunk_id FROM dead_chunks")]
+    return [segs, dead]
+
+
+def vectors_from(raw, model_id: str) -> VectorSet:
+    import numpy as np
+
+    segs, dead_ids = raw or ([], [])
+    ids_parts = [np.frombuffer(ids, dtype="<i8") for ids, _, _ in segs]
+    segments = [np.frombuffer(vecs, dtype="<f4").reshape(count, DIM) for _, vecs, count in segs]
     ids = np.concatenate(ids_parts) if ids_parts else np.empty(0, dtype=np.int64)
-    dead_ids = [r[0] for r in conn.execute("SELECT chunk_id FROM dead_chunks")]
     dead = np.isin(ids, np.array(dead_ids, dtype=np.int64)) if dead_ids and len(ids) else None
     return VectorSet(model_id, ids, segments, dead)
+
+
+def load_vectors(conn: sqlite3.Connection, model_id: str) -> VectorSet:
+    return vectors_from(read_segments(conn, model_id), model_id)
 
 
 def stats(conn: sqlite3.Connection, model_id: str) -> dict:
@@ -185,6 +199,8 @@ def ensure(conn: sqlite3.Connection, embedder, *, progress: Progress | None = No
 
 
 def _embed_and_store(conn: sqlite3.Connection, embedder, batch, report: IndexReport) -> None:
+    import numpy as np
+
     texts = [c.text for _, _, chunks in batch for c in chunks]
     vectors = embedder.embed(texts) if texts else np.empty((0, DIM), dtype=np.float32)
     now = _now()
@@ -218,6 +234,8 @@ def _embed_and_store(conn: sqlite3.Connection, embedder, batch, report: IndexRep
 
 def _write_segment(conn: sqlite3.Connection, model_id: str, ids: np.ndarray,
                    vectors: np.ndarray) -> None:
+    import numpy as np
+
     vectors = np.ascontiguousarray(vectors, dtype="<f4")
     conn.execute(
         "INSERT INTO vector_segments (model, dim, count, chunk_ids, vectors) VALUES (?, ?, ?, ?, ?)",
@@ -228,6 +246,8 @@ def _write_segment(conn: sqlite3.Connection, model_id: str, ids: np.ndarray,
 def compact(conn: sqlite3.Connection, model_id: str, *, full: bool = True) -> bool:
     """Rewrite segments: all of them without dead vectors (`full`), or merge the small
     ones JIT indexing leaves behind once there are more than SMALL_SEGMENTS_MAX."""
+    import numpy as np
+
     with transaction(conn):
         segs = conn.execute("SELECT id, count FROM vector_segments WHERE model = ? ORDER BY id",
                             (model_id,)).fetchall()

@@ -19,12 +19,9 @@ Building is idempotent: when the manifest matches, `build` returns in millisecon
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,6 +108,8 @@ def source_dir() -> Path:
 
 def _source_hash(src: Path) -> str:
     """Cheap identity of the weights: sizes and mtimes, not a 90 MB read."""
+    import hashlib
+
     h = hashlib.sha256()
     for name in ("model.safetensors", "tokenizer.json", "config.json"):
         st = (src / name).stat()
@@ -120,6 +119,8 @@ def _source_hash(src: Path) -> str:
 
 def build(where: Path | None = None, *, force: bool = False) -> BuildResult:
     """Build the ONNX model into `where` unless an identical build is already there."""
+    import shutil
+    import tempfile
     import time
 
     t0 = time.perf_counter()

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -104,9 +105,11 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class Eligibility:
-    """SQL over `nodes n` saying which nodes may be returned (in addition to the filter)."""
+    """Nodes a caller does not want back (e.g. the session's items, always/manual ones), as
+    SQL selecting their ids. An exclusion list because it is short: masking a few chunks
+    is cheap, listing every allowed one is not (prompt-submit runs this on every prompt)."""
 
-    where: str = "1"
+    exclude: str = ""
     params: tuple = ()
 
 
@@ -167,42 +170,55 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
     options = (options or SearchOptions()).validate()
     t0 = time.perf_counter()
     timings: dict = {}
-    where, params = _eligible_sql(options, eligibility or Eligibility())
+    elig = eligibility or Eligibility()
+    where, params = _eligible_sql(options)
     result = SearchResult(text, options, [], [])
     if not text.strip():
         raise CtxError("the search text is empty")
 
     sem: list[Hit] = []
+    kw: list[Hit] = []
     vectors = scores = None
     if options.mode in ("semantic", "hybrid"):
         from ctx.semantic import index
-        from ctx.semantic.embed import get_embedder
+        from ctx.semantic.model import require
 
-        embedder = embedder or get_embedder()
+        # The model (imports, session, the query's vector) loads in a thread while this
+        # one does the SQL — keyword ranks, vector BLOBs, masks — which releases the GIL:
+        # on two cores the two halves overlap instead of adding up.
+        model_id = embedder.model_id if embedder is not None else require().model_id
+        loader = _ModelLoader(text, embedder)
+        loader.start()
         t = time.perf_counter()
-        if ensure_index:
+        if options.mode == "hybrid":
+            kw = _keyword_hits(conn, text, options.top_k, where, params, elig)
+            timings["keyword"] = _ms(t)
+        missing = index.missing_count(conn, model_id)
+        raw = index.read_segments(conn, model_id) if not (missing and ensure_index) else None
+        bad, good = _ineligible(conn, model_id, where, params, elig)
+        timings["sql"] = _ms(t)
+        embedder, query_vec = loader.result()
+        timings["model"] = loader.ms
+        t = time.perf_counter()
+        if missing and ensure_index:
             index.ensure(conn, embedder, deadline=index_deadline, max_chunks=index_max_chunks,
                          progress=progress, compact_small=index_deadline is None)
-        result.not_indexed = index.missing_count(conn, embedder.model_id)
-        timings["index"] = _ms(t)
-        result.model_id = embedder.model_id
+            missing = index.missing_count(conn, model_id)
+            raw = index.read_segments(conn, model_id)
+            bad, good = _ineligible(conn, model_id, where, params, elig)
+            timings["index"] = _ms(t)
+        result.not_indexed = missing
+        result.model_id = model_id
         t = time.perf_counter()
-        query_vec = embedder.embed_one(text)
-        timings["embed"] = _ms(t)
-        t = time.perf_counter()
-        vectors = index.load_vectors(conn, embedder.model_id)
-        timings["load"] = _ms(t)
-        t = time.perf_counter()
+        vectors = index.vectors_from(raw, model_id)
         scores = vectors.scores(query_vec)
-        _mask_ineligible(conn, embedder.model_id, vectors, scores, where, params, options)
+        _apply_mask(vectors, scores, bad, good)
         result.eligible_chunks = int((scores > -1.5).sum()) if len(scores) else 0
         sem = _semantic_hits(conn, vectors, scores, options.top_k)
         timings["rank"] = _ms(t)
-
-    kw: list[Hit] = []
-    if options.mode in ("keyword", "hybrid"):
+    elif options.mode == "keyword":
         t = time.perf_counter()
-        kw = _keyword_hits(conn, text, options.top_k, where, params)
+        kw = _keyword_hits(conn, text, options.top_k, where, params, elig)
         timings["keyword"] = _ms(t)
 
     if options.mode == "semantic":
@@ -240,7 +256,7 @@ def _ms(t: float) -> float:
     return round((time.perf_counter() - t) * 1000, 2)
 
 
-def _eligible_sql(options: SearchOptions, elig: Eligibility) -> tuple[str, list]:
+def _eligible_sql(options: SearchOptions) -> tuple[str, list]:
     parts, params = [], []
     if not options.include_superseded:
         parts.append("n.superseded_by IS NULL")
@@ -250,35 +266,73 @@ def _eligible_sql(options: SearchOptions, elig: Eligibility) -> tuple[str, list]
         compiled = compile_query(options.filter)
         parts.append(compiled.where)
         params += list(compiled.params)
-    if elig.where.strip() not in ("", "1"):
-        parts.append(f"({elig.where})")
-        params += list(elig.params)
     return " AND ".join(parts) or "1", params
 
 
-def _mask_ineligible(conn, model_id, vectors, scores, where, params, options) -> None:
+class _ModelLoader(threading.Thread):
+    """Gets the embedder (first use: imports onnxruntime, opens the session) and embeds
+    the query, off the calling thread."""
+
+    def __init__(self, text: str, embedder=None):
+        super().__init__(name="ctx-embed", daemon=True)
+        self.text, self.embedder = text, embedder
+        self.vector = self.error = None
+        self.ms = 0.0
+
+    def run(self) -> None:
+        t = time.perf_counter()
+        try:
+            if self.embedder is None:
+                from ctx.semantic.embed import get_embedder
+
+                self.embedder = get_embedder()
+            self.vector = self.embedder.embed_one(self.text)
+        except BaseException as exc:  # noqa: BLE001 — re-raised in the caller's thread
+            self.error = exc
+        self.ms = _ms(t)
+
+    def result(self):
+        self.join()
+        if self.error is not None:
+            raise self.error
+        return self.embedder, self.vector
+
+
+def _ineligible(conn, model_id, where, params, elig: Eligibility) -> tuple[list[int], list[int] | None]:
+    """(chunk ids to mask, chunk ids to keep or None for all) — SQL only, no numpy."""
+    bad: list[int] = []
+    good = None
+    if where == "n.superseded_by IS NULL":
+        # the common case, kept cheap: mask the (few) superseded nodes' chunks
+        # (CROSS JOIN and `> ''`: drive from the superseded index, not every chunk)
+        bad += [r[0] for r in conn.execute(
+            "SELECT c.id FROM nodes n CROSS JOIN chunks c ON c.node_id = n.id "
+            "WHERE n.superseded_by > '' AND c.model = ?", (model_id,))]
+    elif where != "1":
+        # a filter: only the chunks of matching nodes stay
+        good = [r[0] for r in conn.execute(
+            f"SELECT c.id FROM nodes n JOIN chunks c ON c.node_id = n.id "
+            f"WHERE c.model = ? AND {where}", [model_id, *params])]
+    if elig.exclude:
+        bad += [r[0] for r in conn.execute(
+            f"SELECT c.id FROM chunks c WHERE c.model = ? AND c.node_id IN ({elig.exclude})",
+            [model_id, *elig.params])]
+    return bad, good
+
+
+def _apply_mask(vectors, scores, bad: list[int], good: list[int] | None) -> None:
     import numpy as np
 
     if not len(scores):
         return
-    if where == "n.superseded_by IS NULL":
-        # the common case, kept cheap: mask the (few) superseded nodes' chunks
-        bad = [r[0] for r in conn.execute(
-            "SELECT c.id FROM nodes n JOIN chunks c ON c.node_id = n.id "
-            "WHERE n.superseded_by IS NOT NULL AND c.model = ?", (model_id,))]
-        if bad:
-            pos = vectors.positions(bad)
-            scores[pos[pos >= 0]] = -np.inf
-        return
-    if where == "1":
-        return
-    good = [r[0] for r in conn.execute(
-        f"SELECT c.id FROM nodes n JOIN chunks c ON c.node_id = n.id "
-        f"WHERE c.model = ? AND {where}", [model_id, *params])]
-    keep = np.zeros(len(scores), dtype=bool)
-    pos = vectors.positions(good)
-    keep[pos[pos >= 0]] = True
-    scores[~keep] = -np.inf
+    if good is not None:
+        keep = np.zeros(len(scores), dtype=bool)
+        pos = vectors.positions(good)
+        keep[pos[pos >= 0]] = True
+        scores[~keep] = -np.inf
+    if bad:
+        pos = vectors.positions(bad)
+        scores[pos[pos >= 0]] = -np.inf
 
 
 def _semantic_hits(conn, vectors, scores, top_k: int) -> list[Hit]:
@@ -314,16 +368,36 @@ def _chunk_rows(conn, chunk_ids: list[int]) -> dict[int, tuple[str, int, int]]:
         f"SELECT id, node_id, start, end FROM chunks WHERE id IN ({marks})", chunk_ids)}
 
 
-def _keyword_hits(conn, text: str, limit: int, where: str, params: list) -> list[Hit]:
+def _keyword_hits(conn, text: str, limit: int, where: str, params: list,
+                  elig: Eligibility) -> list[Hit]:
+    """BM25 over the FTS5 index alone, best first, then the eligibility check on just those
+    rows (widening the window until `limit` pass): joining every match to `nodes` and its
+    tags first costs more than ranking them."""
     match = keyword_query(text)
     if match is None:
         return []
-    rows = conn.execute(
-        f"SELECT n.id, bm25(nodes_fts) AS r FROM nodes_fts JOIN nodes n ON n.seq = nodes_fts.rowid "
-        f"WHERE nodes_fts MATCH ? AND {where} ORDER BY r, n.id LIMIT ?",
-        [match, *params, limit]).fetchall()
+    cond = where
+    cond_params = list(params)
+    if elig.exclude:
+        cond += f" AND n.id NOT IN ({elig.exclude})"
+        cond_params += list(elig.params)
+    window = max(limit * 4, 50)
+    while True:
+        ranked = conn.execute(
+            "SELECT rowid, bm25(nodes_fts) AS r FROM nodes_fts WHERE nodes_fts MATCH ? "
+            "ORDER BY r LIMIT ?", (match, window)).fetchall()
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        ok = dict(conn.execute(f"SELECT n.seq, n.id FROM nodes n WHERE n.seq IN ({marks}) "
+                               f"AND {cond}", [r[0] for r in ranked] + cond_params).fetchall())
+        hits = [(ok[seq], r) for seq, r in ranked if seq in ok]
+        if len(hits) >= limit or len(ranked) < window:
+            break
+        window *= 4
+    hits.sort(key=lambda x: (x[1], x[0]))
     return [Hit(node_id, i, bm25=round(-r, 6), keyword_rank=i)
-            for i, (node_id, r) in enumerate(rows, 1)]
+            for i, (node_id, r) in enumerate(hits[:limit], 1)]
 
 
 def _fuse(conn, sem: list[Hit], kw: list[Hit], vectors, scores) -> list[Hit]:

@@ -131,8 +131,9 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
     t0 = time.monotonic()
     if keyword_query(prompt) is None:
         return Selection("none", "the prompt has no words to search for")
-    if conn.execute(f"SELECT 1 FROM nodes n WHERE n.superseded_by IS NULL AND ({eligibility.where}) "
-                    f"LIMIT 1", eligibility.params).fetchone() is None:
+    exclude = f"AND n.id NOT IN ({eligibility.exclude})" if eligibility.exclude else ""
+    if conn.execute(f"SELECT 1 FROM nodes n WHERE n.superseded_by IS NULL {exclude} LIMIT 1",
+                    eligibility.params).fetchone() is None:
         # nothing to choose from: don't pay for loading the model
         return Selection("none", "no agent-mode memories to choose from")
     search_opts = SearchOptions(top_k=options.top_k, top_n=options.top_n,
