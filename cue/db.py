@@ -31,8 +31,9 @@ MIGRATIONS: list[tuple[int, str]] = [
         2,
         """
         -- cue select: per-keyframe features, valid while (path, size, mtime_ns) match.
+        -- Keyed by a keyed hash of the path: keyframe paths never enter the database.
         CREATE TABLE frame_cache (
-            path TEXT PRIMARY KEY,
+            path_key TEXT PRIMARY KEY,
             size INTEGER NOT NULL,
             mtime_ns INTEGER NOT NULL,
             ts REAL NOT NULL,                  -- capture time, unix seconds
@@ -40,7 +41,7 @@ MIGRATIONS: list[tuple[int, str]] = [
             text_density REAL,                 -- share of strong horizontal edges, 0..1
             width INTEGER,
             height INTEGER,
-            error TEXT                         -- why the image could not be read
+            error TEXT                         -- why the image could not be read (no path)
         );
         CREATE INDEX frame_cache_ts ON frame_cache(ts);
         -- where a pause came from: 'cli' (cue pause) or another tool

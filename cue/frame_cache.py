@@ -2,13 +2,14 @@
 
 A keyframe is decoded once: JPEGs at 1/8 scale in grayscale with `Image.draft('L', …)`
 (a 2560×1600 screenshot in ~5 ms instead of ~25 ms), other formats reduced after
-decoding. Both features come from that one small grayscale image. Rows are keyed by path
-and stay valid while the file's size and mtime are unchanged, so re-running a window
+decoding. Both features come from that one small grayscale image. Rows are keyed by a
+hash of the path (keyframe paths reveal user names and never enter the database) and stay valid while the file's size and mtime are unchanged, so re-running a window
 only stats the files. Unreadable images are cached too (with the reason) until the file
 changes — a capture tool may still be writing it.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import time
@@ -33,6 +34,11 @@ class FrameFeatures:
     error: str | None = None
 
 
+def path_key(path: Path) -> str:
+    """The cache key for a keyframe: a hash, so the database never holds its path."""
+    return hashlib.blake2b(os.fsencode(path), digest_size=16, person=b"cue-frame-cache").hexdigest()
+
+
 def hamming(a: int, b: int) -> int:
     return (a ^ b).bit_count()
 
@@ -54,7 +60,8 @@ def compute_features(path: Path) -> FrameFeatures:
             return FrameFeatures(_dhash(small), _text_density(small), width, height)
     except (OSError, SyntaxError, ValueError, UnidentifiedImageError,
             Image.DecompressionBombError) as exc:
-        return FrameFeatures(None, 0.0, error=f"{type(exc).__name__}: {exc}"[:200])
+        reason = str(exc).replace(str(path), "<keyframe>").replace(path.name, "<keyframe>")
+        return FrameFeatures(None, 0.0, error=f"{type(exc).__name__}: {reason}"[:200])
 
 
 def _dhash(small) -> int:
@@ -86,7 +93,7 @@ def features_for(conn: sqlite3.Connection, frames: list[Keyframe], *,
     cached = {
         row[0]: row
         for row in conn.execute(
-            "SELECT path, size, mtime_ns, dhash, text_density, width, height, error "
+            "SELECT path_key, size, mtime_ns, dhash, text_density, width, height, error "
             "FROM frame_cache WHERE ts BETWEEN ? AND ?", (lo, hi))
     }
     out: dict[Path, FrameFeatures] = {}
@@ -96,7 +103,7 @@ def features_for(conn: sqlite3.Connection, frames: list[Keyframe], *,
             st = kf.path.stat()
         except OSError:
             continue  # gone since it was listed
-        row = cached.get(str(kf.path))
+        row = cached.get(path_key(kf.path))
         if row is not None and row[1] == st.st_size and row[2] == st.st_mtime_ns:
             dh = row[3]
             out[kf.path] = FrameFeatures(
@@ -116,7 +123,7 @@ def features_for(conn: sqlite3.Connection, frames: list[Keyframe], *,
         for (kf, st), feat in zip(todo, computed):
             out[kf.path] = feat
             dh = None if feat.dhash is None else _signed(feat.dhash)
-            rows.append((str(kf.path), st.st_size, st.st_mtime_ns, kf.ts, dh,
+            rows.append((path_key(kf.path), st.st_size, st.st_mtime_ns, kf.ts, dh,
                          feat.text_density, feat.width, feat.height, feat.error))
         _store(conn, rows)
     return out
@@ -127,7 +134,7 @@ def _store(conn: sqlite3.Connection, rows: list[tuple]) -> None:
     try:
         conn.executemany(
             "INSERT OR REPLACE INTO frame_cache"
-            "(path, size, mtime_ns, ts, dhash, text_density, width, height, error) "
+            "(path_key, size, mtime_ns, ts, dhash, text_density, width, height, error) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         # Forget frames long before both now and this batch (re-running an old window
         # keeps its rows; a cron run over fresh frames clears out the old ones).

@@ -319,3 +319,22 @@ def test_a_window_entirely_paused_selects_nothing(activity):
                         events_dir=activity.events_dir)
     assert sel.frames == [] and sel.considered == sel.paused_frames > 0
     assert sel.event_log == [] or all(e.ts < a for e in sel.event_log)
+
+
+def test_frame_cache_never_stores_keyframe_paths(tmp_path):
+    """Privacy invariant: keyframe paths (they name the user) never enter the database."""
+    from cue import db
+    from cue.frame_select import select_digest_frames
+
+    act = make_activity(tmp_path / "act", 1_700_000_000.0)
+    bad = act.keyframes_dir / f"{int((act.start + 7) * 1000)}.jpg"
+    bad.write_bytes(b"\xff\xd8 not really a jpeg")  # an unreadable frame: its error is cached too
+    conn = db.connect(tmp_path / "cue.db")
+    select_digest_frames(act.keyframes_dir, act.window_secs, end=act.end, events_dir=act.events_dir,
+                         conn=conn)
+    rows = conn.execute("SELECT * FROM frame_cache").fetchall()
+    assert rows and any(r["error"] for r in rows)
+    conn.close()
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("cue.db*"))
+    assert str(tmp_path).encode() not in raw
+    assert bad.name.encode() not in raw
