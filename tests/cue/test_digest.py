@@ -243,7 +243,7 @@ def test_pii_in_a_model_reply_never_reaches_disk_db_or_logs(conn, activity, api_
             assert secret not in text, secret
 
 
-def test_keyframe_paths_never_in_prompt_log_or_digests(conn, activity, api_key):
+def test_keyframe_paths_never_in_prompt_log_or_database(conn, activity, api_key):
     with AnthropicStub(reply="ok summary") as stub:
         digest(conn, cfg(cloud__base_url=stub.url), activity)
         digest(conn, cfg(digest__backend="local", local__model=""), activity)
@@ -251,7 +251,10 @@ def test_keyframe_paths_never_in_prompt_log_or_digests(conn, activity, api_key):
     names = [f.path.name for f in activity.frames] + [str(activity.keyframes_dir),
                                                       str(activity.root)]
     digests_dump = json.dumps([d.to_dict() for d in list_digests(conn)])
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    whole_db = b"".join(p.read_bytes() for p in paths.db_path().parent.glob("cue.db*"))
     for name in names:
+        assert name.encode() not in whole_db  # the frame cache keys rows by a hash
         assert name not in raw
         assert name not in privacy_log_text()
         assert name not in digests_dump
