@@ -232,11 +232,18 @@ def _is_secret_value(m: re.Match) -> bool:
 _DB_SCHEMES = (r"postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|"
                r"sqlserver|oracle|cockroachdb|clickhouse|couchdb|neo4j(?:\+s)?|cassandra|"
                r"elasticsearch|memcached")
-DB_URL_RE = (
-    rf"(?i:\b(?:(?:{_DB_SCHEMES})(?:\+[a-z0-9]+)?://[^{_STOP}/@]+@"  # db: any user info
-    rf"|[a-z][a-z0-9+.\-]*://[^{_STOP}/@:]+:[^{_STOP}/@]+@)"  # any scheme: user:password@
-    rf"){_URL_TAIL}"
+# A database URL with any user info is replaced whole (its host is usually internal).
+DB_URL_RE = rf"(?i:\b(?:{_DB_SCHEMES})(?:\+[a-z0-9]+)?://[^{_STOP}/@]+@){_URL_TAIL}"
+# Any other URL keeps its public part; only the user info goes: https://[SECRET]@github.com/…
+URL_USERINFO_RE = (
+    rf"(?i:\b(?!(?:{_DB_SCHEMES})(?:\+[a-z0-9]+)?://)[a-z][a-z0-9+.\-]*://)"
+    rf"(?P<v>[^{_STOP}/@]+)@(?=[a-z0-9])"
 )
+_GENERIC_URL_USERS = {"git", "anonymous", "ftp", "guest", "hg", "svn"}
+
+
+def _is_url_secret(m: re.Match) -> bool:
+    return m["v"].lower() not in _GENERIC_URL_USERS
 
 _HTTP = r"(?:https?://)?"
 MEETING_URL_RE = (
@@ -361,6 +368,15 @@ _AT = re.compile("@")
 _IP_TRIGGER = re.compile(r"\d\.\d{1,3}\.\d|[0-9A-Fa-f]:[0-9A-Fa-f]{0,4}:")
 
 
+def _in_url_userinfo(text: str, pos: int) -> bool:
+    """Is `pos` inside the user info of a URL ("https://bob:pw@host", before the host)?"""
+    start = pos
+    while start > max(0, pos - 200) and not text[start - 1].isspace():
+        start -= 1
+    before = text[start:pos]
+    return "://" in before and not any(c in before.rsplit("://", 1)[1] for c in "/?#")
+
+
 class OfflineEmailRecognizer(HangulBoundary, EmailRecognizer):
     """Presidio's email recognizer validating the domain with an offline tldextract."""
 
@@ -372,8 +388,14 @@ class OfflineEmailRecognizer(HangulBoundary, EmailRecognizer):
         return self._extract(pattern_text).fqdn != ""
 
     def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):
-        return windowed(lambda t: super(OfflineEmailRecognizer, self).analyze(
+        found = windowed(lambda t: super(OfflineEmailRecognizer, self).analyze(
             t, entities, nlp_artifacts, regex_flags), text, _AT)
+        for r in found:
+            # Presidio's local part may run back over "…/?u=" in a URL: start after it.
+            local = text[r.start:text.index("@", r.start)]
+            r.start += max(local.rfind(c) for c in "/?=&#:") + 1
+        # "https://alice@host/…", "ftp://bob:pw@host" hold a URL's user info, not an address.
+        return [r for r in found if not _in_url_userinfo(text, r.start)]
 
 
 _VERSION_BEFORE = re.compile(
@@ -511,6 +533,8 @@ def custom_recognizers(language: str = "en") -> list[LocalRecognizer]:
         span("CliSecretRecognizer", "SECRET", CLI_SECRET_RE, 0.85, check=_is_cli_secret,
              trigger=r"--|-u\s"),
         span("DbUrlRecognizer", "DB_URL", DB_URL_RE, 0.95, trigger="://"),
+        span("UrlUserInfoRecognizer", "SECRET", URL_USERINFO_RE, 0.9, check=_is_url_secret,
+             trigger="://"),
         span("MeetingUrlRecognizer", "MEETING_URL", MEETING_URL_RE, 0.95,
              trigger=r"(?i)zoom\.us|zoomgov\.com|meet\.google\.com|teams\.(?:microsoft|live)\.com"
                      r"|webex\.com"),
