@@ -191,7 +191,8 @@ def read_events(source: Path | str, start: float, end: float, *,
 
     A log that was not finished (crashed or still being written) is read up to its last
     complete chunk; a sentence about it is appended to `notes` if given. A file that is
-    not MCAP, or holds a JSON message that does not parse, raises CueError.
+    not MCAP, or holds a JSON message that does not parse, raises CueError — when it was
+    named; in a folder it is skipped with a note, so one bad file cannot stop every cron run.
     """
     source = Path(source).expanduser()
     wanted = set(topics) if topics is not None else None
@@ -204,6 +205,12 @@ def read_events(source: Path | str, start: float, end: float, *,
                     continue
             except OSError:
                 continue
+            try:
+                out.extend(_read_file(path, start, end, wanted, notes))
+            except CueError as exc:
+                if notes is not None:
+                    notes.append(f"skipped an unreadable event log: {exc}")
+            continue
         out.extend(_read_file(path, start, end, wanted, notes))
     out.sort(key=lambda e: e.ts)
     return out

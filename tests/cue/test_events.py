@@ -146,6 +146,17 @@ def test_not_an_mcap_file(tmp_path):
         read_events(tmp_path / "missing", T0, T0 + 1)
 
 
+def test_a_bad_file_in_a_folder_is_skipped_with_a_note(tmp_path):
+    """Cron reads a folder every 15 minutes: one bad file must not stop every run."""
+    with EventWriter(tmp_path / "good.mcap") as log:
+        log.window("Terminal", "zsh", ts=T0 + 1)
+    (tmp_path / "bad.mcap").write_text("hello, this is text")
+    notes: list[str] = []
+    events = read_events(tmp_path, T0, T0 + 10, notes=notes)
+    assert [e.data["app"] for e in events] == ["Terminal"]
+    assert any("skipped an unreadable event log" in n and "bad.mcap" in n for n in notes)
+
+
 def test_a_message_that_is_not_json(tmp_path):
     path = tmp_path / "x.mcap"
     with open(path, "wb") as f:
