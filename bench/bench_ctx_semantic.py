@@ -25,7 +25,7 @@ from bench import ROOT, WORK, Bench, median_wall_ms
 
 CTX = str(Path(sys.executable).parent / "ctx")
 DIR = WORK / "ctx_semantic"
-VERSION = "4"  # bump when the stores' shape changes
+VERSION = "5"  # bump when the stores' shape changes
 WORDS = ("memory sqlite hook budget composition tier token claude session summary deploy "
          "billing invoice retry worker cache index vector search prompt review release canary "
          "rollback migration schema replica backup alert pager incident latency throughput "

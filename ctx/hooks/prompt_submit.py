@@ -1,6 +1,7 @@
 """UserPromptSubmit: hand Claude what it asked for in its last reply — recall results, status,
 expanded summaries, notes from an ended task — exactly once (seed §1, §8, §17), under the
-character cap. Nothing pending (the usual prompt) reads the store and writes nothing.
+character cap — then the memories relevant to the new prompt (ctx.requests, SPEC §3), in
+what is left of the cap, with a record of the request.
 """
 from __future__ import annotations
 

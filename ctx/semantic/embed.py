@@ -47,7 +47,7 @@ class Embedder:
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self.tokenizer.no_padding()
 
-    def embed(self, texts: list[str], *, batch_size: int = 32) -> np.ndarray:
+    def embed(self, texts: list[str], *, batch_size: int = 16) -> np.ndarray:
         """Unit vectors, float32 [len(texts), 384], in the order given."""
         out = np.empty((len(texts), DIM), dtype=np.float32)
         if not texts:

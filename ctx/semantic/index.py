@@ -3,9 +3,13 @@
 Layout (migration 2):
 - `chunks` — one row per chunk (node, model, position, character span); ids never reused.
 - `embedded_nodes` — (model, node) → the content hash the chunks were made from.
-- `vector_segments` — vectors as a few large float32 BLOBs with the chunk ids they belong
-  to, ascending. A search reads a handful of BLOBs straight into numpy (100k vectors,
-  150 MB: ~100 ms) instead of 100k rows (SPEC §6: ~250 ms for the row-per-vector layout).
+- `vector_segments` — vectors as a few large BLOBs (up to 16,384 vectors each) with the
+  chunk ids they belong to, ascending. A search reads a handful of BLOBs straight into
+  numpy instead of 100k rows (SPEC §6: ~250 ms for the row-per-vector layout). Each vector
+  is stored as int8 codes with one float32 scale (scalar quantisation, 388 bytes instead of
+  1,536): 100k vectors are 39 MB to read instead of 154 MB, which is what keeps a cold
+  `ctx search` over 100k chunks inside its 500 ms; the cosine moves by at most ~0.002
+  (tests/ctx/test_semantic_index.py checks it against the float32 vectors).
 - `dead_chunks` — chunks deleted since their segment was written (a trigger fills it);
   masked at search time and dropped when segments are compacted.
 
@@ -64,7 +68,7 @@ class VectorSet:
 
     model_id: str
     ids: np.ndarray                      # int64 [n]
-    segments: list[np.ndarray] = field(default_factory=list)  # float32 [k, DIM] each
+    segments: list[tuple] = field(default_factory=list)  # (int8 codes [k, DIM], f32 scales [k])
     dead: np.ndarray | None = None       # bool [n]: deleted since written
 
     def __len__(self) -> int:
@@ -76,10 +80,21 @@ class VectorSet:
 
         if not self.segments:
             return np.empty(0, dtype=np.float32)
-        out = np.concatenate([seg @ query for seg in self.segments])
+        query = np.asarray(query, dtype=np.float32)
+        out = np.concatenate([(codes.astype(np.float32) @ query) * scales
+                              for codes, scales in self.segments])
         if self.dead is not None:
             out[self.dead] = -np.inf
         return out
+
+    def dense(self):
+        """Every vector as float32 [n, DIM] (dequantised)."""
+        import numpy as np
+
+        if not self.segments:
+            return np.empty((0, DIM), dtype=np.float32)
+        return np.concatenate([codes.astype(np.float32) * scales[:, None]
+                               for codes, scales in self.segments])
 
     def positions(self, chunk_ids) -> np.ndarray:
         """Positions of the given chunk ids in `ids` (-1 where absent)."""
@@ -103,13 +118,33 @@ def missing_count(conn: sqlite3.Connection, model_id: str) -> int:
     return max(nodes - done, 0)
 
 
+def encode(vectors) -> bytes:
+    """float32 [n, DIM] → int8 codes (row-major) followed by n float32 scales."""
+    import numpy as np
+
+    vectors = np.asarray(vectors, dtype=np.float32)
+    scales = np.abs(vectors).max(axis=1) / 127.0
+    scales = np.where(scales > 0, scales, 1.0).astype("<f4")
+    codes = np.clip(np.rint(vectors / scales[:, None]), -127, 127).astype(np.int8)
+    return codes.tobytes() + scales.tobytes()
+
+
+def decode(blob: bytes, count: int):
+    """(int8 codes [count, DIM], float32 scales [count]) — views, no copy."""
+    import numpy as np
+
+    codes = np.frombuffer(blob, dtype=np.int8, count=count * DIM).reshape(count, DIM)
+    scales = np.frombuffer(blob, dtype="<f4", count=count, offset=count * DIM)
+    return codes, scales
+
+
 def read_segments(conn: sqlite3.Connection, model_id: str) -> list[tuple]:
     """The raw segments (chunk ids, vectors, count) and the dead chunk ids — SQL only, so a
     caller can read them while another thread imports numpy and loads the model."""
     conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")  # BLOBs copied straight from the map
     segs = [(ids, vecs, count) for ids, vecs, count, dim in conn.execute(
         "SELECT chunk_ids, vectors, count, dim FROM vector_segments WHERE model = ? ORDER BY id",
-        (model_id,)) if dim == DIM and len(vecs) == count * dim * 4]  # else: another build's
+        (model_id,)) if dim == DIM and len(vecs) == count * (dim + 4)]  # else: another build's
     dead = [r[0] for r in conn.execute("SELECT chunk_id FROM dead_chunks")]
     return [segs, dead]
 
@@ -119,7 +154,7 @@ def vectors_from(raw, model_id: str) -> VectorSet:
 
     segs, dead_ids = raw or ([], [])
     ids_parts = [np.frombuffer(ids, dtype="<i8") for ids, _, _ in segs]
-    segments = [np.frombuffer(vecs, dtype="<f4").reshape(count, DIM) for _, vecs, count in segs]
+    segments = [decode(vecs, count) for _, vecs, count in segs]
     ids = np.concatenate(ids_parts) if ids_parts else np.empty(0, dtype=np.int64)
     dead = np.isin(ids, np.array(dead_ids, dtype=np.int64)) if dead_ids and len(ids) else None
     return VectorSet(model_id, ids, segments, dead)
@@ -236,11 +271,10 @@ def _write_segment(conn: sqlite3.Connection, model_id: str, ids: np.ndarray,
                    vectors: np.ndarray) -> None:
     import numpy as np
 
-    vectors = np.ascontiguousarray(vectors, dtype="<f4")
     conn.execute(
         "INSERT INTO vector_segments (model, dim, count, chunk_ids, vectors) VALUES (?, ?, ?, ?, ?)",
         (model_id, DIM, len(ids), np.ascontiguousarray(ids, dtype="<i8").tobytes(),
-         vectors.tobytes()))
+         encode(vectors)))
 
 
 def compact(conn: sqlite3.Connection, model_id: str, *, full: bool = True) -> bool:
@@ -260,24 +294,34 @@ def compact(conn: sqlite3.Connection, model_id: str, *, full: bool = True) -> bo
             if len(small) <= SMALL_SEGMENTS_MAX:
                 return False
             chosen = small
-        ids_parts, vec_parts = [], []
+        ids_parts, code_parts, scale_parts = [], [], []
         for seg_id in chosen:
-            chunk_ids, vectors, count = conn.execute(
+            chunk_ids, blob, count = conn.execute(
                 "SELECT chunk_ids, vectors, count FROM vector_segments WHERE id = ?",
                 (seg_id,)).fetchone()
+            if len(blob) != count * (DIM + 4):
+                continue  # another build's layout: dropped, re-embedded by `ctx index`
             ids_parts.append(np.frombuffer(chunk_ids, dtype="<i8"))
-            vec_parts.append(np.frombuffer(vectors, dtype="<f4").reshape(count, DIM))
+            codes, scales = decode(blob, count)
+            code_parts.append(codes)
+            scale_parts.append(scales)
         ids = np.concatenate(ids_parts) if ids_parts else np.empty(0, dtype=np.int64)
-        vecs = np.concatenate(vec_parts) if vec_parts else np.empty((0, DIM), dtype=np.float32)
+        codes = np.concatenate(code_parts) if code_parts else np.empty((0, DIM), dtype=np.int8)
+        scales = np.concatenate(scale_parts) if scale_parts else np.empty(0, dtype=np.float32)
         live = {r[0] for r in conn.execute(
             "SELECT id FROM chunks WHERE model = ?", (model_id,))} if len(ids) else set()
         keep = np.fromiter((i in live for i in ids.tolist()), dtype=bool, count=len(ids))
         order = np.argsort(ids[keep], kind="stable")
-        ids, vecs = ids[keep][order], vecs[keep][order]
+        ids, codes, scales = ids[keep][order], codes[keep][order], scales[keep][order]
         conn.executemany("DELETE FROM vector_segments WHERE id = ?", [(s,) for s in chosen])
-        for start in range(0, len(ids), SEGMENT_ROWS):
-            _write_segment(conn, model_id, ids[start:start + SEGMENT_ROWS],
-                           vecs[start:start + SEGMENT_ROWS])
+        for start in range(0, len(ids), SEGMENT_ROWS):  # codes copied as they are: no requantising
+            end = start + SEGMENT_ROWS
+            conn.execute(
+                "INSERT INTO vector_segments (model, dim, count, chunk_ids, vectors) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (model_id, DIM, len(ids[start:end]), np.ascontiguousarray(ids[start:end], "<i8").tobytes(),
+                 np.ascontiguousarray(codes[start:end]).tobytes()
+                 + np.ascontiguousarray(scales[start:end], "<f4").tobytes()))
         if full:
             conn.execute("DELETE FROM dead_chunks")
     return True
@@ -323,6 +367,10 @@ def rebuild(conn: sqlite3.Connection, embedder, *, progress: Progress | None = N
 def update(conn: sqlite3.Connection, embedder, *, progress: Progress | None = None) -> IndexReport:
     """`ctx index`: drop other models' vectors, re-check hashes, embed what is missing, compact."""
     drop(conn, keep_model=embedder.model_id)
+    foreign = conn.execute("SELECT count(*) FROM vector_segments WHERE model = ? "
+                           "AND length(vectors) != count * (dim + 4)", (embedder.model_id,)).fetchone()[0]
+    if foreign:  # written in an older layout: start this model's index over
+        drop(conn)
     stale = verify(conn, embedder.model_id)
     report = ensure(conn, embedder, progress=progress, compact_small=False)
     report.stale_fixed = stale

@@ -100,7 +100,7 @@ def choose(ranked: list[Hit], options: SelectOptions, *, path: str, prompt: str,
     identifiers = set(_IDENTIFIER.findall(prompt))
     selected, excluded = [], []
     for h in ranked:
-        if path == "keyword":
+        if path == "keyword" or h.similarity is None:  # (not embedded yet: judged by words)
             content = (contents or {}).get(h.node_id, "")
             found, total = term_coverage(prompt, content)
             ok = bool(total) and (found / total >= KEYWORD_MIN_COVERAGE or found >= 3
@@ -147,16 +147,22 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
         elif outcome is None:
             reason = f"semantic search took longer than {options.deadline_s:g} s"
         else:
-            selected, excluded = choose(outcome.candidates, options, path="semantic", prompt=prompt)
+            selected, excluded = choose(outcome.candidates, options, path="semantic", prompt=prompt,
+                                        contents=_contents(conn, [h for h in outcome.candidates
+                                                                  if h.similarity is None]))
             return Selection("semantic", None, selected, excluded, outcome.timings)
     kw = search(conn, prompt, SearchOptions(mode="keyword", top_k=options.top_k,
                                             top_n=options.top_n), eligibility=eligibility)
-    contents = dict(conn.execute(
-        f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(kw.candidates))})",
-        [h.node_id for h in kw.candidates]).fetchall()) if kw.candidates else {}
     selected, excluded = choose(kw.candidates, options, path="keyword", prompt=prompt,
-                                contents=contents)
+                                contents=_contents(conn, kw.candidates))
     return Selection("keyword", reason, selected, excluded, kw.timings)
+
+
+def _contents(conn: sqlite3.Connection, hits: list[Hit]) -> dict[str, str]:
+    if not hits:
+        return {}
+    return dict(conn.execute(f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(hits))})",
+                             [h.node_id for h in hits]).fetchall())
 
 
 def _semantic_unavailable() -> str | None:
