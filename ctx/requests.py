@@ -283,6 +283,8 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
     t0 = time.perf_counter()
     options = options or SelectOptions.from_env()
     now = now or _now()
+    exclude, params = not_agent_sql(session_id)
+    eligibility = Eligibility(exclude, params)
     if session_id:
         with transaction(conn):
             _touch_session(conn, session_id, now)
@@ -291,8 +293,7 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
     active = [i for i in items if i.state == "active"]
     injected = _injected(conn, session_id)
 
-    exclude, params = not_agent_sql(session_id)
-    selection = select_for_prompt(conn, prompt, eligibility=Eligibility(exclude, params),
+    selection = select_for_prompt(conn, prompt, eligibility=eligibility,
                                   options=options, db_path=db_path)
 
     record = RequestRecord(new_ulid(), session_id, now, prompt[:PROMPT_KEEP_CHARS],

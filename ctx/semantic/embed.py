@@ -12,6 +12,7 @@ core, for bulk embedding. $CTX_EMBED_THREADS overrides the thread count of both.
 from __future__ import annotations
 
 import os
+import threading
 from functools import lru_cache
 
 import numpy as np
@@ -80,11 +81,17 @@ def _threads() -> int | None:
     return int(raw) if raw.isdigit() and int(raw) > 0 else None
 
 
+_lock = threading.Lock()
+
+
 @lru_cache(maxsize=2)
 def _cached(files: ModelFiles, bulk: bool) -> Embedder:
     return Embedder(files, bulk=bulk)
 
 
 def get_embedder(*, bulk: bool = False) -> Embedder:
-    """The process-wide embedder (raises ModelMissingError when the model is not built)."""
-    return _cached(require(), bulk)
+    """The process-wide embedder (raises ModelMissingError when the model is not built).
+    Thread-safe: a warm-up thread and a search never open two sessions."""
+    files = require()
+    with _lock:
+        return _cached(files, bulk)

@@ -131,9 +131,7 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
     t0 = time.monotonic()
     if keyword_query(prompt) is None:
         return Selection("none", "the prompt has no words to search for")
-    exclude = f"AND n.id NOT IN ({eligibility.exclude})" if eligibility.exclude else ""
-    if conn.execute(f"SELECT 1 FROM nodes n WHERE n.superseded_by IS NULL {exclude} LIMIT 1",
-                    eligibility.params).fetchone() is None:
+    if not _has_candidates(conn, eligibility):
         # nothing to choose from: don't pay for loading the model
         return Selection("none", "no agent-mode memories to choose from")
     search_opts = SearchOptions(top_k=options.top_k, top_n=options.top_n,
@@ -156,6 +154,12 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
     selected, excluded = choose(kw.candidates, options, path="keyword", prompt=prompt,
                                 contents=_contents(conn, kw.candidates))
     return Selection("keyword", reason, selected, excluded, kw.timings)
+
+
+def _has_candidates(conn: sqlite3.Connection, eligibility: Eligibility) -> bool:
+    exclude = f"AND n.id NOT IN ({eligibility.exclude})" if eligibility.exclude else ""
+    return conn.execute(f"SELECT 1 FROM nodes n WHERE n.superseded_by IS NULL {exclude} LIMIT 1",
+                        eligibility.params).fetchone() is not None
 
 
 def _contents(conn: sqlite3.Connection, hits: list[Hit]) -> dict[str, str]:
