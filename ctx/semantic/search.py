@@ -37,6 +37,7 @@ from ctx.errors import CtxError
 
 MODES = ("hybrid", "semantic", "keyword")
 KEYWORD_WEIGHT = 0.15
+BULK_FROM = 16  # nodes to embed before a search switches to the bulk session
 BM25_HALF = 5.0
 _WORD = re.compile(r"[^\W_]+(?:[_\-.:/][^\W_]+)*|\w+", re.UNICODE)
 STOPWORDS = frozenset("""
@@ -201,7 +202,12 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
         timings["model"] = loader.ms
         t = time.perf_counter()
         if missing and ensure_index:
-            index.ensure(conn, embedder, deadline=index_deadline, max_chunks=index_max_chunks,
+            indexer = embedder
+            if missing > BULK_FROM and index_deadline is None and not loader.given:
+                from ctx.semantic.embed import get_embedder
+
+                indexer = get_embedder(bulk=True)  # many to embed: the faster, multi-core session
+            index.ensure(conn, indexer, deadline=index_deadline, max_chunks=index_max_chunks,
                          progress=progress, compact_small=index_deadline is None)
             missing = index.missing_count(conn, model_id)
             raw = index.read_segments(conn, model_id)
@@ -276,6 +282,7 @@ class _ModelLoader(threading.Thread):
     def __init__(self, text: str, embedder=None):
         super().__init__(name="ctx-embed", daemon=True)
         self.text, self.embedder = text, embedder
+        self.given = embedder is not None
         self.vector = self.error = None
         self.ms = 0.0
 

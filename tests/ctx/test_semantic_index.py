@@ -174,3 +174,13 @@ def test_index_update_starts_over_from_an_older_layout(store, embedder):
     index.update(store.conn, embedder)
     vs = index.load_vectors(store.conn, embedder.model_id)
     assert len(vs) == 1 and semantic(store, "wifi name").candidates
+
+
+def test_a_search_that_finds_many_new_nodes_embeds_them_all(store):
+    from ctx.semantic.search import BULK_FROM
+
+    ids = add(store, *[f"Service {i} is owned by team {i} and deployed from repo svc-{i}."
+                       for i in range(BULK_FROM + 4)])
+    res = search(store.conn, "who owns service 7", SearchOptions(mode="semantic"))
+    assert res.not_indexed == 0 and "index" in res.timings
+    assert ids[7] in [h.node_id for h in res.candidates[:3]]
