@@ -36,6 +36,8 @@ CREATE TABLE nodes (
     updated_at TEXT NOT NULL,
     superseded_by TEXT REFERENCES nodes(id) ON DELETE SET NULL
 );
+-- Covers the lookups every query and composition makes after finding ids via tags.
+CREATE INDEX nodes_id_live ON nodes(id, superseded_by, type, token_estimate);
 CREATE INDEX nodes_type ON nodes(type);
 -- Partial: most nodes are live, so an index over NULLs would only mislead the planner.
 CREATE INDEX nodes_superseded_by ON nodes(superseded_by) WHERE superseded_by IS NOT NULL;
