@@ -4,7 +4,7 @@ The work is in ctx/semantic/ (model, index, search, select) and ctx/requests.py.
 """
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -17,7 +17,7 @@ requests_app = typer.Typer(help="What each prompt was given, and why (per-reques
                            invoke_without_command=True)
 
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="json, ndjson or table.")]
-SessionOpt = Annotated[Optional[str], typer.Option(
+SessionOpt = Annotated[str | None, typer.Option(
     "--session", "-s", envvar="CTX_SESSION", metavar="ID",
     help="Session id or prefix (default: the most recently active session).")]
 BADGE_STYLE = {"always": "bold green", "manual": "bold yellow", "agent": "bold cyan"}
@@ -46,8 +46,13 @@ def _progress_bar(label: str):
             return  # a handful: not worth a bar
         if "bar" not in state:
             from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
             bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"),
                            TimeRemainingColumn(), console=Console(stderr=True), transient=False)
@@ -72,7 +77,7 @@ def search_cmd(
         "--include-score", min=0.0, max=1.0,
         help="Always return nodes at or above this similarity (even past --top-n).")] = 0.7,
     mode: Annotated[str, typer.Option("--mode", "-m", help="hybrid, semantic or keyword.")] = "hybrid",
-    filter_: Annotated[Optional[str], typer.Option(
+    filter_: Annotated[str | None, typer.Option(
         "--filter", metavar="EXPR", help="Query-language filter applied before ranking.")] = None,
     include_superseded: Annotated[bool, typer.Option(
         "--include-superseded", help="Also search superseded nodes.")] = False,
@@ -198,7 +203,7 @@ def index_cmd(
 # ------------------------------------------------------------------------------ session
 
 @session_app.command("show")
-def session_show(session: Annotated[Optional[str], typer.Argument(
+def session_show(session: Annotated[str | None, typer.Argument(
         help="Session id or prefix (default: the most recent).")] = None,
         fmt: FormatOpt = Format.auto) -> None:
     """Show a session's items: always (from the session-start view) and manual ones.
@@ -338,7 +343,7 @@ def requests_list(session: SessionOpt = None,
 
 
 @requests_app.command("show")
-def requests_show(request: Annotated[Optional[str], typer.Argument(
+def requests_show(request: Annotated[str | None, typer.Argument(
         help="Request id or prefix.")] = None,
         last: Annotated[bool, typer.Option("--last", help="The latest request.")] = False,
         session: SessionOpt = None,

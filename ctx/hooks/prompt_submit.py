@@ -36,7 +36,7 @@ def _select(call: HookCall, store, prompt: str, remaining: int) -> str:
     try:
         return build_request(store.conn, call.session_id, prompt, max_chars=remaining,
                              db_path=call.db).text
-    except Exception as exc:  # noqa: BLE001 — the hand-off above must still reach Claude
+    except Exception as exc:  # the hand-off above must still reach Claude
         from ctx.errors import CorruptDatabaseError
 
         if isinstance(exc, CorruptDatabaseError):

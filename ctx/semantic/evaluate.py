@@ -108,7 +108,7 @@ def calibrate(conn, data: dict, key_to_id: dict[str, str], *, embedder=None,
         pos.append(max(sims) if sims else 0.0)
     allowed = int(max_false_rate * len(neg))
     floor = 0.0
-    for cand in (x / 100 for x in range(0, 101)):
+    for cand in (x / 100 for x in range(101)):
         if sum(1 for x in neg if x >= cand) <= allowed:
             floor = cand
             break

@@ -28,10 +28,14 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ctx.db import transaction
 from ctx.semantic.chunk import chunk_text, content_hash
 from ctx.semantic.model import DIM
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SEGMENT_ROWS = 16384        # a full segment: 16k vectors, 24 MiB
 SMALL_SEGMENTS_MAX = 8      # more small (JIT-written) segments than this → merge them

@@ -40,15 +40,7 @@ KEYWORD_WEIGHT = 0.15
 BULK_FROM = 16  # nodes to embed before a search switches to the bulk session
 BM25_HALF = 5.0
 _WORD = re.compile(r"[^\W_]+(?:[_\-.:/][^\W_]+)*|\w+", re.UNICODE)
-STOPWORDS = frozenset("""
-a about above after again all am an and any are as at be because been before being below
-between both but by can could did do does doing done down during each few for from further
-get got had has have having he her here hers him his how i if in into is it its itself just
-let like may me might more most must my no nor not now of off on once only or other our
-out over own please same shall she should so some such than that the their them then there
-these they this those through to too under until up us use used using very via want was we
-were what when where which while who whom why will with would you your yours
-""".split())
+STOPWORDS = frozenset(["a", "about", "above", "after", "again", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each", "few", "for", "from", "further", "get", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "like", "may", "me", "might", "more", "most", "must", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "please", "same", "shall", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "use", "used", "using", "very", "via", "want", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours"])
 
 
 @dataclass(frozen=True)

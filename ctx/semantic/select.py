@@ -27,8 +27,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ctx.semantic.search import (Eligibility, Hit, SearchOptions, keyword_query, search,
-                                 term_coverage)
+from ctx.semantic.search import (
+    Eligibility,
+    Hit,
+    SearchOptions,
+    keyword_query,
+    search,
+    term_coverage,
+)
 
 FLOOR = 0.35                # minimum similarity to inject (calibrated; see module doc)
 IDENTIFIER_FLOOR = 0.25     # …for a node the keyword half ranks first on an identifier

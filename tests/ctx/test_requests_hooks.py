@@ -29,7 +29,7 @@ def hook(ctx_bin, event, payload, env=None):
     import os
 
     proc = subprocess.run([ctx_bin, "hook", event], input=json.dumps(payload).encode(),
-                          capture_output=True, timeout=60, env={**os.environ, **(env or {})})
+                          capture_output=True, timeout=60, env={**os.environ, **(env or {})}, check=False)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout), proc.stderr.decode()
 
@@ -51,7 +51,7 @@ def test_session_start_records_always_items_and_prompt_submit_selects(ctx_bin, s
 
     payload = {"session_id": "S", "hook_event_name": "UserPromptSubmit",
                "prompt": "what does billing do when a customer's card charge is declined?"}
-    out, err = hook(ctx_bin, "prompt-submit", payload)
+    out, _ = hook(ctx_bin, "prompt-submit", payload)
     text = context(out)
     assert out["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
     assert "## Relevant Memory" in text and "retries a declined charge" in text
@@ -90,7 +90,7 @@ def test_prompt_submit_with_a_broken_model_falls_back(ctx_bin, store, tmp_path):
     shutil.copytree(require().dir, broken, ignore=shutil.ignore_patterns("model.onnx.data"))
     (broken / "model.onnx.data").write_bytes(b"not weights")
     store.add("Team lunch is on the first Wednesday of the month.")
-    out, err = hook(ctx_bin, "prompt-submit", {"session_id": "B", "hook_event_name": "UserPromptSubmit",
+    out, _ = hook(ctx_bin, "prompt-submit", {"session_id": "B", "hook_event_name": "UserPromptSubmit",
                                                "prompt": "when is the team lunch?"},
                     env={"CTX_MODEL_DIR": str(broken)})
     assert "first Wednesday" in context(out)

@@ -107,11 +107,12 @@ def test_index_shows_a_progress_bar_on_stderr(ctx_bin, tmp_path):
                    for i in range(40))
     subprocess.run([ctx_bin, "add", "--json", "-"], input=recs, text=True, env=env, check=True,
                    capture_output=True)
-    proc = subprocess.run([ctx_bin, "index"], capture_output=True, text=True, env=env)
+    proc = subprocess.run([ctx_bin, "index"], capture_output=True, text=True, env=env, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "indexing" in proc.stderr and "40/40" in proc.stderr
     assert json.loads(proc.stdout)["index"]["chunks"] == 40  # piped: JSON on stdout
-    human = subprocess.run([ctx_bin, "index", "-f", "table"], capture_output=True, text=True, env=env)
+    human = subprocess.run([ctx_bin, "index", "-f", "table"], capture_output=True, text=True, env=env,
+                           check=True)
     assert human.stdout.startswith("index: 40/40 nodes, 40 chunks")
     assert "embedded 0 node(s)" in human.stderr
 

@@ -64,7 +64,7 @@ def test_missing_model_is_one_actionable_sentence(tmp_path, monkeypatch):
     with pytest.raises(model_mod.ModelMissingError, match="make model"):
         model_mod.require()
     proc = subprocess.run([sys.executable, "-m", "ctx.semantic.model", "path"],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, check=False)
     assert proc.returncode == 1
     assert proc.stderr.startswith("Error: the embedding model is not built")
     assert proc.stderr.count("\n") == 1

@@ -142,8 +142,9 @@ def test_vectors_of_another_model_are_ignored_then_dropped(store, embedder):
 
 
 def test_stats_describe_the_index(store, embedder):
-    add(store, "\n\n".join(["A paragraph that is long enough to be a chunk of its own, "
-                            "comfortably over one hundred characters in all."] * 3))
+    paragraph = ("A paragraph that is long enough to be a chunk of its own, comfortably over "
+                 "one hundred characters in all.")
+    add(store, "\n\n".join([paragraph] * 3))
     index.ensure(store.conn, embedder)
     st = index.stats(store.conn, embedder.model_id)
     assert st["nodes"] == st["nodes_embedded"] == 1

@@ -8,6 +8,13 @@ from ctx.errors import CtxError, QuerySyntaxError
 from ctx.semantic.search import SearchOptions, keyword_query, search, select
 from ctx.store import Store
 
+RUNBOOK = (
+    ("Runbook for database incidents, for whoever is on call this week and has never handled "
+     "one of these before."),
+    ("If the disk on the primary is more than 90 percent full, drop the oldest partition of "
+     "the audit_log table; it is archived every week anyway. Never delete WAL files by hand."),
+    "When everything is stable again, write a note in the incident channel with the timeline.",
+)
 NOTES = {
     "wal": ("decision", "SQLite runs in WAL mode so readers never block the single writer."),
     "retry": ("pattern", "The billing worker retries a declined charge three times before giving up."),
@@ -15,13 +22,7 @@ NOTES = {
     "e1023": ("fact", "Error E1023 means the token budget was exceeded while composing a view."),
     "trial": ("decision", "Free trials last 14 days and do not ask for a card up front."),
     "ko": ("fact", "고객 데이터는 서울 리전에만 저장한다."),
-    "long": ("source", "\n\n".join([
-        "Runbook for database incidents, for whoever is on call this week and has never handled "
-        "one of these before.",
-        "If the disk on the primary is more than 90 percent full, drop the oldest partition of the "
-        "audit_log table; it is archived every week anyway. Never delete WAL files by hand.",
-        "When everything is stable again, write a note in the incident channel with the timeline.",
-    ])),
+    "long": ("source", "\n\n".join(RUNBOOK)),
 }
 
 

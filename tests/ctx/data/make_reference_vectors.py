@@ -23,12 +23,12 @@ SENTENCES = [
     "CTX_DB points ctx at another database file; the default is ~/.ctx/store.db.",
     # long: more than 256 word pieces, so truncation matters
     " ".join(
-        ["We decided to keep the memory store in a single SQLite file in WAL mode, "
-         "because several Claude Code sessions and a cron job may write at the same time, "
-         "and short transactions with a busy timeout lose nothing under contention."] * 8
+        [("We decided to keep the memory store in a single SQLite file in WAL mode, "
+          "because several Claude Code sessions and a cron job may write at the same time, "
+          "and short transactions with a busy timeout lose nothing under contention.")] * 8
     ),
-    "Error E1023: token budget exceeded while composing the default view; raise "
-    "CTX_DEFAULT_BUDGET or pin fewer nodes.",
+    ("Error E1023: token budget exceeded while composing the default view; raise "
+     "CTX_DEFAULT_BUDGET or pin fewer nodes."),
 ]
 
 
