@@ -2,6 +2,7 @@
 everything else goes to the Typer app in ctx/cli.py."""
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -29,7 +30,9 @@ def main() -> None:
     if args is not None:
         from ctx.hooks.entry import main as hook_main
 
-        sys.exit(hook_main(args))
+        code = hook_main(args, process_exits=True)
+        # Output is flushed; skip interpreter teardown and the close-time WAL checkpoint.
+        os._exit(code)
     from ctx.cli import run
 
     run()

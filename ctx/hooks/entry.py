@@ -54,6 +54,9 @@ class HookCall:
     max_chars: int = DEFAULT_MAX_CHARS
     verbose: bool = False
     warnings: list[str] = field(default_factory=list)
+    # The process ends right after this call (`ctx hook` from a shell or Claude Code):
+    # connections are left for the OS to drop. See ctx/__main__.py.
+    process_exits: bool = False
 
     @property
     def event(self) -> str:
@@ -154,9 +157,9 @@ def envelope(event: str, context: str | None) -> dict:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], *, process_exits: bool = False) -> int:
     try:
-        return _main(argv)
+        return _main(argv, process_exits=process_exits)
     except Exception as exc:  # noqa: BLE001 — the last line of defence: no traceback, no exit 2
         try:
             _emit({}, [f"internal error ({type(exc).__name__}: {exc}); nothing done"],
@@ -166,8 +169,10 @@ def main(argv: list[str]) -> int:
         return 0
 
 
-def _main(argv: list[str]) -> int:
+def _main(argv: list[str], *, process_exits: bool = False) -> int:
     call, problems = parse_args(argv)
+    if call is not None:
+        call.process_exits = process_exits
     if call is None:
         if problems:  # a mis-wired hook: say so, but never exit 2
             _emit({}, [f"Error: {p}" for p in problems], prefix="ctx hook: ")

@@ -24,4 +24,9 @@ def open_store(call: HookCall) -> Iterator:
     try:
         yield Store(conn)
     finally:
-        conn.close()
+        if not call.process_exits:
+            conn.close()
+        # Else the process is about to os._exit(): closing the last connection to a WAL
+        # database checkpoints it with an fsync (~15 ms on Claude's critical path). Every
+        # transaction is already committed; the next writer past wal_autocheckpoint, or any
+        # CLI command, checkpoints instead — SQLite is built for a process that just stops.
