@@ -83,3 +83,18 @@ def test_default_location_does_not_depend_on_home(monkeypatch, tmp_path):
     monkeypatch.delenv("CTX_MODEL_DIR", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "elsewhere"))
     assert str(model_mod.model_dir()).startswith(sys.prefix)
+
+
+def test_a_fresh_build_matches_the_installed_one(tmp_path):
+    """The whole build path (onnx graph, aligned external weights, manifest), into a new folder."""
+    where = tmp_path / "model"
+    result = model_mod.build(where)
+    assert result.built and (where / "model.onnx.data").stat().st_size > 80_000_000
+    assert json.loads((where / "manifest.json").read_text())["model_id"] == model_mod.MODEL_ID
+    again = model_mod.build(where)
+    assert not again.built
+    fresh = Embedder(model_mod.require(where))
+    text = ["Refunds over 500 dollars need a second approver."]
+    assert np.allclose(fresh.embed(text), get_embedder().embed(text), atol=1e-6)
+    forced = model_mod.build(where, force=True)
+    assert forced.built and not list(tmp_path.glob("model.old-*")) and not list(tmp_path.glob(".build-*"))

@@ -185,3 +185,20 @@ def test_a_search_that_finds_many_new_nodes_embeds_them_all(store):
     res = search(store.conn, "who owns service 7", SearchOptions(mode="semantic"))
     assert res.not_indexed == 0 and "index" in res.timings
     assert ids[7] in [h.node_id for h in res.candidates[:3]]
+
+
+def test_two_writers_embedding_the_same_node_store_it_once(tmp_path, embedder):
+    path = tmp_path / "race.db"
+    a, b = db.connect(path), db.connect(path)
+    try:
+        node = Store(a).add("Both hooks saw this node as missing at the same moment.").id
+        plan = [(node, Store(a).get(node).content, index.chunk_text(Store(a).get(node).content))]
+        index.ensure(b, embedder)  # the other process wins the race
+        report = index.IndexReport(embedder.model_id)
+        index._embed_and_store(a, embedder, plan, report)  # our late batch: skipped, not doubled
+        assert report.nodes_embedded == 0
+        assert a.execute("SELECT count(*) FROM chunks").fetchone()[0] == 1
+        assert len(index.load_vectors(a, embedder.model_id)) == 1
+    finally:
+        a.close()
+        b.close()
