@@ -20,7 +20,7 @@ def main(argv: list[str]) -> int:
         print(f"\n== {name}", flush=True)
         try:
             importlib.import_module(f"bench.{name}").run(bench)
-        except Exception:
+        except Exception:  # noqa: BLE001 - one broken benchmark must not hide the others
             traceback.print_exc()
             failed.append(name)
     over = [r for r in bench.rows if r.ok is False]

@@ -4,11 +4,9 @@ from __future__ import annotations
 import random
 import sqlite3
 
-from bench import WORK, Bench, median_wall_ms, ROOT
+from bench import ROOT, WORK, Bench, median_wall_ms
 
-WORDS = ("auth token cache schema migration index port deploy staging rollback queue worker "
-         "latency budget hook session prompt memory vector search refactor bug test flaky race "
-         "lock timeout retry config secret build release").split()
+WORDS = ["auth", "token", "cache", "schema", "migration", "index", "port", "deploy", "staging", "rollback", "queue", "worker", "latency", "budget", "hook", "session", "prompt", "memory", "vector", "search", "refactor", "bug", "test", "flaky", "race", "lock", "timeout", "retry", "config", "secret", "build", "release"]
 TYPES = ("fact", "decision", "pattern", "observation", "hypothesis", "task", "summary")
 TIERS = ("tier:pinned", "tier:reference", "tier:working", "tier:off-context", None)
 

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from typer.core import TyperGroup
@@ -21,6 +21,7 @@ from ctx import db
 from ctx.errors import CtxError
 from ctx.output import Format, dumps, emit_nodes, emit_records, resolve, say
 from ctx.store import LARGE_CONTENT_CHARS, Store
+
 
 class CtxGroup(TyperGroup):
     """Turns domain errors into one `Error: …` line on stderr and a documented exit code."""
@@ -56,7 +57,7 @@ app.add_typer(view_app, name="view")
 
 
 class State:
-    db_path: Optional[str] = None
+    db_path: str | None = None
 
 
 state = State()
@@ -68,7 +69,7 @@ IncludeSupersededOpt = Annotated[bool, typer.Option("--include-superseded",
 
 @app.callback()
 def _root(
-    db_path: Annotated[Optional[str], typer.Option("--db", envvar="CTX_DB", metavar="PATH",
+    db_path: Annotated[str | None, typer.Option("--db", envvar="CTX_DB", metavar="PATH",
                                                    help="Database file (default ~/.ctx/store.db).")] = None,
     traceback: Annotated[bool, typer.Option("--traceback", help="Show the full traceback on errors.")] = False,
 ) -> None:
@@ -155,12 +156,12 @@ def parse_ndjson(text: str) -> list[dict]:
 
 @app.command()
 def add(
-    content: Annotated[Optional[str], typer.Argument(help="The text to remember, or - for stdin.")] = None,
+    content: Annotated[str | None, typer.Argument(help="The text to remember, or - for stdin.")] = None,
     type_: Annotated[str, typer.Option("--type", "-t", help="fact, decision, pattern, observation, "
                                        "hypothesis, task, summary, source, open-question.")] = "fact",
-    tag: Annotated[list[str], typer.Option("--tag", help="A tag (repeatable), e.g. tier:reference.")] = [],
-    meta: Annotated[list[str], typer.Option("--meta", help="KEY=VALUE (repeatable) or a JSON object.")] = [],
-    json_input: Annotated[Optional[str], typer.Option(
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeatable), e.g. tier:reference.")] = None,
+    meta: Annotated[list[str] | None, typer.Option("--meta", help="KEY=VALUE (repeatable) or a JSON object.")] = None,
+    json_input: Annotated[str | None, typer.Option(
         "--json", metavar="FILE|-",
         help="Add NDJSON records {content, type, tags, metadata} from a file or - (stdin).")] = None,
     fmt: FormatOpt = Format.ids,
@@ -178,7 +179,7 @@ def add(
             # An idle cron window (`cue digest --format json | ctx add --json -`) is not an error.
             say("nothing to add: no records on input")
             return
-        defaults_tags = list(tag)
+        defaults_tags = list(tag or [])
         for r in records:
             if isinstance(r, dict):
                 if defaults_tags:
@@ -189,7 +190,7 @@ def add(
         if content is None:
             raise CtxError("nothing to add: give the content as an argument, - for stdin, or --json -")
         text = read_text_input("-") if content == "-" else content
-        records = [{"content": text, "type": type_, "tags": list(tag), "metadata": parse_meta(meta)}]
+        records = [{"content": text, "type": type_, "tags": list(tag or []), "metadata": parse_meta(meta or [])}]
     for r in records:
         if isinstance(r, dict) and isinstance(r.get("content"), str) and len(r["content"]) > LARGE_CONTENT_CHARS:
             say(f"ctx warning: large content ({len(r['content']):,} characters)")
@@ -243,9 +244,9 @@ def show(
 
 @app.command("list")
 def list_(
-    type_: Annotated[Optional[str], typer.Option("--type", "-t", help="Only this node type.")] = None,
-    tag: Annotated[list[str], typer.Option("--tag", help="Only nodes with this tag (repeatable: all of them).")] = [],
-    limit: Annotated[Optional[int], typer.Option("--limit", "-n", min=1, help="At most this many (newest first).")] = None,
+    type_: Annotated[str | None, typer.Option("--type", "-t", help="Only this node type.")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="Only nodes with this tag (repeatable: all of them).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many (newest first).")] = None,
     include_superseded: IncludeSupersededOpt = False,
     fmt: FormatOpt = Format.auto,
 ) -> None:
@@ -254,7 +255,7 @@ def list_(
     Example: ctx list --type decision --tag project:api
     """
     with open_store(readonly=True) as store:
-        nodes = store.list_nodes(type=type_, tags=tag, include_superseded=include_superseded,
+        nodes = store.list_nodes(type=type_, tags=tag or [], include_superseded=include_superseded,
                                  limit=limit, newest_first=limit is not None)
     if limit is not None:
         nodes.reverse()
@@ -264,7 +265,7 @@ def list_(
 @app.command()
 def query(
     expr: Annotated[str, typer.Argument(help="A query, e.g. 'type:decision AND tag:tier:reference'.")],
-    limit: Annotated[Optional[int], typer.Option("--limit", "-n", min=1)] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1)] = None,
     include_superseded: IncludeSupersededOpt = False,
     fmt: FormatOpt = Format.auto,
 ) -> None:
@@ -284,9 +285,9 @@ def query(
 @app.command()
 def update(
     node: Annotated[str, typer.Argument(help="Node id or prefix.")],
-    content: Annotated[Optional[str], typer.Argument(help="New content, or - for stdin.")] = None,
-    type_: Annotated[Optional[str], typer.Option("--type", "-t")] = None,
-    meta: Annotated[list[str], typer.Option("--meta", help="Replace metadata: KEY=VALUE or JSON.")] = [],
+    content: Annotated[str | None, typer.Argument(help="New content, or - for stdin.")] = None,
+    type_: Annotated[str | None, typer.Option("--type", "-t")] = None,
+    meta: Annotated[list[str] | None, typer.Option("--meta", help="Replace metadata: KEY=VALUE or JSON.")] = None,
     fmt: FormatOpt = Format.ids,
 ) -> None:
     """Change a node's content, type or metadata in place (use `supersede` to keep history).
@@ -295,7 +296,7 @@ def update(
     """
     text = read_text_input("-") if content == "-" else content
     with open_store() as store:
-        n = store.update(node, content=text, metadata=parse_meta(meta), type=type_)
+        n = store.update(node, content=text, metadata=parse_meta(meta or []), type=type_)
     emit_nodes([n], fmt)
 
 
@@ -369,12 +370,11 @@ def rm(
 
     Example: ctx rm 01JD3K8W
     """
-    with open_store() as store:
-        with store.transaction():
-            # Resolve all first: an unknown id deletes nothing.
-            nodes = [store.get(i) for i in ids]
-            for n in nodes:
-                store.delete(n.id)
+    with open_store() as store, store.transaction():
+        # Resolve all first: an unknown id deletes nothing.
+        nodes = [store.get(i) for i in ids]
+        for n in nodes:
+            store.delete(n.id)
     for n in nodes:
         print(n.id)
     say(f"deleted {len(nodes)} node{'s' if len(nodes) != 1 else ''}")
@@ -423,8 +423,8 @@ def view_create(
 @view_app.command("update")
 def view_update(
     name: Annotated[str, typer.Argument()],
-    query_: Annotated[Optional[str], typer.Option("--query", "-q")] = None,
-    budget: Annotated[Optional[int], typer.Option("--budget", "-b", min=1)] = None,
+    query_: Annotated[str | None, typer.Option("--query", "-q")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", "-b", min=1)] = None,
     fmt: FormatOpt = Format.auto,
 ) -> None:
     """Change a view's query or budget.
@@ -452,8 +452,8 @@ def view_delete(name: Annotated[str, typer.Argument()]) -> None:
 @app.command()
 def compose(
     view: Annotated[str, typer.Option("--view", "-v", help="View to compose.")] = "default",
-    query_: Annotated[Optional[str], typer.Option("--query", "-q", help="Use this query instead of the view's.")] = None,
-    budget: Annotated[Optional[int], typer.Option("--budget", "-b", min=1,
+    query_: Annotated[str | None, typer.Option("--query", "-q", help="Use this query instead of the view's.")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", "-b", min=1,
                                                   help="Token budget (default: $CTX_DEFAULT_BUDGET, else the view's).")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="markdown or json.")] = "markdown",
 ) -> None:
@@ -461,7 +461,8 @@ def compose(
 
     Example: ctx compose --view default --budget 8000 --format json
     """
-    from ctx.compose import compose as do_compose, render_json, render_markdown
+    from ctx.compose import compose as do_compose
+    from ctx.compose import render_json, render_markdown
     from ctx.store import now_iso
 
     if fmt not in ("markdown", "json"):
@@ -489,8 +490,8 @@ def status(fmt: FormatOpt = Format.auto) -> None:
         print(dumps(info))
         return
     lines = [f"database: {info['db']} (schema v{info['schema_version']})",
-             f"nodes: {info['live_nodes']} live, {info['superseded_nodes']} superseded, "
-             f"~{info['tokens']:,} tokens",
+             (f"nodes: {info['live_nodes']} live, {info['superseded_nodes']} superseded, "
+              f"~{info['tokens']:,} tokens"),
              "by type: " + (", ".join(f"{k} {v}" for k, v in info["by_type"].items()) or "-"),
              "by tier: " + (", ".join(f"{k[5:]} {v}" for k, v in info["by_tier"].items()) or "-"),
              f"edges: {info['edges']}   tags: {info['tags']}   views: {info['views']}",
@@ -502,7 +503,7 @@ def status(fmt: FormatOpt = Format.auto) -> None:
 
 @app.command("export")
 def export_(
-    output: Annotated[Optional[str], typer.Argument(help="File to write (default stdout).")] = None,
+    output: Annotated[str | None, typer.Argument(help="File to write (default stdout).")] = None,
 ) -> None:
     """Export every node, edge and view as JSONL (lossless; `import` reads it back).
 

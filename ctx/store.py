@@ -11,7 +11,7 @@ import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ctx import db
 from ctx.errors import AmbiguousIdError, CtxError, NotFoundError
@@ -31,7 +31,7 @@ _NODE_COLUMNS = ("id, type, content, metadata, token_estimate, created_at, updat
 
 def now_iso() -> str:
     """UTC timestamp with milliseconds, sortable as text: 2026-11-21T23:05:08.123Z."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 # ---------------------------------------------------------------------------- validation

@@ -170,7 +170,7 @@ def test_ten_megabyte_content_is_refused_cleanly():
 def test_console_script_runs(ctx_bin, tmp_path):
     env_db = str(tmp_path / "cs.db")
     p = subprocess.run([ctx_bin, "--db", env_db, "add", "hello from a subprocess"],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, check=False)
     assert p.returncode == 0 and len(p.stdout.strip()) == 26
-    p = subprocess.run([ctx_bin, "--db", env_db, "nonsense-command"], capture_output=True, text=True)
+    p = subprocess.run([ctx_bin, "--db", env_db, "nonsense-command"], capture_output=True, text=True, check=False)
     assert p.returncode == 2 and p.stdout == ""

@@ -6,7 +6,13 @@ import sqlite3
 import pytest
 
 from ctx import db
-from ctx.errors import AmbiguousIdError, CorruptDatabaseError, CtxError, DatabaseError, NotFoundError
+from ctx.errors import (
+    AmbiguousIdError,
+    CorruptDatabaseError,
+    CtxError,
+    DatabaseError,
+    NotFoundError,
+)
 from ctx.migrations import LATEST, MIGRATIONS, migrate
 from ctx.store import Store
 
