@@ -209,3 +209,19 @@ def test_resolve_session_by_prefix_or_latest(store, memory):
     assert rq.resolve_session(store.conn, "S1") == "S1"
     with pytest.raises(NotFoundError):
         rq.resolve_session(store.conn, "zzz")
+
+
+def test_a_store_without_agent_memories_never_loads_the_model(store):
+    import subprocess
+    import sys
+
+    pinned = store.add("Answer in English.", tags=["tier:pinned"]).id
+    store.add("Mina owns billing.", tags=["include:manual"])
+    rq.start_session(store.conn, "S", "startup", [pinned])
+    rec = rq.build_request(store.conn, "S", "who owns billing?", max_chars=CAP).record
+    assert rec.path == "none" and "no agent-mode memories" in rec.fallback_reason
+    probe = ("import sys; from ctx import db, requests as rq; c = db.connect(); "
+             "rq.build_request(c, 'S', 'who owns billing?', max_chars=9500); "
+             "print(sorted(m for m in ('numpy', 'onnxruntime', 'tokenizers') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
