@@ -220,8 +220,15 @@ def test_a_store_without_agent_memories_never_loads_the_model(store):
     rq.start_session(store.conn, "S", "startup", [pinned])
     rec = rq.build_request(store.conn, "S", "who owns billing?", max_chars=CAP).record
     assert rec.path == "none" and "no agent-mode memories" in rec.fallback_reason
-    probe = ("import sys; from ctx import db, requests as rq; c = db.connect(); "
-             "rq.build_request(c, 'S', 'who owns billing?', max_chars=9500); "
-             "print(sorted(m for m in ('numpy', 'onnxruntime', 'tokenizers') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    path = store.conn.execute("PRAGMA database_list").fetchone()[2]
+    probe = ("import sys; from ctx import db, requests as rq; c = db.connect(sys.argv[1]); "
+             "r = rq.build_request(c, 'S', 'who owns billing?', max_chars=9500).record; "
+             "print(r.path, sorted(m for m in ('numpy', 'onnxruntime', 'tokenizers') "
+             "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe, path], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "none []"
+    store.add("The billing worker retries declined charges.")  # now there is something to pick
+    out = subprocess.run([sys.executable, "-c", probe, path], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip().startswith("semantic ['numpy', 'onnxruntime'")
