@@ -38,6 +38,21 @@ run ctx view list --format table
 run ctx compose
 run ctx compose --view api --format json
 run ctx status
+
+# Semantic search: other words than the node's (MiniLM on onnxruntime + BM25, hybrid).
+run ctx search "which port does the staging database use" --format table
+run ctx search "why did we pick sqlite" --mode semantic --top-n 2 --format json
+
+# What Claude Code sees: the hooks, fed the JSON it sends on stdin.
+SID=demo-session
+run ctx hook session-start <<<"{\"session_id\":\"$SID\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}"
+echo
+run ctx hook stop -v --response 'Done. <ctx:remember type="decision" tags="tier:reference">Deploys go out on Tuesdays only</ctx:remember> <ctx:recall query="type:decision"/>' \
+  <<<"{\"session_id\":\"$SID\",\"hook_event_name\":\"Stop\"}"
+echo
+run ctx hook prompt-submit <<<"{\"session_id\":\"$SID\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"how should we throttle clients that hammer the API?\"}"
+echo
+run ctx requests show --last --format table
 echo
 echo "Export (first 3 lines):"
 ctx export | head -3
