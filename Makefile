@@ -31,7 +31,7 @@ setup: $(VENV)/.synced model
 model: $(VENV)/.synced
 	$(PY) -m ctx.semantic.model build --quiet
 
-test: setup
+test: setup lint
 	$(PY) -m pytest -m "not slow and not e2e" -q
 
 test-slow: setup
