@@ -1,9 +1,7 @@
 """cue digest, cue digests, cue config: wiring only (see cue.digest, cue.config)."""
 from __future__ import annotations
 
-import json
 import os
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -12,6 +10,7 @@ import typer
 
 from cue import paths
 from cue.errors import CueError, ExitCode
+from cue.output import clock, dumps, out, say
 
 
 class DigestFormat(str, Enum):
@@ -29,17 +28,10 @@ class DigestSkipped(CueError):
     exit_code = ExitCode.BACKEND
 
 
-def _out(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8"))
-    sys.stdout.flush()
 
 
-def _say(text: str) -> None:
-    print(text, file=sys.stderr)
 
 
-def _dumps(obj) -> str:
-    return json.dumps(obj, ensure_ascii=False)
 
 
 # ------------------------------------------------------------------ cue digest
@@ -113,20 +105,20 @@ def digest_command(
         raise DigestSkipped(f"digest skipped: {why}; digest.md now says {NO_ACTIVITY} "
                             f"(details in {paths.privacy_log()})")
     if digest.status == "empty":
-        _say("cue: no activity in this window (nothing captured or all of it paused); "
+        say("cue: no activity in this window (nothing captured or all of it paused); "
              "digest.md says [no recent activity]")
         return
     if format is DigestFormat.json:
-        _out(_dumps(digest.to_ctx_record()) + "\n")
+        out(dumps(digest.to_ctx_record()) + "\n")
     else:
-        _out(digest.summary + "\n")
+        out(digest.summary + "\n")
 
 
 def _show_plan(plan, cfg, format: DigestFormat) -> None:
     from cue.timespec import iso_utc
 
     if format is DigestFormat.json:
-        _out(_dumps({
+        out(dumps({
             "dry_run": True,
             "window_start": iso_utc(plan.start), "window_end": iso_utc(plan.end),
             "backend": cfg["digest.backend"],
@@ -149,7 +141,7 @@ def _show_plan(plan, cfg, format: DigestFormat) -> None:
         lines.append(f"  frame {f.index:>2}  +{f.offset_secs:>5.0f}s  {f.bytes:>8,} B  "
                      f"{f.reason}  [{f.path.name}]")
     lines += ["", "prompt text:", plan.prompt]
-    _out("\n".join(lines) + "\n")
+    out("\n".join(lines) + "\n")
 
 
 # ------------------------------------------------------------------ cue digests
@@ -188,21 +180,21 @@ def digests_list(
     finally:
         conn.close()
     if format is ListFormat.json:
-        _out(_dumps([d.to_dict() for d in found]) + "\n")
+        out(dumps([d.to_dict() for d in found]) + "\n")
     elif format is ListFormat.ndjson:
-        _out("".join(_dumps(d.to_dict()) + "\n" for d in found))
+        out("".join(dumps(d.to_dict()) + "\n" for d in found))
     else:
         if not found:
-            _say("no digests yet; run `cue digest`")
+            say("no digests yet; run `cue digest`")
             return
         rows = [(f"{'ID':>5}  {'WINDOW END (UTC)':<20} {'STATUS':<8} {'BACKEND':<7} "
                  f"{'FRAMES':>6} {'MODEL s':>8}  SUMMARY")]
         for d in found:
             model_s = f"{d.timings['model_ms'] / 1000:.1f}" if d.timings.get("model_ms") else "-"
             summary = " ".join(d.summary.split())
-            rows.append(f"{d.id:>5}  {_clock(d.window_end):<20} {d.status:<8} {d.backend:<7} "
+            rows.append(f"{d.id:>5}  {clock(d.window_end):<20} {d.status:<8} {d.backend:<7} "
                         f"{d.frame_count:>6} {model_s:>8}  {summary[:60]}")
-        _out("\n".join(rows) + "\n")
+        out("\n".join(rows) + "\n")
 
 
 @digests_app.command("show")
@@ -232,21 +224,17 @@ def digests_show(
     if d is None:
         raise CueError(f"no digest {digest_id}; see `cue digests list`")
     if format is DigestFormat.json:
-        _out(_dumps(d.to_dict()) + "\n")
+        out(dumps(d.to_dict()) + "\n")
         return
     t = d.timings
     timing = ", ".join(f"{k.removesuffix('_ms')} {v:.0f} ms" for k, v in t.items() if v)
-    _out(f"digest {d.id} · {d.status} · backend {d.backend}"
+    out(f"digest {d.id} · {d.status} · backend {d.backend}"
          f"{' (cloud fallback)' if d.fell_back else ''}{' · ' + d.model if d.model else ''}\n"
-         f"window {_clock(d.window_start)} – {_clock(d.window_end)} UTC · "
+         f"window {clock(d.window_start)} – {clock(d.window_end)} UTC · "
          f"{d.frame_count} frames · {d.event_count} events · {d.image_bytes:,} image bytes\n"
          f"timings: {timing}\n\n{d.summary}\n")
 
 
-def _clock(ts: float) -> str:
-    from cue.timespec import iso_utc
-
-    return iso_utc(ts)[:19].replace("T", " ")
 
 
 # ------------------------------------------------------------------ cue config
@@ -274,15 +262,15 @@ def config_show(
                 for s in cue_config.SETTINGS]
         rows.append({"key": "anthropic_api_key", "value": None, "source": key_source,
                      "env": "ANTHROPIC_API_KEY", "help": "never shown"})
-        _out(_dumps(rows) + "\n" if format is ListFormat.json
-             else "".join(_dumps(r) + "\n" for r in rows))
+        out(dumps(rows) + "\n" if format is ListFormat.json
+             else "".join(dumps(r) + "\n" for r in rows))
         return
     lines = [f"# {paths.config_path()}"]
     width = max(len(s.key) for s in cue_config.SETTINGS)
     for s in cue_config.SETTINGS:
         lines.append(f"{s.key:<{width}}  {_show(cfg[s.key]):<28} ({cfg.sources[s.key]})")
     lines.append(f"{'anthropic api key':<{width}}  {key_source}")
-    _out("\n".join(lines) + "\n")
+    out("\n".join(lines) + "\n")
 
 
 @config_app.command("get")
@@ -297,7 +285,7 @@ def config_get(key: Annotated[str, typer.Argument(help="A key, e.g. digest.backe
     if key not in cue_config.BY_KEY:
         raise cue_config.ConfigError(f"unknown setting `{key}`; known keys: "
                                      f"{', '.join(cue_config.BY_KEY)}")
-    _out(_show(cfg[key]) + "\n")
+    out(_show(cfg[key]) + "\n")
 
 
 @config_app.command("set")
@@ -312,9 +300,9 @@ def config_set(
     from cue import config as cue_config
 
     typed = cue_config.set_value(key, value)
-    _say(f"{key} = {_show(typed)}")
+    say(f"{key} = {_show(typed)}")
     if cue_config.env_name(key) in os.environ:
-        _say(f"note: {cue_config.env_name(key)} is set and overrides the file")
+        say(f"note: {cue_config.env_name(key)} is set and overrides the file")
 
 
 @config_app.command("unset")
@@ -327,7 +315,7 @@ def config_unset(key: Annotated[str, typer.Argument(help="A key to reset to its 
     from cue import config as cue_config
 
     cue_config.unset_value(key)
-    _say(f"{key} reset to its default")
+    say(f"{key} reset to its default")
 
 
 def _show(value) -> str:

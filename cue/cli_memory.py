@@ -1,14 +1,13 @@
 """cue memory, cue suggest: wiring only (see cue.memory, cue.suggest)."""
 from __future__ import annotations
 
-import json
-import sys
 from enum import Enum
 from typing import Annotated
 
 import typer
 
 from cue.errors import CueError
+from cue.output import clock, dumps, out, say
 
 
 class TextFormat(str, Enum):
@@ -22,17 +21,10 @@ class ListFormat(str, Enum):
     ndjson = "ndjson"
 
 
-def _out(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8"))
-    sys.stdout.flush()
 
 
-def _say(text: str) -> None:
-    print(text, file=sys.stderr)
 
 
-def _dumps(obj) -> str:
-    return json.dumps(obj, ensure_ascii=False)
 
 
 def _config(backend: str | None):
@@ -48,10 +40,6 @@ def _seconds(text: str | None) -> float | None:
     return parse_duration(text) if text is not None else None
 
 
-def _clock(ts: float) -> str:
-    from cue.timespec import iso_utc
-
-    return iso_utc(ts)[:16].replace("T", " ")
 
 
 # ------------------------------------------------------------------ cue memory
@@ -96,10 +84,10 @@ def memory_update(
         if dry_run:
             plan = plan_memory(conn, cfg, since=window)
             if format is TextFormat.json:
-                _out(_dumps({"dry_run": True, "digests": len(plan.digests),
+                out(dumps({"dry_run": True, "digests": len(plan.digests),
                              "left_out": plan.left_out, "prompt": plan.prompt}) + "\n")
             else:
-                _out(f"dry run: nothing sent, nothing written. {len(plan.digests)} digest(s)"
+                out(f"dry run: nothing sent, nothing written. {len(plan.digests)} digest(s)"
                      f"{f', {plan.left_out} older left out' if plan.left_out else ''}\n\n"
                      f"{plan.prompt}\n")
             return
@@ -107,9 +95,9 @@ def memory_update(
     finally:
         conn.close()
     if memory is None:
-        _say("cue: no new digests since the last memory update; memory.md is unchanged")
+        say("cue: no new digests since the last memory update; memory.md is unchanged")
         return
-    _out(_dumps(memory.to_ctx_record()) + "\n" if format is TextFormat.json
+    out(dumps(memory.to_ctx_record()) + "\n" if format is TextFormat.json
          else memory.content)
 
 
@@ -133,7 +121,7 @@ def memory_show(
         conn.close()
     if memory is None:
         raise CueError("no memory yet; run `cue digest` a few times, then `cue memory`")
-    _out(_dumps(memory.to_dict()) + "\n" if format is TextFormat.json else memory.content)
+    out(dumps(memory.to_dict()) + "\n" if format is TextFormat.json else memory.content)
 
 
 @memory_app.command("history")
@@ -156,16 +144,16 @@ def memory_history(
     finally:
         conn.close()
     if format is ListFormat.json:
-        _out(_dumps([m.to_dict() for m in found]) + "\n")
+        out(dumps([m.to_dict() for m in found]) + "\n")
     elif format is ListFormat.ndjson:
-        _out("".join(_dumps(m.to_dict()) + "\n" for m in found))
+        out("".join(dumps(m.to_dict()) + "\n" for m in found))
     elif not found:
-        _say("no memory updates yet; run `cue memory`")
+        say("no memory updates yet; run `cue memory`")
     else:
         rows = [f"{'ID':>5}  {'UPDATED (UTC)':<16}  {'DIGESTS':>7}  {'BACKEND':<7}  MODEL"]
-        rows += [f"{m.id:>5}  {_clock(m.created_at):<16}  {m.digest_count:>7}  "
+        rows += [f"{m.id:>5}  {clock(m.created_at, seconds=False):<16}  {m.digest_count:>7}  "
                  f"{m.backend:<7}  {m.model or ''}" for m in found]
-        _out("\n".join(rows) + "\n")
+        out("\n".join(rows) + "\n")
 
 
 # ------------------------------------------------------------------ cue suggest
@@ -198,7 +186,7 @@ def suggest_command(
     try:
         if dry_run:
             plan = plan_suggestions(conn, cfg, since=window, limit=limit)
-            _out(_dumps({"dry_run": True, "digests": len(plan.digests),
+            out(dumps({"dry_run": True, "digests": len(plan.digests),
                          "prompt": plan.prompt}) + "\n" if format is TextFormat.json
                  else f"dry run: nothing sent. {len(plan.digests)} digest(s)\n\n"
                       f"{plan.prompt}\n")
@@ -206,7 +194,7 @@ def suggest_command(
         result = suggest(conn, cfg, since=window, limit=limit)
     finally:
         conn.close()
-    _out(_dumps(result.to_dict()) + "\n" if format is TextFormat.json
+    out(dumps(result.to_dict()) + "\n" if format is TextFormat.json
          else "".join(f"- {item}\n" for item in result.items))
 
 

@@ -1,0 +1,27 @@
+"""How cue's commands write: data to stdout (UTF-8, flushed), messages to stderr."""
+from __future__ import annotations
+
+import json
+import sys
+
+
+def out(text: str) -> None:
+    """Data on stdout, as UTF-8 whatever the locale says."""
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.flush()
+
+
+def say(text: str) -> None:
+    """A line for people, on stderr."""
+    print(text, file=sys.stderr)
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def clock(ts: float, *, seconds: bool = True) -> str:
+    """'2026-11-21 23:05:08' (UTC) for tables."""
+    from cue.timespec import iso_utc
+
+    return iso_utc(ts)[:19 if seconds else 16].replace("T", " ")
