@@ -2,7 +2,6 @@
 cue.privacy)."""
 from __future__ import annotations
 
-import json
 import sys
 import time
 from enum import Enum
@@ -12,6 +11,7 @@ from typing import Annotated
 import typer
 
 from cue.errors import CueError
+from cue.output import dumps, out
 
 
 class SelectFormat(str, Enum):
@@ -76,7 +76,7 @@ def select_command(
     for note in sel.notes:
         print(f"note: {note}", file=sys.stderr)
     if fmt is SelectFormat.json:
-        _write(json.dumps(selection_json(sel), ensure_ascii=False) + "\n")
+        out(dumps(selection_json(sel)) + "\n")
     else:
         _print_table(sel)
 
@@ -167,11 +167,11 @@ def pause_command(
     finally:
         conn.close()
     if format is StateFormat.json:
-        _write(json.dumps(_state_json(state), ensure_ascii=False) + "\n")
+        out(dumps(_state_json(state)) + "\n")
     elif state.until is None:
-        _write("Paused until you run `cue resume`.\n")
+        out("Paused until you run `cue resume`.\n")
     else:
-        _write(f"Paused until {_local(state.until)} (in {_human(state.until - time.time())}).\n")
+        out(f"Paused until {_local(state.until)} (in {_human(state.until - time.time())}).\n")
 
 
 def resume_command(
@@ -191,9 +191,9 @@ def resume_command(
     finally:
         conn.close()
     if format is StateFormat.json:
-        _write(json.dumps({**_state_json(state), "resumed": was}, ensure_ascii=False) + "\n")
+        out(dumps({**_state_json(state), "resumed": was}) + "\n")
     else:
-        _write("Resumed.\n" if was else "Not paused; nothing to resume.\n")
+        out("Resumed.\n" if was else "Not paused; nothing to resume.\n")
 
 
 def status_command(
@@ -238,7 +238,7 @@ def status_command(
         "frame_cache_rows": cached,
     }
     if format is StateFormat.json:
-        _write(json.dumps(info, ensure_ascii=False) + "\n")
+        out(dumps(info) + "\n")
         return
     if state.paused:
         until = f"until {_local(state.until)}" if state.until else "until `cue resume`"
@@ -261,7 +261,7 @@ def status_command(
     else:
         lines.append(f"Events: no event log at {edir}")
     lines.append(f"Database: {info['database']} ({cached} cached frame hashes)")
-    _write("\n".join(lines) + "\n")
+    out("\n".join(lines) + "\n")
 
 
 def _state_json(state) -> dict:
@@ -281,11 +281,6 @@ def _human(secs: float) -> str:
     m, s = divmod(rem, 60)
     return " ".join(p for p in (f"{h}h" if h else "", f"{m}m" if m else "",
                                 f"{s}s" if s and not h else "") if p) or "0s"
-
-
-def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8"))
-    sys.stdout.flush()
 
 
 def register(app: typer.Typer) -> None:
