@@ -15,7 +15,6 @@ import time
 import pytest
 from stubs import AnthropicStub, OpenAIStub
 from synth import make_activity
-from tiny_gguf import make
 
 from cue import config as cue_config
 from cue import paths
@@ -36,16 +35,6 @@ def activity(tmp_path_factory):
     return make_activity(tmp_path_factory.mktemp("activity"), start=START, interval=15.0)
 
 
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    return make(tmp_path_factory.mktemp("tiny-gguf"))
-
-
-@pytest.fixture
-def conn():
-    c = connect()
-    yield c
-    c.close()
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from PIL import Image
 from stubs import AnthropicStub, OpenAIStub
-from tiny_gguf import make
 
 from cue import config as cue_config
 from cue.llm.cloud import CloudVisionBackend
@@ -19,11 +18,6 @@ from cue.llm.errors import CloudUnavailable, LocalTimeout, LocalUnavailable
 from cue.llm.local import WORKER, LocalVisionBackend
 from cue.llm.request import FrameImage, digest_parts
 from cue.llm.server import ServerVisionBackend
-
-
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory):
-    return make(tmp_path_factory.mktemp("tiny-gguf"))
 
 
 def jpeg(color=(200, 30, 30), size=(64, 48)) -> bytes:

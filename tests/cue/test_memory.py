@@ -10,11 +10,10 @@ import sys
 
 import pytest
 from stubs import AnthropicStub, OpenAIStub
-from tiny_gguf import make
 
 import cue.pii
 from cue import cli, paths
-from cue.db import connect, get_meta, set_meta
+from cue.db import get_meta, set_meta
 from cue.memory import SECTIONS, parse_sections, render_memory, sections_of
 
 NOW = 1_763_766_000.0  # 2025-11-21 23:00 UTC
@@ -57,16 +56,6 @@ GOOD_REPLY = """## Ongoing projects
 - Reviewed PR 42 (done 2025-11-21)"""
 
 
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory):
-    return make(tmp_path_factory.mktemp("tiny-gguf"))
-
-
-@pytest.fixture
-def conn():
-    c = connect()
-    yield c
-    c.close()
 
 
 @pytest.fixture

@@ -8,11 +8,10 @@ import sys
 
 import pytest
 from stubs import AnthropicStub
-from tiny_gguf import make
 
 import cue.pii
 from cue import cli, paths
-from cue.db import connect, set_meta
+from cue.db import set_meta
 from cue.suggest import parse_suggestions
 
 NOW = 1_763_766_000.0  # 2025-11-21 23:00 UTC
@@ -29,16 +28,6 @@ REPLY_PII = ["bob.smith@corp.example.com", "ghp_16C7e42F292c6912E7710c838347Ae17
              "415-555-0134"]
 
 
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory):
-    return make(tmp_path_factory.mktemp("tiny-gguf"))
-
-
-@pytest.fixture
-def conn():
-    c = connect()
-    yield c
-    c.close()
 
 
 @pytest.fixture
