@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ctx.errors import CtxError
-from ctx.output import Format, dumps, resolve, say
+from ctx.output import Format, dumps, emit_rows, resolve, say
 
 session_app = typer.Typer(help="The current Claude Code session's items (always/manual).",
                           no_args_is_help=True)
@@ -106,14 +106,7 @@ def search_cmd(
             rows = _hit_rows(store, result.candidates if all_ else result.hits)
     finally:
         close()
-    out = resolve(fmt)
-    if out == Format.json:
-        print(dumps(rows))
-    elif out in (Format.ndjson, Format.ids):
-        for r in rows:
-            print(r["id"] if out == Format.ids else dumps(r))
-    else:
-        _hits_table(rows, result)
+    emit_rows(rows, fmt, lambda: _hits_table(rows, result))
 
 
 def _hit_rows(store, hits) -> list[dict]:
@@ -320,26 +313,23 @@ def requests_list(session: SessionOpt = None,
     with _open(readonly=True) as store:
         sid = rq.resolve_session(store.conn, session) if session else None
         rows = rq.list_requests(store.conn, session_id=sid, limit=limit)
-    out = resolve(fmt)
-    if out == Format.json:
-        print(dumps(rows))
-    elif out in (Format.ndjson, Format.ids):
-        for r in rows:
-            print(r["id"] if out == Format.ids else dumps(r))
-    else:
-        from rich.console import Console
-        from rich.table import Table
+    emit_rows(rows, fmt, lambda: _requests_table(rows))
 
-        table = Table(header_style="bold")
-        for col in ("id", "when", "session", "path", "items", "agent", "sent", "chars", "prompt"):
-            table.add_column(col, no_wrap=col != "prompt")
-        for r in rows:
-            prompt = " ".join(r["prompt"].split())
-            table.add_row(r["id"][:10], r["created_at"][:19].replace("T", " "),
-                          (r["session_id"] or "-")[:8], r["path"], str(r["items"]), str(r["agent"]),
-                          str(r["injected_now"]), str(r["injected_chars"]),
-                          prompt if len(prompt) <= 60 else prompt[:59] + "…")
-        Console().print(table)
+
+def _requests_table(rows: list[dict]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(header_style="bold")
+    for col in ("id", "when", "session", "path", "items", "agent", "sent", "chars", "prompt"):
+        table.add_column(col, no_wrap=col != "prompt")
+    for r in rows:
+        prompt = " ".join(r["prompt"].split())
+        table.add_row(r["id"][:10], r["created_at"][:19].replace("T", " "),
+                      (r["session_id"] or "-")[:8], r["path"], str(r["items"]), str(r["agent"]),
+                      str(r["injected_now"]), str(r["injected_chars"]),
+                      prompt if len(prompt) <= 60 else prompt[:59] + "…")
+    Console().print(table)
 
 
 @requests_app.command("show")

@@ -110,3 +110,15 @@ def _cell(value) -> str:
     if isinstance(value, (dict, list)):
         return dumps(value)
     return str(value)
+
+
+def emit_rows(rows: Sequence[dict], fmt: Format, table) -> None:
+    """Dicts with an `id`: JSON, NDJSON, ids, or `table()` (a function that prints one for people)."""
+    fmt = resolve(fmt)
+    if fmt == Format.json:
+        print(dumps(list(rows)))
+    elif fmt in (Format.ndjson, Format.ids):
+        for r in rows:
+            print(r["id"] if fmt == Format.ids else dumps(r))
+    else:
+        table()
