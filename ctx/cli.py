@@ -196,7 +196,7 @@ def add(
             say(f"ctx warning: large content ({len(r['content']):,} characters)")
     with open_store() as store:
         nodes = store.add_many(records)
-    emit_nodes(nodes, fmt)
+    emit_nodes(nodes, fmt, single=json_input is None)
     if len(nodes) > 1:
         say(f"added {len(nodes)} nodes")
 
@@ -297,7 +297,7 @@ def update(
     text = read_text_input("-") if content == "-" else content
     with open_store() as store:
         n = store.update(node, content=text, metadata=parse_meta(meta or []), type=type_)
-    emit_nodes([n], fmt)
+    emit_nodes([n], fmt, single=True)
 
 
 @app.command()
@@ -312,7 +312,7 @@ def tag(
     """
     with open_store() as store:
         n = store.tag(node, tags)
-    emit_nodes([n], fmt)
+    emit_nodes([n], fmt, single=True)
 
 
 @app.command()
@@ -327,7 +327,7 @@ def untag(
     """
     with open_store() as store:
         n = store.untag(node, tags)
-    emit_nodes([n], fmt)
+    emit_nodes([n], fmt, single=True)
 
 
 @app.command()
@@ -358,7 +358,7 @@ def supersede(
     """
     with open_store() as store:
         old_node, _ = store.supersede(old, new)
-    emit_nodes([old_node], fmt)
+    emit_nodes([old_node], fmt, single=True)
     say(f"{old_node.short_id} is now superseded by {old_node.superseded_by}")
 
 

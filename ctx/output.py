@@ -44,10 +44,12 @@ def _preview(text: str, width: int = 90) -> str:
     return one if len(one) <= width else one[: width - 1] + "…"
 
 
-def emit_nodes(nodes: Sequence[Node], fmt: Format, *, title: str | None = None) -> None:
-    fmt = resolve(fmt)
+def emit_nodes(nodes: Sequence[Node], fmt: Format, *, title: str | None = None,
+               single: bool = False) -> None:
+    """Nodes in `fmt`; with `single` (a command about one node) JSON is that object, not a list."""
+    fmt = resolve(fmt, single=single)
     if fmt == Format.json:
-        print(dumps([n.to_dict() for n in nodes]))
+        print(dumps(nodes[0].to_dict() if single and len(nodes) == 1 else [n.to_dict() for n in nodes]))
     elif fmt == Format.ndjson:
         for n in nodes:
             print(dumps(n.to_dict()))

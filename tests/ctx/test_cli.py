@@ -43,6 +43,13 @@ def test_add_show_list_query_json(tmp_path):
     assert ok("query", "port", "--format", "ids").split() == [a]
 
 
+def test_one_node_commands_give_one_json_object():
+    node = json.loads(ok("add", "port 6543", "--tag", "tier:working", "--format", "json"))
+    assert node["content"] == "port 6543" and node["tags"] == ["tier:working"]
+    tagged = json.loads(ok("tag", node["id"], "project:db", "-f", "json"))
+    assert tagged["tags"] == ["project:db", "tier:working"]
+
+
 def test_add_from_stdin_and_ndjson_records():
     a = ok("add", "-", "--tag", "tier:working", input="from stdin\n").strip()
     assert json.loads(ok("show", a, "-f", "json"))["content"] == "from stdin"
