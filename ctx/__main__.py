@@ -31,7 +31,12 @@ def main() -> None:
         from ctx.hooks.entry import main as hook_main
 
         code = hook_main(args, process_exits=True)
-        # Output is flushed; skip interpreter teardown and the close-time WAL checkpoint.
+        # Skip interpreter teardown and the close-time WAL checkpoint (see store_access).
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except OSError:
+            pass
         os._exit(code)
     from ctx.cli import run
 
