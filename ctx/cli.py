@@ -18,7 +18,7 @@ import typer
 from typer.core import TyperGroup
 
 from ctx import db
-from ctx.errors import CtxError
+from ctx.errors import CtxError, ExitCode
 from ctx.output import Format, dumps, emit_nodes, emit_records, resolve, say
 from ctx.store import LARGE_CONTENT_CHARS, Store
 
@@ -40,6 +40,14 @@ class CtxGroup(TyperGroup):
             err = db.translate(exc, Path(state.db_path or os.environ.get("CTX_DB") or "store.db"))
             typer.echo(f"Error: {err}", err=True)
             sys.exit(int(err.exit_code))
+        except BrokenPipeError:
+            raise  # `ctx list | head`: handled in run()
+        except OSError as exc:  # a file to read or write: missing folder, permissions, disk full
+            if os.environ.get("CTX_DEBUG"):
+                raise
+            where = f": {exc.filename}" if exc.filename else ""
+            typer.echo(f"Error: {exc.strerror or exc}{where}", err=True)
+            sys.exit(int(ExitCode.ERROR))
 
 
 app = typer.Typer(

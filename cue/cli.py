@@ -40,3 +40,12 @@ def run() -> None:
             raise
         print(f"Error: {exc}", file=sys.stderr)
         sys.exit(int(exc.exit_code))
+    except BrokenPipeError:  # `cue digests | head`: the reader went away
+        sys.stderr.close()
+        sys.exit(0)
+    except OSError as exc:  # a file to read or write: missing folder, permissions, disk full
+        if os.environ.get("CUE_DEBUG"):
+            raise
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"Error: {exc.strerror or exc}{where}", file=sys.stderr)
+        sys.exit(1)

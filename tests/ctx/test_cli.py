@@ -168,6 +168,13 @@ def test_corrupt_database_and_missing_folder(tmp_path):
     assert r.exit_code == 4 and "does not exist" in r.stderr
 
 
+def test_unwritable_export_path_is_one_error_line(tmp_path):
+    add("something")
+    r = ctx("export", str(tmp_path / "missing" / "out.jsonl"))
+    assert r.exit_code == 1 and r.stderr.startswith("Error: No such file or directory")
+    assert len(r.stderr.splitlines()) == 1
+
+
 def test_ten_megabyte_content_is_refused_cleanly():
     r = ctx("add", "-", input="x" * 10_000_000)
     assert r.exit_code == 1 and "limit is" in r.stderr
