@@ -22,9 +22,37 @@ from ctx.errors import CtxError, ExitCode
 from ctx.output import Format, dumps, emit_nodes, emit_records, resolve, say
 from ctx.store import LARGE_CONTENT_CHARS, Store
 
+# Command groups loaded only when asked for: converting their Typer commands costs a few
+# milliseconds on every `ctx` run, and most runs are `add`, `query` or a hook.
+LAZY_COMMANDS = {
+    "install": "ctx.cli_install",
+    "search": "ctx.cli_semantic",
+    "index": "ctx.cli_semantic",
+    "session": "ctx.cli_semantic",
+    "requests": "ctx.cli_semantic",
+}
+
 
 class CtxGroup(TyperGroup):
-    """Turns domain errors into one `Error: …` line on stderr and a documented exit code."""
+    """Loads LAZY_COMMANDS on first use, and turns domain errors into one `Error: …` line
+    on stderr and a documented exit code."""
+
+    def list_commands(self, ctx):
+        return list(dict.fromkeys([*super().list_commands(ctx), *LAZY_COMMANDS]))
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in LAZY_COMMANDS:
+            self._load(LAZY_COMMANDS[name])
+        return super().get_command(ctx, name)
+
+    def _load(self, module_name: str) -> None:
+        import importlib
+
+        sub = typer.Typer(rich_markup_mode=None)
+        importlib.import_module(module_name).register(sub)
+        group = typer.main.get_command(sub)
+        for name, command in getattr(group, "commands", {group.name: group}).items():
+            self.add_command(command, name)
 
     def invoke(self, ctx):
         try:
@@ -544,16 +572,6 @@ def import_(
     with open_store() as store:
         counts = import_lines(store, text.splitlines(), skip_existing=skip_existing)
     say("imported " + ", ".join(f"{v} {k}" for k, v in counts.items()))
-
-
-def _register_optional() -> None:
-    from ctx import cli_install, cli_semantic
-
-    for module in (cli_install, cli_semantic):
-        module.register(app)
-
-
-_register_optional()
 
 
 def run() -> None:

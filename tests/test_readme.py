@@ -15,9 +15,10 @@ def commands(app: typer.Typer, prefix: str) -> list[tuple[str, object]]:
     out = []
 
     def walk(cmd, path):
-        subs = getattr(cmd, "commands", None)
-        if subs:
-            for name, sub in subs.items():
+        names = cmd.list_commands(None) if hasattr(cmd, "list_commands") else []
+        if names:  # get_command also loads ctx's lazily registered groups
+            for name in names:
+                sub = cmd.get_command(None, name)
                 if not sub.hidden:
                     walk(sub, f"{path} {name}")
         else:
