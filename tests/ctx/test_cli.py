@@ -188,3 +188,22 @@ def test_console_script_runs(ctx_bin, tmp_path):
     assert p.returncode == 0 and len(p.stdout.strip()) == 26
     p = subprocess.run([ctx_bin, "--db", env_db, "nonsense-command"], capture_output=True, text=True, check=False)
     assert p.returncode == 2 and p.stdout == ""
+
+
+def test_core_commands_load_nothing_heavy(tmp_path):
+    """`ctx add`/`query` run on every script and cron job: no numpy, onnxruntime, rich,
+    presidio — and not even the semantic command group (it loads on first use)."""
+    import sys
+
+    code = (
+        "import sys; sys.argv = ['ctx', '--db', sys.argv[1], 'add', 'x', '--tag', 'tier:working']\n"
+        "from ctx.cli import app\n"
+        "try:\n    app()\nexcept SystemExit:\n    pass\n"
+        "heavy = {'numpy', 'onnxruntime', 'rich', 'presidio_analyzer', 'ctx.cli_semantic',"
+        " 'ctx.semantic.search', 'anthropic', 'llama_cpp'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "h.db")], capture_output=True,
+                       text=True, check=False)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip().splitlines()[-1] == "[]"
