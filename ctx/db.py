@@ -7,6 +7,7 @@ Read-only commands open the file with `mode=ro` once it exists and is current; w
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -68,7 +69,7 @@ def connect(path: str | Path | None = None, *, readonly: bool = False,
                 path.chmod(0o600)
             if current_version(conn) < LATEST:
                 # WAL is switched on outside any transaction; it persists in the file.
-                conn.execute("PRAGMA journal_mode = WAL")
+                enable_wal(conn, busy_timeout_ms / 1000)
                 migrate(conn)
         except BaseException:
             conn.close()
@@ -76,6 +77,19 @@ def connect(path: str | Path | None = None, *, readonly: bool = False,
         return conn
     except sqlite3.Error as exc:
         raise translate(exc, path) from exc
+
+
+def enable_wal(conn: sqlite3.Connection, timeout_s: float = 5.0) -> None:
+    """Switch to WAL once (it persists in the file). Several processes creating the same new
+    database at once can get SQLITE_BUSY here without the busy handler, so retry briefly."""
+    deadline = time.monotonic() + timeout_s
+    while conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError as exc:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _open(target: str, busy_timeout_ms: int, *, uri: bool = False) -> sqlite3.Connection:

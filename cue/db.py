@@ -7,6 +7,7 @@ Add a migration by appending to MIGRATIONS; never edit one that has shipped.
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from cue import paths
@@ -125,12 +126,25 @@ def connect(path: Path | None = None, *, readonly: bool = False) -> sqlite3.Conn
         conn.execute("PRAGMA busy_timeout = 5000")
         conn.execute("PRAGMA foreign_keys = ON")
         if not readonly:
-            conn.execute("PRAGMA journal_mode = WAL")
+            enable_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
             _migrate(conn)
         return conn
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(f"cannot open cue database {path}: {exc}") from exc
+
+
+def enable_wal(conn: sqlite3.Connection, timeout_s: float = 5.0) -> None:
+    """Switch to WAL once (it persists in the file). Several processes creating the same new
+    database at once can get SQLITE_BUSY here without the busy handler, so retry briefly."""
+    deadline = time.monotonic() + timeout_s
+    while conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError as exc:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
