@@ -5,10 +5,10 @@ and the one-line `Error: …` are the real ones."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
 
 import pytest
+from cli_run import everything_written, run_cue
 from stubs import AnthropicStub, OpenAIStub
 
 import cue.pii
@@ -85,22 +85,8 @@ def plant_before_bump(conn, monkeypatch, texts: list[str], *, first_end: float) 
     monkeypatch.setattr(cue.pii, "SCRUB_VERSION", old + 1)
 
 
-def run_cue(monkeypatch, capsysbinary, *args: str) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["cue", *args])
-    monkeypatch.setattr("time.time", lambda: NOW)
-    with pytest.raises(SystemExit) as exc:
-        cli.run()
-    out, err = capsysbinary.readouterr()
-    return int(exc.value.code or 0), out.decode(), err.decode()
 
 
-def everything_written() -> str:
-    """Every byte cue keeps: the database (all tables), memory.md, digest.md, privacy.log."""
-    db = sqlite3.connect(paths.db_path())
-    dump = "\n".join(db.iterdump())
-    db.close()
-    files = [paths.memory_md(), paths.digest_md(), paths.privacy_log()]
-    return dump + "".join(p.read_text() for p in files if p.exists())
 
 
 def sent_prompts(stub) -> str:

@@ -3,14 +3,13 @@ on 127.0.0.1 and the tiny Gemma GGUF; only scrubbed text in, only scrubbed text 
 from __future__ import annotations
 
 import json
-import sqlite3
-import sys
 
 import pytest
+from cli_run import everything_written, run_cue
 from stubs import AnthropicStub
 
 import cue.pii
-from cue import cli, paths
+from cue import paths
 from cue.db import set_meta
 from cue.suggest import parse_suggestions
 
@@ -52,21 +51,8 @@ def plant_memory(conn, content: str) -> None:
         (NOW - 3600, content, NOW - 4000, NOW - 3600))
 
 
-def run_cue(monkeypatch, capsysbinary, *args: str) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["cue", *args])
-    monkeypatch.setattr("time.time", lambda: NOW)
-    with pytest.raises(SystemExit) as exc:
-        cli.run()
-    out, err = capsysbinary.readouterr()
-    return int(exc.value.code or 0), out.decode(), err.decode()
 
 
-def everything_written() -> str:
-    db = sqlite3.connect(paths.db_path())
-    dump = "\n".join(db.iterdump())
-    db.close()
-    return dump + "".join(p.read_text() for p in (paths.memory_md(), paths.privacy_log())
-                          if p.exists())
 
 
 def test_suggest_sees_and_returns_only_scrubbed_text(conn, cloud, monkeypatch, capsysbinary):
