@@ -5,26 +5,7 @@ import json
 import subprocess
 
 import pytest
-from typer.testing import CliRunner
-
-from ctx.cli import app
-
-runner = CliRunner()
-
-
-def ctx(*args, input=None):
-    result = runner.invoke(app, list(args), input=input, catch_exceptions=False)
-    return result
-
-
-def ok(*args, input=None):
-    r = ctx(*args, input=input)
-    assert r.exit_code == 0, r.stderr
-    return r.stdout
-
-
-def add(content, *args):
-    return ok("add", content, *args).strip()
+from ctx_runner import add, ctx, ok
 
 
 def test_add_show_list_query_json(tmp_path):

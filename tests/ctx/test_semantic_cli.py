@@ -6,29 +6,10 @@ import os
 import subprocess
 
 import pytest
-from typer.testing import CliRunner
+from ctx_runner import add, ctx, ok
 
 from ctx import db
 from ctx import requests as rq
-from ctx.cli import app
-
-runner = CliRunner()
-
-
-def ctx(*args, input=None):
-    # a wide terminal, so rich tables don't wrap the badges the tests look for
-    return runner.invoke(app, list(args), input=input, catch_exceptions=False,
-                         env={"COLUMNS": "200"})
-
-
-def ok(*args, input=None):
-    r = ctx(*args, input=input)
-    assert r.exit_code == 0, r.stderr
-    return r.stdout
-
-
-def add(content, *args):
-    return ok("add", content, *args).strip()
 
 
 @pytest.fixture(autouse=True)

@@ -20,3 +20,15 @@ def conn():
     c = connect()
     yield c
     c.close()
+
+
+@pytest.fixture
+def cloud(monkeypatch, request):
+    """An Anthropic stub the cloud backend is pointed at (with a test key); it answers the
+    test module's REPLY."""
+    from stubs import AnthropicStub
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    with AnthropicStub(reply=request.module.REPLY) as stub:
+        monkeypatch.setenv("CUE_CLOUD_BASE_URL", stub.url)
+        yield stub

@@ -8,8 +8,8 @@ import json
 import sys
 
 import pytest
-from cli_run import everything_written, run_cue
-from stubs import AnthropicStub, OpenAIStub
+from cue_runner import everything_written, run_cue
+from stubs import OpenAIStub
 
 import cue.pii
 from cue import cli, paths
@@ -58,13 +58,6 @@ GOOD_REPLY = """## Ongoing projects
 
 
 
-@pytest.fixture
-def cloud(monkeypatch):
-    """An Anthropic stub the cloud backend is pointed at (with a test key)."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    with AnthropicStub(reply=REPLY) as stub:
-        monkeypatch.setenv("CUE_CLOUD_BASE_URL", stub.url)
-        yield stub
 
 
 def plant(conn, text: str, *, ended: float, status: str = "ok") -> int:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from cli_run import everything_written, run_cue
-from stubs import AnthropicStub
+from cue_runner import everything_written, run_cue
 
 import cue.pii
 from cue import paths
@@ -29,12 +27,6 @@ REPLY_PII = ["bob.smith@corp.example.com", "ghp_16C7e42F292c6912E7710c838347Ae17
 
 
 
-@pytest.fixture
-def cloud(monkeypatch):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    with AnthropicStub(reply=REPLY) as stub:
-        monkeypatch.setenv("CUE_CLOUD_BASE_URL", stub.url)
-        yield stub
 
 
 def plant_digest(conn, text: str, *, ended: float) -> None:
