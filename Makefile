@@ -15,7 +15,7 @@ PY := $(VENV)/bin/python
 export OMP_WAIT_POLICY := PASSIVE
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup model test test-slow test-e2e bench demo lint clean
+.PHONY: system-packages setup model test test-slow test-e2e bench demo lint clean
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -31,10 +31,10 @@ setup: $(VENV)/.synced model
 model: $(VENV)/.synced
 	$(PY) -m ctx.semantic.model build --quiet
 
-test: setup lint
+test: setup lint system-packages
 	$(PY) -m pytest -m "not slow and not e2e" -q
 
-test-slow: setup
+test-slow: setup system-packages
 	$(PY) -m pytest -m slow -q
 
 test-e2e: setup
@@ -48,6 +48,10 @@ demo: setup
 
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check ctx cue tests bench
+
+# Debian packages for the real-X and real-browser tests (SPEC §5); installs when root.
+system-packages:
+	bash scripts/system-packages.sh
 
 clean:
 	rm -rf $(VENV) $(TOOLS) .pytest_cache .hypothesis
