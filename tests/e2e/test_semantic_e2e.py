@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_claude_code import claude_bin, harness  # noqa: F401 — the fixture and the driver
+from e2e_harness import harness
 
 from ctx import db
 from ctx import requests as rq
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.e2e
 DATA = Path(__file__).resolve().parents[1] / "ctx" / "data" / "retrieval.json"
 
 
-def test_a_paraphrased_prompt_gets_its_memory_injected(claude_bin, ctx_bin, tmp_path):  # noqa: F811
+def test_a_paraphrased_prompt_gets_its_memory_injected(claude_bin, ctx_bin, tmp_path):
     notes = json.loads(DATA.read_text())["nodes"][:30]  # untiered: include mode agent
     conn = db.connect()
     store = Store(conn)
