@@ -30,6 +30,7 @@ LAZY_COMMANDS = {
     "index": "ctx.cli_semantic",
     "session": "ctx.cli_semantic",
     "requests": "ctx.cli_semantic",
+    "ui": "ctx.cli_ui",
 }
 
 

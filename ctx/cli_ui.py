@@ -1,0 +1,58 @@
+"""`ctx ui`: wiring for the local web viewer (ctx/web/). Loaded lazily: no other command pays
+for starlette, uvicorn or jinja2."""
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from ctx.errors import CtxError
+
+
+def register(app: typer.Typer) -> None:
+    """Add `ctx ui` to the app."""
+
+    @app.command("ui")
+    def ui(
+        port: Annotated[int, typer.Option(
+            "--port", "-p", min=0, max=65535,
+            help="Port on 127.0.0.1 (default: a free one).")] = 0,
+        no_browser: Annotated[bool, typer.Option(
+            "--no-browser", help="Only print the address; don't open a browser.")] = False,
+    ) -> None:
+        """Browse memory, requests and cue's digests in a local web page (127.0.0.1 only).
+
+        Prints an address with this run's secret token; Ctrl-C stops the server.
+
+        Example: ctx ui --port 8765 --no-browser
+        """
+        from ctx import db
+        from ctx.cli import state
+        from ctx.output import say
+        from ctx.web import server
+
+        db.connect(state.db_path).close()  # a bad --db is one Error line, before listening
+        try:
+            running = server.bind(port)
+        except OSError as exc:
+            raise CtxError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}"
+                           + ("; choose another --port or leave it out" if port else "")) from None
+
+        def ready() -> None:
+            print(running.url, flush=True)
+            say("ctx ui: open the address above (it carries this run's token); Ctrl-C stops.")
+            if not no_browser:
+                import webbrowser
+
+                try:
+                    webbrowser.open(running.url)
+                except Exception as exc:  # noqa: BLE001 — no browser is not an error
+                    say(f"ctx ui: could not open a browser ({exc}); open the address yourself.")
+
+        try:
+            server.serve(running, db_path=state.db_path, on_ready=ready)
+        except KeyboardInterrupt:
+            pass
+        say("ctx ui: stopped.")
+        sys.stdout.flush()

@@ -1,0 +1,486 @@
+"""`ctx ui`: the web viewer's routes. Server-rendered Jinja2 pages on Starlette; no JavaScript
+is needed to use it (one small static script adds a confirm before "forget").
+
+Reads go through ctx/web/data.py, ctx.requests and ctx.semantic (the same hybrid search as
+`ctx search`); writes through ctx.store.Store and ctx.requests — the functions the CLI and
+hooks use — so a change here is what `ctx show` and the next hook see. cue's data comes
+from the `cue` CLI (ctx/web/cue_client.py). Every request has passed ctx/web/security.Guard.
+"""
+from __future__ import annotations
+
+import secrets
+import sqlite3
+import time
+from collections import OrderedDict
+from contextlib import contextmanager
+from pathlib import Path
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from ctx import db
+from ctx.errors import CtxError, NotFoundError
+from ctx.model import NODE_TYPES, TIERS
+from ctx.store import Store
+from ctx.web import cue_client, data
+from ctx.web.security import CSRF_FIELD, Guard, same
+from ctx.web.thumbs import Frame, Refused, Thumbnails
+
+HERE = Path(__file__).parent
+STATIC_DIR = HERE / "static"
+STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+                ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon"}
+SEARCH_INDEX_SECONDS = 3.0
+TYPE_TITLES = {"fact": "Facts", "decision": "Decisions", "pattern": "Patterns",
+               "observation": "Observations", "hypothesis": "Hypotheses", "task": "Tasks",
+               "summary": "Summaries", "source": "Sources", "open-question": "Open questions"}
+
+
+def create_app(*, token: str, port: int, db_path: str | None = None,
+               cue_home: Path | None = None) -> Guard:
+    """The ASGI app for one run: Starlette routes behind the Guard."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters["when"] = _when
+    env.filters["ts"] = _ts
+    env.globals["qs"] = _qs
+    viewer = Viewer(env, token, db_path, cue_home or cue_client.home())
+    routes = [
+        Route("/", viewer.memory),
+        Route("/node/{ref}", viewer.node),
+        Route("/node/{ref}/tier", viewer.set_tier, methods=["POST"]),
+        Route("/node/{ref}/supersede", viewer.supersede, methods=["POST"]),
+        Route("/node/{ref}/forget", viewer.forget, methods=["POST"]),
+        Route("/node/{ref}/session", viewer.node_session, methods=["POST"]),
+        Route("/graph", viewer.graph),
+        Route("/sessions", viewer.sessions),
+        Route("/sessions/{sid}", viewer.session),
+        Route("/sessions/{sid}/add", viewer.session_add, methods=["POST"]),
+        Route("/sessions/{sid}/remove", viewer.session_remove, methods=["POST"]),
+        Route("/requests", viewer.requests),
+        Route("/requests/{rid}", viewer.request),
+        Route("/cue", viewer.cue),
+        Route("/cue/digests/{did:int}", viewer.digest),
+        Route("/cue/memory", viewer.cue_memory),
+        Route("/cue/thumb/{key}.jpg", viewer.thumb),
+        Route("/cue/pause", viewer.cue_pause, methods=["POST"]),
+        Route("/cue/resume", viewer.cue_resume, methods=["POST"]),
+        Route("/static/{name}", viewer.static),
+    ]
+    app = Starlette(routes=routes, exception_handlers={404: viewer.not_found,
+                                                       405: viewer.not_allowed})
+    return Guard(app, token=token, port=port)
+
+
+class Viewer:
+    def __init__(self, env: jinja2.Environment, token: str, db_path: str | None, cue_home: Path):
+        self.env = env
+        self.token = token
+        self.db_path = db_path
+        self.cue_home = cue_home
+        self.thumbs = Thumbnails(token, cue_home)
+        self.flashes: OrderedDict[str, tuple[str, str]] = OrderedDict()
+        # Static files: a fixed list read once from the package; a name not in it is a 404,
+        # so no request can reach another file.
+        self.static_files = {p.name: p.read_bytes() for p in STATIC_DIR.iterdir()
+                             if p.is_file() and p.suffix in STATIC_TYPES}
+
+    # ------------------------------------------------------------------ plumbing
+    @contextmanager
+    def conn(self, *, write: bool = False):
+        conn = db.connect(self.db_path, readonly=not write)
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    def render(self, request: Request, name: str, status: int = 200, **context) -> HTMLResponse:
+        flash = None
+        key = request.query_params.get("flash")
+        if key and key in self.flashes:
+            flash = self.flashes.pop(key)
+        html = self.env.get_template(name).render(
+            csrf=self.token, path=request.url.path, flash=flash, section=name.split(".")[0],
+            type_titles=TYPE_TITLES, node_types=NODE_TYPES, tiers=TIERS, **context)
+        return HTMLResponse(html, status_code=status)
+
+    def error_page(self, request: Request, message: str, status: int) -> HTMLResponse:
+        return self.render(request, "error.html", status=status, message=message)
+
+    def redirect(self, target: str, message: str, kind: str = "ok") -> RedirectResponse:
+        key = secrets.token_urlsafe(8)
+        self.flashes[key] = (kind, message)
+        while len(self.flashes) > 200:
+            self.flashes.popitem(last=False)
+        sep = "&" if "?" in target else "?"
+        return RedirectResponse(f"{target}{sep}flash={key}", status_code=303)
+
+    async def form(self, request: Request) -> dict:
+        """The POSTed form, once its CSRF field matches this run's token (else PermissionError)."""
+        form = await request.form()
+        if not same(form.get(CSRF_FIELD), self.token):
+            raise PermissionError
+        return {k: v for k, v in form.items() if isinstance(v, str)}
+
+    async def change(self, request: Request, work, default_next: str):
+        """Run one POSTed change in a thread; redirect back with what happened."""
+        try:
+            form = await self.form(request)
+        except PermissionError:
+            return Response("Forbidden: the form's token is missing or wrong.\n", 403,
+                            media_type="text/plain")
+        target = _local(form.get("next")) or default_next
+        try:
+            result = await run_in_threadpool(work, form)
+        except CtxError as exc:
+            return self.redirect(target, str(exc), "error")
+        except sqlite3.Error as exc:
+            return self.redirect(target, str(db.translate(exc, Path(self.db_path or ""))), "error")
+        message, where = result if isinstance(result, tuple) else (result, None)
+        return self.redirect(where or target, message)
+
+    async def not_found(self, request: Request, exc) -> HTMLResponse:
+        return self.error_page(request, "Nothing here.", 404)
+
+    async def not_allowed(self, request: Request, exc) -> Response:
+        return Response("Method not allowed.\n", 405, media_type="text/plain")
+
+    # ------------------------------------------------------------------ memory
+    def memory(self, request: Request) -> HTMLResponse:
+        params = request.query_params
+        filters, problems = data.Filters.parse(params)
+        q = (params.get("q") or "").strip()
+        mode = params.get("mode") if params.get("mode") in ("hybrid", "semantic", "keyword") \
+            else "hybrid"
+        context = {"filters": filters, "problems": problems, "q": q, "mode": mode,
+                   "show_all": params.get("all") == "1"}
+        t0 = time.perf_counter()
+        if q:
+            context.update(self._search(q, mode, filters, context["show_all"]))
+            with self.conn() as conn:
+                context["facets"] = data.facets(conn)
+                context["projects"] = data.projects(conn)
+        else:
+            before = params.get("before")
+            with self.conn() as conn:
+                context["page"] = data.list_page(conn, filters, before=before)
+                context["total"] = data.count(conn, filters)
+                context["facets"] = data.facets(conn)
+                context["projects"] = data.projects(conn)
+            context["before"] = before
+        context["elapsed_ms"] = (time.perf_counter() - t0) * 1000
+        return self.render(request, "memory.html", **context)
+
+    def _search(self, q: str, mode: str, filters: data.Filters, show_all: bool) -> dict:
+        from ctx.semantic.search import SearchOptions, search
+
+        note = None
+        if mode != "keyword":
+            from ctx.semantic.model import locate
+
+            if locate() is None:
+                note = ("The embedding model is not built, so this is a keyword search "
+                        "(`make model` builds it).")
+                mode = "keyword"
+        options = SearchOptions(mode=mode, filter=filters.expr(),
+                                include_superseded=filters.include_superseded)
+        try:
+            with self.conn(write=True) as conn:
+                result = search(conn, q, options,
+                                index_deadline=time.monotonic() + SEARCH_INDEX_SECONDS)
+                hits = result.candidates if show_all else result.hits
+                nodes = {n.id: n for n in Store(conn).get_many([h.node_id for h in hits])}
+                short = data.names(conn, list(nodes))
+        except CtxError as exc:
+            return {"search_error": str(exc), "hits": [], "result": None, "note": note}
+        from ctx.requests import include_mode
+
+        rows = []
+        for h in hits:
+            node = nodes.get(h.node_id)
+            if node is None:
+                continue
+            chunk = node.content[h.chunk_start:h.chunk_end] if h.chunk_start is not None else None
+            rows.append({"hit": h, "node": node, "short": short[node.id]["short"],
+                         "mode": include_mode(node.tags), "match": chunk or node.content})
+        if result.not_indexed:
+            extra = (f"{result.not_indexed} node(s) are not embedded yet and were matched by "
+                     f"words only; `ctx index` embeds them.")
+            note = f"{note} {extra}" if note else extra
+        return {"hits": rows, "result": result, "note": note, "search_error": None}
+
+    def node(self, request: Request) -> HTMLResponse:
+        from ctx import requests as rq
+
+        try:
+            with self.conn() as conn:
+                detail = data.node_detail(conn, request.path_params["ref"])
+                sessions = rq.list_sessions(conn, 20)
+        except NotFoundError as exc:
+            return self.error_page(request, str(exc), 404)
+        except CtxError as exc:
+            return self.error_page(request, str(exc), 400)
+        return self.render(request, "node.html", d=detail, n=detail.node, sessions=sessions)
+
+    async def set_tier(self, request: Request):
+        ref = request.path_params["ref"]
+
+        def work(form):
+            tier = form.get("tier", "")
+            with self.conn(write=True) as conn:
+                store = Store(conn)
+                if tier == data.NO_TIER:
+                    node = store.get(ref)
+                    node = store.untag(node.id, [t for t in node.tags if t.startswith("tier:")])
+                else:
+                    node = store.tag(ref, [f"tier:{tier}"])
+            return f"{node.id} is now {'tier:' + node.tier if node.tier else 'without a tier'}."
+
+        return await self.change(request, work, f"/node/{ref}")
+
+    async def supersede(self, request: Request):
+        ref = request.path_params["ref"]
+
+        def work(form):
+            new = (form.get("new") or "").strip()
+            if not new:
+                raise CtxError("give the id of the node that replaces this one")
+            with self.conn(write=True) as conn:
+                old, newer = Store(conn).supersede(ref, new)
+            return f"{old.id} is now superseded by {newer.id}."
+
+        return await self.change(request, work, f"/node/{ref}")
+
+    async def forget(self, request: Request):
+        ref = request.path_params["ref"]
+
+        def work(form):
+            with self.conn(write=True) as conn:
+                node = Store(conn).delete(ref)
+            from ctx.requests import item_name
+
+            return f"Forgot {node.id} ({node.type}: {item_name(node.content)}).", "/"
+
+        return await self.change(request, work, "/")
+
+    # ------------------------------------------------------------------ graph
+    def graph(self, request: Request) -> HTMLResponse:
+        from ctx.web import graph
+
+        focus = (request.query_params.get("focus") or "").strip() or None
+        try:
+            depth = min(3, max(1, int(request.query_params.get("depth") or 2)))
+        except ValueError:
+            depth = 2
+        try:
+            with self.conn() as conn:
+                g = graph.build(conn, focus, depth=depth)
+        except CtxError as exc:
+            return self.error_page(request, str(exc), 404)
+        return self.render(request, "graph.html", g=g, depth=depth, width=graph.WIDTH,
+                           height=graph.HEIGHT, max_nodes=graph.MAX_NODES)
+
+    # ------------------------------------------------------------------ sessions, requests
+    def sessions(self, request: Request) -> HTMLResponse:
+        limit = _int(request.query_params.get("limit"), 50, 1, 1000)
+        with self.conn() as conn:
+            rows = conn.execute(
+                "SELECT s.id, s.source, s.started_at, s.reset_at, s.last_seen_at, "
+                "(SELECT count(*) FROM requests r WHERE r.session_id = s.id) AS requests, "
+                "(SELECT count(*) FROM session_items i WHERE i.session_id = s.id "
+                " AND i.state = 'active') AS items "
+                "FROM sessions s ORDER BY s.last_seen_at DESC LIMIT ?", (limit + 1,)).fetchall()
+        return self.render(request, "sessions.html", sessions=[dict(r) for r in rows[:limit]],
+                           more=len(rows) > limit, limit=limit)
+
+    def session(self, request: Request) -> HTMLResponse:
+        from ctx import requests as rq
+
+        try:
+            with self.conn() as conn:
+                sid = rq.resolve_session(conn, request.path_params["sid"])
+                sess = rq.get_session(conn, sid)
+                items = rq.session_items(conn, sid)
+                info = data.names(conn, [i.node_id for i in items])
+                reqs = rq.list_requests(conn, session_id=sid, limit=100)
+        except CtxError as exc:
+            return self.error_page(request, str(exc), 404)
+        rows = [{"item": i, "info": info.get(i.node_id),
+                 "priority": rq.tier_priority([f"tier:{info[i.node_id]['tier']}"])
+                 if i.node_id in info else 9} for i in items]
+        rows.sort(key=lambda r: (r["item"].state != "active", r["priority"],
+                                 (r["info"] or {}).get("name", "").lower()))
+        return self.render(request, "session.html", s=sess, rows=rows, reqs=reqs)
+
+    async def node_session(self, request: Request):
+        """Add or remove this node to/from the session chosen in the form."""
+        ref = request.path_params["ref"]
+        return await self._session_change(request, None, lambda form: form.get("op") == "add",
+                                          lambda form: ref, f"/node/{ref}")
+
+    async def _session_change(self, request: Request, sid_ref: str | None, add, node_of,
+                              back: str):
+        from ctx import requests as rq
+
+        def work(form):
+            is_add = add(form)
+            with self.conn(write=True) as conn:
+                sid = rq.resolve_session(conn, sid_ref or form.get("session") or "")
+                node_id = Store(conn).resolve(node_of(form) or "")
+                (rq.session_add if is_add else rq.session_remove)(conn, sid, node_id)
+            return (f"{'Added' if is_add else 'Removed'} {node_id} {'to' if is_add else 'from'} "
+                    f"session {sid}.")
+
+        return await self.change(request, work, back)
+
+    async def session_add(self, request: Request):
+        sid = request.path_params["sid"]
+        return await self._session_change(request, sid, lambda form: True,
+                                          lambda form: form.get("node"), f"/sessions/{sid}")
+
+    async def session_remove(self, request: Request):
+        sid = request.path_params["sid"]
+        return await self._session_change(request, sid, lambda form: False,
+                                          lambda form: form.get("node"), f"/sessions/{sid}")
+
+    def requests(self, request: Request) -> HTMLResponse:
+        from ctx import requests as rq
+
+        limit = _int(request.query_params.get("limit"), 50, 1, 1000)
+        with self.conn() as conn:
+            rows = rq.list_requests(conn, limit=limit + 1)
+        return self.render(request, "requests.html", reqs=rows[:limit], more=len(rows) > limit,
+                           limit=limit)
+
+    def request(self, request: Request) -> HTMLResponse:
+        from ctx import requests as rq
+
+        try:
+            with self.conn() as conn:
+                record = rq.get_request(conn, request.path_params["rid"])
+                view = rq.request_view(conn, record)
+        except CtxError as exc:
+            return self.error_page(request, str(exc), 404)
+        included = [i for i in view["items"] if i["included"]]
+        groups: dict[str, list[dict]] = {}
+        for item in included:
+            groups.setdefault(item["type"] or "deleted", []).append(item)
+        order = list(TYPE_TITLES)
+        columns = sorted(groups.items(), key=lambda kv: order.index(kv[0])
+                         if kv[0] in order else 99)
+        excluded = [i for i in view["items"] if not i["included"]]
+        return self.render(request, "request.html", v=view, columns=columns, excluded=excluded)
+
+    # ------------------------------------------------------------------ cue
+    def cue(self, request: Request) -> HTMLResponse:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(2) as pool:
+            digests = pool.submit(cue_client.digests, 50)
+            status = pool.submit(cue_client.status)
+            digests, status = digests.result(), status.result()
+        return self.render(request, "cue.html", digests=digests.data or [], error=digests.error,
+                           status=status.data, status_error=status.error)
+
+    def digest(self, request: Request) -> HTMLResponse:
+        found = cue_client.digest(request.path_params["did"])
+        if found.error or not isinstance(found.data, dict):
+            return self.error_page(request, found.error or "no such digest", 404)
+        d = found.data
+        frames, frames_error = [], None
+        if d.get("frame_count"):
+            sel = cue_client.frames(d["window_start"], d["window_end"], d["frame_count"])
+            if sel.error or not isinstance(sel.data, dict):
+                frames_error = sel.error or "cue select printed nothing"
+            else:
+                paused = tuple((float(a), float(b)) for a, b in sel.data.get("paused") or [])
+                for f in sel.data.get("frames") or []:
+                    frame = Frame(str(f.get("path", "")), f.get("ts"), paused,
+                                  bool(f.get("excluded")))
+                    try:
+                        self.thumbs.allowed(frame)
+                        key = self.thumbs.register(frame)
+                    except Refused:
+                        key = None
+                    frames.append({**f, "key": key, "name": Path(str(f.get("path", ""))).name})
+        return self.render(request, "digest.html", d=d, frames=frames, frames_error=frames_error)
+
+    def cue_memory(self, request: Request) -> HTMLResponse:
+        found = cue_client.memory()
+        return self.render(request, "cue_memory.html", m=found.data if isinstance(found.data, dict)
+                           else None, error=found.error)
+
+    def thumb(self, request: Request) -> Response:
+        try:
+            body = self.thumbs.jpeg(request.path_params["key"])
+        except Refused:
+            return Response("Not found.\n", 404, media_type="text/plain")
+        return Response(body, media_type="image/jpeg")
+
+    async def cue_pause(self, request: Request):
+        return await self._cue_toggle(request, cue_client.pause, "cue is paused.")
+
+    async def cue_resume(self, request: Request):
+        return await self._cue_toggle(request, cue_client.resume, "cue is recording again.")
+
+    async def _cue_toggle(self, request: Request, action, message: str):
+        try:
+            await self.form(request)
+        except PermissionError:
+            return Response("Forbidden: the form's token is missing or wrong.\n", 403,
+                            media_type="text/plain")
+        result = await run_in_threadpool(action)
+        if result.error:
+            return self.redirect("/cue", f"cue: {result.error}", "error")
+        return self.redirect("/cue", message)
+
+    # ------------------------------------------------------------------ static
+    def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        body = self.static_files.get(name)
+        if body is None:
+            return Response("Not found.\n", 404, media_type="text/plain")
+        return Response(body, media_type=STATIC_TYPES[Path(name).suffix],
+                        headers={"cache-control": "no-cache"})
+
+
+def _local(target: str | None) -> str | None:
+    """A same-site path to go back to, or None (no scheme, no host, no `//`)."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return None
+    return target
+
+
+def _int(raw: str | None, default: int, lo: int, hi: int) -> int:
+    try:
+        return min(hi, max(lo, int(raw))) if raw else default
+    except ValueError:
+        return default
+
+
+def _qs(base: dict, **extra) -> str:
+    """A query string from the page's parameters with some replaced (None drops one)."""
+    from urllib.parse import urlencode
+
+    merged = {**base, **extra}
+    return urlencode({k: v for k, v in merged.items() if v is not None and v != ""})
+
+
+def _when(value: str | None) -> str:
+    """2026-11-21T23:05:08.123Z → 2026-11-21 23:05:08."""
+    return (value or "")[:19].replace("T", " ")
+
+
+def _ts(value) -> str:
+    from datetime import UTC, datetime
+
+    if value is None:
+        return "—"
+    try:
+        return datetime.fromtimestamp(float(value), UTC).strftime("%Y-%m-%d %H:%M:%S")
+    except (TypeError, ValueError, OverflowError):
+        return str(value)

@@ -1,0 +1,214 @@
+"""What the viewer's pages read from the ctx store: pure functions over a connection.
+
+Every list is bounded (LIMIT, keyset paging on the ULID), tags and names come back in the
+same statement or one batched query per page — never one query per row of a whole table —
+so a page costs the same on 1k nodes as on 100k.
+"""
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+from ctx.model import NODE_TYPES, TIERS, Node
+from ctx.store import Store, validate_tag, validate_type
+
+PAGE_SIZE = 50
+CHAIN_MAX = 50
+NO_TIER = "none"
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The memory page's filters, validated; each narrows the list and the search."""
+
+    type: str | None = None
+    tier: str | None = None          # one of TIERS, or NO_TIER
+    tag: str | None = None
+    project: str | None = None
+    include_superseded: bool = False
+
+    @classmethod
+    def parse(cls, params) -> tuple[Filters, list[str]]:
+        """Filters from query parameters; bad values are dropped with a message each."""
+        problems: list[str] = []
+
+        def pick(name, check):
+            raw = (params.get(name) or "").strip()
+            if not raw:
+                return None
+            try:
+                return check(raw)
+            except Exception as exc:  # noqa: BLE001 — every CtxError/ValueError is a message
+                problems.append(str(exc))
+                return None
+
+        def tier(raw):
+            if raw != NO_TIER and raw not in TIERS:
+                raise ValueError(f"unknown tier {raw!r}")
+            return raw
+
+        def project(raw):
+            return validate_tag(f"project:{raw}")[len("project:"):]
+
+        return cls(type=pick("type", validate_type), tier=pick("tier", tier),
+                   tag=pick("tag", validate_tag), project=pick("project", project),
+                   include_superseded=params.get("superseded") in ("1", "on", "true")), problems
+
+    def sql(self) -> tuple[str, list]:
+        """A condition over `nodes n`, parameterised."""
+        where, params = ["1"], []
+        if self.type:
+            where.append("n.type = ?")
+            params.append(self.type)
+        if self.tier == NO_TIER:
+            where.append("NOT EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id "
+                         "AND t.tag LIKE 'tier:%')")
+        elif self.tier:
+            where.append("EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag = ?)")
+            params.append(f"tier:{self.tier}")
+        for tag in (self.tag, f"project:{self.project}" if self.project else None):
+            if tag:
+                where.append("EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag = ?)")
+                params.append(tag)
+        return " AND ".join(where), params
+
+    def expr(self) -> str | None:
+        """The same filters in the query language, for `search(…, filter=…)` (applied before
+        ranking, as `ctx search --filter`)."""
+        parts = []
+        if self.type:
+            parts.append(f"type:{self.type}")
+        if self.tier == NO_TIER:
+            parts += [f"NOT tag:{_q('tier:' + t)}" for t in TIERS]
+        elif self.tier:
+            parts.append(f"tag:{_q('tier:' + self.tier)}")
+        if self.tag:
+            parts.append(f"tag:{_q(self.tag)}")
+        if self.project:
+            parts.append(f"tag:{_q('project:' + self.project)}")
+        return " AND ".join(parts) or None
+
+    def params(self) -> dict:
+        out = {"type": self.type, "tier": self.tier, "tag": self.tag, "project": self.project,
+               "superseded": "1" if self.include_superseded else None}
+        return {k: v for k, v in out.items() if v}
+
+
+def _q(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@dataclass
+class Page:
+    nodes: list[Node]
+    next_before: str | None          # keyset cursor for the next (older) page
+    total: int | None = None
+    short: dict[str, str] = field(default_factory=dict)
+
+
+def list_page(conn: sqlite3.Connection, filters: Filters, *, before: str | None = None,
+              size: int = PAGE_SIZE) -> Page:
+    """Newest first, `size` at a time, older than `before` (a node id)."""
+    from ctx.compose import short_ids
+
+    store = Store(conn)
+    where, params = filters.sql()
+    if before:
+        where += " AND n.id < ?"
+        params.append(before.upper())
+    nodes = store.select(where, params, include_superseded=filters.include_superseded,
+                         limit=size + 1, order="n.id DESC")
+    more = len(nodes) > size
+    nodes = nodes[:size]
+    return Page(nodes, nodes[-1].id if more and nodes else None,
+                short=short_ids(store, [n.id for n in nodes]))
+
+
+def count(conn: sqlite3.Connection, filters: Filters) -> int:
+    where, params = filters.sql()
+    if not filters.include_superseded:
+        where += " AND n.superseded_by IS NULL"
+    return conn.execute(f"SELECT count(*) FROM nodes n WHERE {where}", params).fetchone()[0]
+
+
+def facets(conn: sqlite3.Connection) -> dict:
+    """Live nodes per type and per tier (two grouped index scans)."""
+    by_type = dict(conn.execute("SELECT type, count(*) FROM nodes WHERE superseded_by IS NULL "
+                                "GROUP BY type").fetchall())
+    by_tier = dict(conn.execute(
+        "SELECT substr(t.tag, 6), count(*) FROM tags t JOIN nodes n ON n.id = t.node_id "
+        "WHERE t.tag LIKE 'tier:%' AND n.superseded_by IS NULL GROUP BY t.tag").fetchall())
+    return {"types": [(t, by_type.get(t, 0)) for t in NODE_TYPES],
+            "tiers": [(t, by_tier.get(t, 0)) for t in TIERS]}
+
+
+def projects(conn: sqlite3.Connection, limit: int = 50) -> list[str]:
+    """Project names known from `project:NAME` tags (an index range scan)."""
+    rows = conn.execute("SELECT DISTINCT tag FROM tags WHERE tag >= 'project:' AND "
+                        "tag < 'project;' ORDER BY tag LIMIT ?", (limit,)).fetchall()
+    return [r[0][len("project:"):] for r in rows]
+
+
+@dataclass
+class NodeDetail:
+    node: Node
+    outgoing: list[tuple[str, Node | None, str]]     # (edge type, other node, other id)
+    incoming: list[tuple[str, Node | None, str]]
+    chain: list[Node]                                # oldest → newest, this node included
+    short: dict[str, str]
+    include_mode: str
+
+
+def node_detail(conn: sqlite3.Connection, ref: str) -> NodeDetail:
+    from ctx.compose import short_ids
+    from ctx.requests import include_mode
+
+    store = Store(conn)
+    node = store.get(ref)
+    edges = store.edges([node.id])
+    chain_ids = supersede_chain(conn, node.id)
+    others = {e.to_id if e.from_id == node.id else e.from_id for e in edges}
+    nodes = {n.id: n for n in store.get_many(list(others | set(chain_ids)))}
+    nodes[node.id] = node
+    out = [(e.type, nodes.get(e.to_id), e.to_id) for e in edges if e.from_id == node.id]
+    inc = [(e.type, nodes.get(e.from_id), e.from_id) for e in edges if e.to_id == node.id]
+    short = short_ids(store, list(nodes))
+    return NodeDetail(node, out, inc, [nodes[i] for i in chain_ids if i in nodes], short,
+                      include_mode(node.tags))
+
+
+def supersede_chain(conn: sqlite3.Connection, node_id: str) -> list[str]:
+    """The versions of a memory, oldest first: what this node replaced (following the
+    nodes whose superseded_by points here, one per step) and what replaced it."""
+    back: list[str] = []
+    cursor, seen = node_id, {node_id}
+    while len(back) < CHAIN_MAX:
+        row = conn.execute("SELECT id FROM nodes WHERE superseded_by = ? ORDER BY id DESC LIMIT 1",
+                           (cursor,)).fetchone()
+        if row is None or row[0] in seen:
+            break
+        back.append(row[0])
+        seen.add(row[0])
+        cursor = row[0]
+    forward: list[str] = []
+    cursor = node_id
+    while len(forward) < CHAIN_MAX:
+        row = conn.execute("SELECT superseded_by FROM nodes WHERE id = ?", (cursor,)).fetchone()
+        if row is None or row[0] is None or row[0] in seen:
+            break
+        forward.append(row[0])
+        seen.add(row[0])
+        cursor = row[0]
+    return list(reversed(back)) + [node_id] + forward
+
+
+def names(conn: sqlite3.Connection, ids: list[str]) -> dict[str, dict]:
+    """Short id, type and a one-line name for each id (one batched read)."""
+    from ctx.compose import short_ids
+    from ctx.requests import item_name
+
+    store = Store(conn)
+    nodes = store.get_many(list(dict.fromkeys(ids)))
+    short = short_ids(store, [n.id for n in nodes])
+    return {n.id: {"short": short[n.id], "type": n.type, "name": item_name(n.content),
+                   "tier": n.tier} for n in nodes}

@@ -1,0 +1,146 @@
+"""The graph page: a bounded set of nodes and the edges between them, laid out on the server
+(a few dozen Fruchterman–Reingold steps in numpy) and drawn as inline SVG.
+
+Bounded on purpose: at most MAX_NODES circles whatever the store's size — around one node
+(its neighbourhood, breadth first) or, with no focus, the most connected nodes.
+"""
+from __future__ import annotations
+
+import math
+import sqlite3
+from dataclasses import dataclass
+
+from ctx.store import Store
+
+MAX_NODES = 120
+WIDTH, HEIGHT, MARGIN = 960, 640, 40
+
+
+@dataclass
+class GraphNode:
+    id: str
+    short: str
+    type: str
+    name: str
+    x: float
+    y: float
+    r: float
+    focus: bool = False
+    superseded: bool = False
+
+
+@dataclass
+class GraphEdge:
+    a: GraphNode
+    b: GraphNode
+    type: str
+
+
+@dataclass
+class Graph:
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    total_edges: int
+    capped: bool
+    focus: str | None
+
+
+def build(conn: sqlite3.Connection, focus: str | None = None, *, depth: int = 2,
+          limit: int = MAX_NODES) -> Graph:
+    from ctx.compose import short_ids
+    from ctx.requests import item_name
+
+    store = Store(conn)
+    capped = False
+    if focus:
+        focus = store.resolve(focus)
+        ids, capped = _neighbourhood(conn, focus, depth, limit)
+    else:
+        rows = conn.execute(
+            "SELECT id, count(*) AS degree FROM (SELECT from_id AS id FROM edges "
+            "UNION ALL SELECT to_id FROM edges) GROUP BY id ORDER BY degree DESC, id LIMIT ?",
+            (limit + 1,)).fetchall()
+        capped = len(rows) > limit
+        ids = [r[0] for r in rows[:limit]]
+    edges = store.edges(ids) if ids else []
+    idset = set(ids)
+    edges = [e for e in edges if e.from_id in idset and e.to_id in idset]
+    nodes = {n.id: n for n in store.get_many(ids)}
+    ids = [i for i in ids if i in nodes]
+    index = {node_id: i for i, node_id in enumerate(ids)}
+    pos = layout(len(ids), [(index[e.from_id], index[e.to_id]) for e in edges
+                            if e.from_id in index and e.to_id in index])
+    degree = {i: 0 for i in ids}
+    for e in edges:
+        degree[e.from_id] = degree.get(e.from_id, 0) + 1
+        degree[e.to_id] = degree.get(e.to_id, 0) + 1
+    short = short_ids(store, ids)
+    gnodes = {}
+    for node_id in ids:
+        n = nodes[node_id]
+        x, y = pos[index[node_id]]
+        gnodes[node_id] = GraphNode(node_id, short[node_id], n.type, item_name(n.content, 48),
+                                    round(x, 1), round(y, 1),
+                                    round(5 + 2.2 * math.sqrt(degree.get(node_id, 0)), 1),
+                                    focus=node_id == focus, superseded=bool(n.superseded_by))
+    gedges = [GraphEdge(gnodes[e.from_id], gnodes[e.to_id], e.type) for e in edges
+              if e.from_id in gnodes and e.to_id in gnodes]
+    total = conn.execute("SELECT count(*) FROM edges").fetchone()[0]
+    return Graph(list(gnodes.values()), gedges, total, capped, focus)
+
+
+def _neighbourhood(conn, focus: str, depth: int, limit: int) -> tuple[list[str], bool]:
+    ids, frontier = [focus], [focus]
+    seen = {focus}
+    for _ in range(max(1, depth)):
+        nxt = []
+        for node_id in frontier:
+            for (other,) in conn.execute(
+                    "SELECT to_id FROM edges WHERE from_id = ? UNION "
+                    "SELECT from_id FROM edges WHERE to_id = ? LIMIT ?",
+                    (node_id, node_id, limit + 1)):
+                if other not in seen:
+                    if len(ids) >= limit:
+                        return ids, True
+                    seen.add(other)
+                    ids.append(other)
+                    nxt.append(other)
+        frontier = nxt
+    return ids, False
+
+
+def layout(n: int, pairs: list[tuple[int, int]], iterations: int = 80) -> list[tuple[float, float]]:
+    """Fruchterman–Reingold in the unit square, deterministic (seeded), scaled to the canvas."""
+    if n == 0:
+        return []
+    if n == 1:
+        return [(WIDTH / 2, HEIGHT / 2)]
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    pos = rng.random((n, 2))
+    k = math.sqrt(1.0 / n)
+    temp = 0.1
+    src = np.array([a for a, _ in pairs], dtype=int)
+    dst = np.array([b for _, b in pairs], dtype=int)
+    for _ in range(iterations):
+        delta = pos[:, None, :] - pos[None, :, :]
+        dist = np.sqrt((delta ** 2).sum(-1)) + 1e-9
+        force = (k * k / dist ** 2)[:, :, None] * delta          # repulsion
+        disp = force.sum(1)
+        if len(src):
+            d = pos[src] - pos[dst]
+            length = np.sqrt((d ** 2).sum(-1))[:, None] + 1e-9
+            pull = d * length / k                                  # attraction
+            np.add.at(disp, src, -pull)
+            np.add.at(disp, dst, pull)
+        disp += (0.5 - pos) * 0.05                                 # gravity: keep islands near
+        length = np.sqrt((disp ** 2).sum(-1))[:, None] + 1e-9
+        pos += disp / length * np.minimum(length, temp)
+        temp *= 0.95
+    lo, hi = pos.min(0), pos.max(0)
+    span = np.where(hi - lo < 1e-9, 1.0, hi - lo)
+    pos = (pos - lo) / span
+    xs = MARGIN + pos[:, 0] * (WIDTH - 2 * MARGIN)
+    ys = MARGIN + pos[:, 1] * (HEIGHT - 2 * MARGIN)
+    return list(zip(xs.tolist(), ys.tolist(), strict=True))

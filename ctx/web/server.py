@@ -1,0 +1,61 @@
+"""Run the viewer: bind 127.0.0.1 (a free port unless one is given), make the run's token,
+serve with uvicorn until Ctrl-C. The socket is bound here, before uvicorn starts, so the
+printed URL's port is the one listening (no "find a free port, then race for it")."""
+from __future__ import annotations
+
+import secrets
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+HOST = "127.0.0.1"
+
+
+@dataclass
+class Running:
+    sock: socket.socket
+    port: int
+    token: str
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}/?token={self.token}"
+
+
+def bind(port: int = 0) -> Running:
+    """A listening socket on 127.0.0.1 and a fresh token. OSError if the port is taken."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((HOST, port))
+        sock.listen(128)
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return Running(sock, sock.getsockname()[1], secrets.token_urlsafe(24))
+
+
+def serve(running: Running, *, db_path: str | None = None, cue_home: Path | None = None,
+          on_ready=None) -> None:
+    """Serve until interrupted (Ctrl-C / SIGTERM: uvicorn finishes open requests and returns)."""
+    import uvicorn
+
+    from ctx.web.app import create_app
+
+    app = create_app(token=running.token, port=running.port, db_path=db_path, cue_home=cue_home)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                            proxy_headers=False, server_header=False, date_header=False)
+    server = uvicorn.Server(config)
+    if on_ready is not None:
+        original = server.startup
+
+        async def startup(sockets=None):
+            await original(sockets=sockets)
+            on_ready()
+
+        server.startup = startup
+    try:
+        server.run(sockets=[running.sock])
+    finally:
+        running.sock.close()
