@@ -194,10 +194,35 @@ CREATE TABLE request_items (
 ) WITHOUT ROWID;
 """
 
+# 3 — projects (SPEC §2.8): one store, many repositories. A node belongs to one project or,
+# with project_id NULL, is global; every node that existed before this migration is global.
+# `key` is the identity (normalised origin remote, else the main worktree's real path);
+# `name` is what people type (unique, case-insensitive). A merged or renamed-away key stays
+# an alias, so the folder it came from still resolves to the surviving project.
+M003_PROJECTS = """
+CREATE TABLE projects (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    root TEXT,
+    remote TEXT,
+    created_at TEXT NOT NULL,
+    last_active_at TEXT NOT NULL
+);
+CREATE TABLE project_aliases (
+    key TEXT PRIMARY KEY,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE
+) WITHOUT ROWID;
+ALTER TABLE nodes ADD COLUMN project_id INTEGER REFERENCES projects(id);
+CREATE INDEX nodes_project ON nodes(project_id, superseded_by);
+"""
+
 MIGRATIONS: list[Migration] = [
     Migration(1, "core store: nodes, tags, edges, views, pending, full-text index", M001_CORE),
     Migration(2, "semantic index (chunks, vector segments), sessions, request records",
               M002_SEMANTIC),
+    Migration(3, "projects: nodes.project_id (NULL = global; existing nodes become global)",
+              M003_PROJECTS),
 ]
 
 LATEST = max(m.version for m in MIGRATIONS)
