@@ -98,7 +98,7 @@ class Viewer:
         finally:
             conn.close()
 
-    def render(self, request: Request, name: str, status: int = 200, **context) -> HTMLResponse:
+    def render(self, request: Request, name: str, status_code: int = 200, **context) -> HTMLResponse:
         flash = None
         key = request.query_params.get("flash")
         if key and key in self.flashes:
@@ -106,10 +106,10 @@ class Viewer:
         html = self.env.get_template(name).render(
             csrf=self.token, path=request.url.path, flash=flash, section=name.split(".")[0],
             type_titles=TYPE_TITLES, node_types=NODE_TYPES, tiers=TIERS, **context)
-        return HTMLResponse(html, status_code=status)
+        return HTMLResponse(html, status_code=status_code)
 
     def error_page(self, request: Request, message: str, status: int) -> HTMLResponse:
-        return self.render(request, "error.html", status=status, message=message)
+        return self.render(request, "error.html", status_code=status, message=message)
 
     def redirect(self, target: str, message: str, kind: str = "ok") -> RedirectResponse:
         key = secrets.token_urlsafe(8)
