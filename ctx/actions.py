@@ -207,7 +207,7 @@ def search_plain(store: Store, text: str, limit: int) -> tuple[list[Node], int, 
 
     if keyword_query(text) is None:
         return [], 0, "keyword"
-    mode = "hybrid" if _semantic_available() else "keyword"
+    mode = "hybrid" if semantic_available() else "keyword"
     options = SearchOptions(mode=mode, top_k=max(20, limit), top_n=limit)
     try:
         result = search(store.conn, text, options, ensure_index=False)
@@ -221,7 +221,8 @@ def search_plain(store: Store, text: str, limit: int) -> tuple[list[Node], int, 
     return store.get_many(ids), len(result.candidates), mode
 
 
-def _semantic_available() -> bool:
+def semantic_available() -> bool:
+    """True when hybrid search can use MiniLM: the model is built and $CTX_SEMANTIC is not off."""
     if os.environ.get("CTX_SEMANTIC", "").strip().lower() in ("0", "off", "false", "no"):
         return False
     from ctx.semantic.model import locate
