@@ -31,6 +31,7 @@ class Node:
     created_at: str = ""
     updated_at: str = ""
     superseded_by: str | None = None
+    project: str | None = None  # the project's name; None = global memory
 
     @property
     def short_id(self) -> str:
@@ -54,6 +55,7 @@ class Node:
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "superseded_by": self.superseded_by,
+            "project": self.project,
         }
 
 

@@ -12,11 +12,15 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from ctx import db
 from ctx.errors import AmbiguousIdError, CtxError, NotFoundError
 from ctx.ids import ALPHABET, new_ulid
 from ctx.model import EDGE_TYPES, NODE_TYPES, TIERS, Edge, Node, View, token_estimate
+
+if TYPE_CHECKING:
+    from ctx.scope import Scope
 
 MIN_PREFIX = 4
 MAX_CONTENT_CHARS = 1_000_000
@@ -25,8 +29,9 @@ MAX_TAG_CHARS = 200
 _TAG_RE = re.compile(r"^[^\s,]+$")
 _VIEW_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _ULID_CHARS = set(ALPHABET)
+_UNSET = object()
 _NODE_COLUMNS = ("id, type, content, metadata, token_estimate, created_at, updated_at, "
-                 "superseded_by")
+                 "superseded_by, project_id")
 
 
 def now_iso() -> str:
@@ -131,14 +136,20 @@ class Store:
             tags = {r["id"]: (r["tags"].split("\x1f") if r["tags"] else []) for r in rows}
         else:
             tags = self.tags_for([r["id"] for r in rows])
+        names = self.project_names() if any(r["project_id"] is not None for r in rows) else {}
         return [
             Node(id=r["id"], type=r["type"], content=r["content"],
                  metadata=json.loads(r["metadata"]) if r["metadata"] not in ("{}", "", None) else {},
                  tags=tuple(tags.get(r["id"], ())),
                  token_estimate=r["token_estimate"], created_at=r["created_at"],
-                 updated_at=r["updated_at"], superseded_by=r["superseded_by"])
+                 updated_at=r["updated_at"], superseded_by=r["superseded_by"],
+                 project=names.get(r["project_id"]))
             for r in rows
         ]
+
+    def project_names(self) -> dict[int, str]:
+        """Project id → name (a small table: read whole)."""
+        return dict(self.conn.execute("SELECT id, name FROM projects").fetchall())
 
     def tags_for(self, ids: Sequence[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -185,12 +196,17 @@ class Store:
         return self._rows_to_nodes([rows[i] for i in ids if i in rows])
 
     def select(self, where: str = "1", params: Sequence = (), *, include_superseded: bool = False,
-               limit: int | None = None, order: str = "n.id", ids_only: bool = False) -> list:
+               limit: int | None = None, order: str = "n.id", ids_only: bool = False,
+               scope: Scope | None = None) -> list:
         """Nodes (or just their ids) matching a SQL condition over `nodes n`.
 
         Callers pass compiled, parameterised SQL (ctx.query); tags come back in the same
         statement (one indexed subquery per row), so a large result is one round trip.
+        `scope` (ctx.scope.Scope) limits it to a project + global; None = every node.
         """
+        if scope is not None and not scope.all_projects:
+            scope_sql, scope_params = scope.sql()
+            where, params = f"({where}) AND {scope_sql}", [*params, *scope_params]
         cols = "n.id" if ids_only else (
             ", ".join("n." + c.strip() for c in _NODE_COLUMNS.split(","))
             + ", (SELECT group_concat(t.tag, char(31)) FROM tags t WHERE t.node_id = n.id) AS tags")
@@ -208,17 +224,20 @@ class Store:
         return self._rows_to_nodes(rows)
 
     def query(self, expr: str, *, include_superseded: bool = False, limit: int | None = None,
-              ids_only: bool = False) -> list:
-        """Nodes (or ids) matching a query-language expression, in ULID (creation) order."""
-        from ctx.query import compile_query
+              ids_only: bool = False, scope: Scope | None = None) -> list:
+        """Nodes (or ids) matching a query-language expression, in ULID (creation) order.
+        `scope` applies unless the query names its own (`project:NAME`, `scope:global`)."""
+        from ctx.query import compile_query, names_scope, parse
 
+        expr_ast = parse(expr)
         compiled = compile_query(expr)
         return self.select(compiled.where, compiled.params, include_superseded=include_superseded,
-                           limit=limit, ids_only=ids_only)
+                           limit=limit, ids_only=ids_only,
+                           scope=None if names_scope(expr_ast) else scope)
 
     def list_nodes(self, *, type: str | None = None, tags: Sequence[str] = (),
                    include_superseded: bool = False, limit: int | None = None,
-                   newest_first: bool = False) -> list[Node]:
+                   newest_first: bool = False, scope: Scope | None = None) -> list[Node]:
         where, params = ["1"], []
         if type:
             where.append("n.type = ?")
@@ -227,7 +246,7 @@ class Store:
             where.append("EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag = ?)")
             params.append(tag.strip())
         return self.select(" AND ".join(where), params, include_superseded=include_superseded,
-                           limit=limit, order="n.id DESC" if newest_first else "n.id")
+                           limit=limit, order="n.id DESC" if newest_first else "n.id", scope=scope)
 
     def edges(self, node_ids: Sequence[str] | None = None, types: Sequence[str] | None = None) -> list[Edge]:
         """Edges touching any of `node_ids` (all edges when None)."""
@@ -252,19 +271,23 @@ class Store:
             sql += " WHERE superseded_by IS NULL"
         return self.conn.execute(sql).fetchone()[0]
 
-    def stats(self) -> dict:
+    def stats(self, *, scope: Scope | None = None) -> dict:
+        """Counts over the store, or over `scope` (project + global) for the node counts."""
         c = self.conn
-        by_type = dict(c.execute("SELECT type, count(*) FROM nodes WHERE superseded_by IS NULL "
-                                 "GROUP BY type ORDER BY type").fetchall())
-        by_tier = dict(c.execute("SELECT tag, count(*) FROM tags JOIN nodes ON nodes.id = tags.node_id "
-                                 "WHERE tag LIKE 'tier:%' AND superseded_by IS NULL "
-                                 "GROUP BY tag ORDER BY tag").fetchall())
+        w, p = scope.sql() if scope is not None else ("1", [])
+        by_type = dict(c.execute(f"SELECT type, count(*) FROM nodes n WHERE superseded_by IS NULL AND {w} "
+                                 "GROUP BY type ORDER BY type", p).fetchall())
+        by_tier = dict(c.execute("SELECT tag, count(*) FROM tags JOIN nodes n ON n.id = tags.node_id "
+                                 f"WHERE tag LIKE 'tier:%' AND superseded_by IS NULL AND {w} "
+                                 "GROUP BY tag ORDER BY tag", p).fetchall())
         return {
-            "nodes": c.execute("SELECT count(*) FROM nodes").fetchone()[0],
-            "live_nodes": c.execute("SELECT count(*) FROM nodes WHERE superseded_by IS NULL").fetchone()[0],
-            "superseded_nodes": c.execute("SELECT count(*) FROM nodes WHERE superseded_by IS NOT NULL").fetchone()[0],
-            "tokens": c.execute("SELECT coalesce(sum(token_estimate), 0) FROM nodes "
-                                "WHERE superseded_by IS NULL").fetchone()[0],
+            "nodes": c.execute(f"SELECT count(*) FROM nodes n WHERE {w}", p).fetchone()[0],
+            "live_nodes": c.execute(f"SELECT count(*) FROM nodes n WHERE superseded_by IS NULL AND {w}",
+                                    p).fetchone()[0],
+            "superseded_nodes": c.execute("SELECT count(*) FROM nodes n WHERE superseded_by IS NOT NULL "
+                                          f"AND {w}", p).fetchone()[0],
+            "tokens": c.execute(f"SELECT coalesce(sum(token_estimate), 0) FROM nodes n "
+                                f"WHERE superseded_by IS NULL AND {w}", p).fetchone()[0],
             "by_type": by_type,
             "by_tier": by_tier,
             "edges": c.execute("SELECT count(*) FROM edges").fetchone()[0],
@@ -277,23 +300,31 @@ class Store:
     # -- writing nodes
     def add(self, content: str, type: str = "fact", tags: Iterable[str] = (), metadata=None, *,
             id: str | None = None, created_at: str | None = None, updated_at: str | None = None,
-            superseded_by: str | None = None) -> Node:
+            superseded_by: str | None = None, project_id: int | None = None) -> Node:
         record = {"content": content, "type": type, "tags": list(tags), "metadata": metadata,
                   "id": id, "created_at": created_at, "updated_at": updated_at,
                   "superseded_by": superseded_by}
-        return self.add_many([record])[0]
+        return self.add_many([record], project_id=project_id)[0]
 
-    def add_many(self, records: Iterable[dict]) -> list[Node]:
-        """Validate every record first, then insert all of them in one transaction."""
+    def add_many(self, records: Iterable[dict], *, project_id: int | None = None) -> list[Node]:
+        """Validate every record first, then insert all of them in one transaction.
+        `project_id` (ctx.scope) is the project they belong to (None: global); a record's own
+        `project_id` key wins (imports)."""
         prepared = [self._prepare(r, i) for i, r in enumerate(records)]
+        pids = {p["project_id"] for p in prepared if p["project_id"] not in (_UNSET, None)}
+        pids |= {project_id} if project_id is not None else set()
+        for pid in pids:
+            if not self.conn.execute("SELECT 1 FROM projects WHERE id = ?", (pid,)).fetchone():
+                raise CtxError(f"no project with id {pid}")
         with self.transaction():
             for p in prepared:
+                pid = p["project_id"] if p["project_id"] is not _UNSET else project_id
                 try:
                     self.conn.execute(
                         "INSERT INTO nodes (id, type, content, metadata, token_estimate, created_at, "
-                        "updated_at, superseded_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        "updated_at, superseded_by, project_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (p["id"], p["type"], p["content"], p["metadata"], p["tokens"],
-                         p["created_at"], p["updated_at"], None),
+                         p["created_at"], p["updated_at"], None, pid),
                     )
                 except sqlite3.IntegrityError:
                     raise CtxError(f"a node with id {p['id']} already exists") from None
@@ -331,6 +362,7 @@ class Store:
                 "created_at": record.get("created_at") or now,
                 "updated_at": record.get("updated_at") or record.get("created_at") or now,
                 "superseded_by": record.get("superseded_by"),
+                "project_id": _project_id(record.get("project_id", _UNSET)),
             }
         except CtxError as exc:
             if index == 0:
@@ -538,6 +570,12 @@ def _validate_budget(budget) -> int:
     if value <= 0:
         raise CtxError("budget must be a positive number of tokens")
     return value
+
+
+def _project_id(value):
+    if value is _UNSET or value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise CtxError("project_id must be a project's number or null")
 
 
 def _chunks(items: list, size: int) -> Iterator[list]:

@@ -14,8 +14,10 @@ from ctx.query.expr import (
     And,
     Date,
     Expr,
+    Global,
     Has,
     IdPrefix,
+    InProject,
     LinkedFrom,
     LinkedTo,
     Not,
@@ -24,6 +26,7 @@ from ctx.query.expr import (
     Text,
     Tokens,
     Type,
+    names_scope,
 )
 from ctx.query.fields import FIELDS
 from ctx.query.lexer import FIELD, KEYWORDS, tokenize
@@ -38,8 +41,10 @@ __all__ = [
     "CompiledQuery",
     "Date",
     "Expr",
+    "Global",
     "Has",
     "IdPrefix",
+    "InProject",
     "LinkedFrom",
     "LinkedTo",
     "Not",
@@ -52,6 +57,7 @@ __all__ = [
     "compile_expr",
     "compile_query",
     "looks_like_query",
+    "names_scope",
     "parse",
 ]
 

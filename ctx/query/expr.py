@@ -116,6 +116,36 @@ class LinkedTo(Expr):
 
 
 @dataclass(frozen=True)
+class InProject(Expr):
+    """Nodes of the project named `name` (case-insensitive; an unknown name matches nothing)."""
+    name: str
+
+    def __str__(self) -> str:
+        if _bare_value(self.name):
+            return f"project:{self.name}"
+        return f"project:{quote(self.name)}"
+
+
+@dataclass(frozen=True)
+class Global(Expr):
+    """`scope:global`: nodes that belong to no project."""
+
+    def __str__(self) -> str:
+        return "scope:global"
+
+
+def names_scope(e: Expr) -> bool:
+    """Does the query choose its own scope (a `project:` or `scope:` term anywhere)?"""
+    if isinstance(e, (InProject, Global)):
+        return True
+    if isinstance(e, Not):
+        return names_scope(e.item)
+    if isinstance(e, (And, Or)):
+        return any(names_scope(i) for i in e.items)
+    return False
+
+
+@dataclass(frozen=True)
 class Not(Expr):
     item: Expr
 

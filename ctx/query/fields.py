@@ -13,7 +13,19 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 
 from ctx.model import NODE_TYPES
-from ctx.query.expr import Date, Expr, Has, IdPrefix, LinkedFrom, LinkedTo, Tag, Tokens, Type
+from ctx.query.expr import (
+    Date,
+    Expr,
+    Global,
+    Has,
+    IdPrefix,
+    InProject,
+    LinkedFrom,
+    LinkedTo,
+    Tag,
+    Tokens,
+    Type,
+)
 from ctx.query.lexer import Token, show, syntax_error
 
 OPS = (">=", "<=", ">", "<", "=")
@@ -181,6 +193,20 @@ def _to(tok: Token, now: datetime) -> Expr:
     return LinkedTo(_id_value(tok))
 
 
+def _project(tok: Token, now: datetime) -> Expr:
+    if not tok.text.strip():
+        raise syntax_error(tok.value_pos, "expected a project name after project:, found \"\"",
+                           "a project name")
+    return InProject(tok.text)
+
+
+def _scope(tok: Token, now: datetime) -> Expr:
+    if tok.text.lower() != "global":
+        raise syntax_error(tok.value_pos, f"expected global after scope:, found '{show(tok.text)}' "
+                           f"(for a project write project:NAME)", "global")
+    return Global()
+
+
 FIELDS: dict[str, Callable[[Token, datetime], Expr]] = {
     "type": _type,
     "tag": _tag,
@@ -191,6 +217,8 @@ FIELDS: dict[str, Callable[[Token, datetime], Expr]] = {
     "has": _has,
     "from": _from,
     "to": _to,
+    "project": _project,
+    "scope": _scope,
 }
 
 

@@ -19,8 +19,10 @@ from ctx.query.expr import (
     And,
     Date,
     Expr,
+    Global,
     Has,
     IdPrefix,
+    InProject,
     LinkedFrom,
     LinkedTo,
     Not,
@@ -113,6 +115,13 @@ def _sql(e: Expr, p: list, probe: bool) -> str:
         if probe:
             return f"EXISTS (SELECT 1 FROM edges e WHERE e.from_id = n.id AND {cond})"
         return f"n.id IN (SELECT e.from_id FROM edges e WHERE {cond})"
+    if isinstance(e, InProject):
+        p.append(e.name)
+        if probe:  # EXISTS is never NULL, so NOT project:x keeps global nodes
+            return "EXISTS (SELECT 1 FROM projects p WHERE p.id = n.project_id AND p.name = ?)"
+        return "n.project_id IN (SELECT p.id FROM projects p WHERE p.name = ?)"
+    if isinstance(e, Global):
+        return "n.project_id IS NULL"
     raise TypeError(f"not a query expression: {e!r}")
 
 

@@ -25,13 +25,16 @@ VOCAB = [
     "99999999999999999999999", "oauth", "token", "tok*", "naïve", "café", "日本語", "🙂", "é",
     "\x00", "\udcff", "\u0301", "NEAR", "^", "{", "}", ";", "--", "/*", "foo:", "http://x",
     "col:", "a:b:c", "*a", "\u3000", "\u2028",
+    "project:", "project:api", "project:API", 'project:"a b"', "project:*", "project:nope",
+    "scope:", "scope:global", "scope:GLOBAL", "scope:project", "-project:api", "-scope:global",
 ]
 SEPARATORS = ["", " ", "  ", "\t", "\n"]
 
 soup = st.lists(st.tuples(st.sampled_from(VOCAB), st.sampled_from(SEPARATORS)), max_size=14).map(
     lambda parts: "".join(word + sep for word, sep in parts))
 LEAVES = ["oauth", "tok*", '"a b"', "caf\u00e9", "tag:x", "tag:task:*", "type:fact",
-          "created:7d", "updated:<2026", "id:0", "from:01", "to:0", "has:edges", "tokens:<5"]
+          "created:7d", "updated:<2026", "id:0", "from:01", "to:0", "has:edges", "tokens:<5",
+          "project:api", 'project:"x y"', "scope:global"]
 # Well-formed queries, often long and deeply nested: they reach the size limits and the
 # SQL/FTS5 shapes that only deep structure produces.
 trees = st.recursive(
@@ -56,6 +59,9 @@ def store(tmp_path_factory):
               ["tier:pinned", "task:x"], created_at="2026-01-01T00:00:00.000Z")
     b = s.add("Refresh tokens are stored server-side only.", "decision", ["tier:working"])
     s.link(a.id, b.id, "DEPENDS_ON")
+    conn.execute("INSERT INTO projects (key, name, created_at, last_active_at) "
+                 "VALUES ('github.com/acme/api', 'api', '2026', '2026')")
+    s.add("Deploys go through the api pipeline", "fact", ["tier:reference"], project_id=1)
     yield s
     conn.close()
 
@@ -115,6 +121,8 @@ WORST = [
     " OR ".join(f"tag:t{i}*" for i in range(MAX_TERMS)),
     " ".join(f"(to:0{i % 10} OR -has:edges)" for i in range(MAX_TERMS // 2)),
     " OR ".join(f"(w{i} created:>2026-01-0{i % 9 + 1})" for i in range(MAX_TERMS // 2)),
+    " ".join(f"-project:p{i}" for i in range(MAX_TERMS)),
+    _nested(lambda q, i: f"(project:p{i} OR scope:global {q})"),
 ]
 
 
@@ -129,3 +137,19 @@ def test_queries_at_the_limits_run(store, q):
 @given(trees)
 def test_well_formed_trees(store, q):
     check(store, q)
+
+
+@pytest.mark.parametrize("q, expected", [
+    ("project:api", {"api"}),
+    ("project:API", {"api"}),  # names are case-insensitive
+    ("scope:global", {"global"}),
+    ("project:api OR scope:global", {"api", "global"}),
+    ("-project:api", {"global"}),  # NOT keeps global nodes (never NULL)
+    ("-scope:global", {"api"}),
+    ("project:nope", set()),
+    ("-project:nope", {"api", "global"}),
+])
+def test_project_and_scope_terms_select_by_scope(store, q, expected):
+    cq = compile_expr(parse(q, now=NOW))
+    got = {n.project or "global" for n in store.select(cq.where, cq.params)}
+    assert got == expected

@@ -1,0 +1,145 @@
+"""Projects in the store: the migration, scoped reads and writes, rename/move/merge/forget."""
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from ctx import db, scope
+from ctx.errors import CtxError, NotFoundError
+from ctx.migrations import migrate
+from ctx.projects import ProjectRef
+from ctx.scope import EVERYTHING, GLOBAL_ONLY, Scope, current_scope
+from ctx.store import Store
+
+
+def ref(path: str, remote: str | None = None) -> ProjectRef:
+    key = remote or path
+    return ProjectRef(key=key, name=path.rsplit("/", 1)[-1], root=path, remote=remote, source="git")
+
+
+@pytest.fixture
+def store(tmp_path):
+    conn = db.connect(tmp_path / "p.db")
+    yield Store(conn)
+    conn.close()
+
+
+def test_migration_makes_every_existing_node_global(tmp_path):
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    migrate(conn, target=2)
+    conn.execute("INSERT INTO nodes (id, type, content, token_estimate, created_at, updated_at) "
+                 "VALUES ('01JD3K8W000000000000000000', 'fact', 'written before projects existed', "
+                 "8, '2026', '2026')")
+    conn.close()
+    conn = db.connect(path)
+    s = Store(conn)
+    (node,) = s.list_nodes()
+    assert node.project is None and node.to_dict()["project"] is None
+    assert conn.execute("SELECT project_id FROM nodes").fetchone()[0] is None
+    assert [n.id for n in s.list_nodes(scope=Scope(project=scope.ensure(conn, ref("/r/a"))))] == [node.id]
+    conn.close()
+
+
+def test_scoped_reads_see_their_project_and_global_only(store):
+    c = store.conn
+    a, b = scope.ensure(c, ref("/r/a")), scope.ensure(c, ref("/r/b"))
+    g = store.add("global fact", "fact", ["tier:pinned"])
+    na = store.add("fact of a", "fact", ["tier:reference"], project_id=a.id)
+    nb = store.add("fact of b", "fact", ["tier:reference"], project_id=b.id)
+    in_a = Scope(project=a)
+    assert {n.id for n in store.list_nodes(scope=in_a)} == {g.id, na.id}
+    assert {n.id for n in store.query("fact", scope=in_a)} == {g.id, na.id}
+    assert {n.id for n in store.query("fact", scope=GLOBAL_ONLY)} == {g.id}
+    assert {n.id for n in store.query("fact", scope=EVERYTHING)} == {g.id, na.id, nb.id}
+    assert {n.id for n in store.query("fact")} == {g.id, na.id, nb.id}  # no scope: as before
+    # a query that names its scope is not narrowed again
+    assert {n.id for n in store.query("project:b", scope=in_a)} == {nb.id}
+    assert store.get(nb.id).project == "b"  # ids resolve anywhere
+    assert store.stats(scope=in_a)["live_nodes"] == 2
+
+
+def test_current_scope_from_a_folder(tmp_path, store):
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "src").mkdir()
+    s = current_scope(store.conn, tmp_path / "repo" / "src", env={})
+    assert s.project is None and s.ref.name == "repo"  # nothing stored yet: reads see global
+    assert s.sql() == ("n.project_id IS NULL", [])
+    pid = s.write_project_id(store.conn)
+    again = current_scope(store.conn, tmp_path / "repo", env={})
+    assert again.project.id == pid and again.label == "repo + global"
+    assert current_scope(store.conn, tmp_path, env={}) == GLOBAL_ONLY
+    assert current_scope(store.conn, tmp_path / "repo", env={"CTX_PROJECT": "global"}) == GLOBAL_ONLY
+    assert current_scope(store.conn, project="REPO").project.id == pid
+    with pytest.raises(NotFoundError, match="no project named 'nope'"):
+        current_scope(store.conn, project="nope")
+    with pytest.raises(CtxError, match="not both"):
+        current_scope(store.conn, project="repo", all_projects=True)
+
+
+def test_same_folder_names_get_unique_display_names(store):
+    a = scope.ensure(store.conn, ref("/x/api"))
+    b = scope.ensure(store.conn, ref("/y/api"))
+    c = scope.ensure(store.conn, ref("/z/api"))
+    assert (a.name, b.name, c.name) == ("api", "api-2", "api-3")
+    assert scope.ensure(store.conn, ref("/x/api")).id == a.id
+
+
+def test_moved_repository_keeps_its_project_by_remote(store):
+    a = scope.ensure(store.conn, ref("/old/api", "github.com/acme/api"))
+    moved = scope.ensure(store.conn, ref("/new/place/api", "github.com/acme/api"))
+    assert moved.id == a.id and moved.root == "/new/place/api" and moved.name == "api"
+
+
+def test_a_repository_that_gains_a_remote_keeps_its_project(store):
+    a = scope.ensure(store.conn, ref("/r/api"))
+    later = scope.ensure(store.conn, ref("/r/api", "github.com/acme/api"))
+    assert later.id == a.id and later.key == "github.com/acme/api"
+
+
+def test_rename_move_merge_forget(store):
+    c = store.conn
+    a, b = scope.ensure(c, ref("/r/a")), scope.ensure(c, ref("/r/b"))
+    na = store.add("one", project_id=a.id)
+    nb = store.add("two", project_id=b.id)
+    other = store.add("three", project_id=b.id)
+    store.supersede(other.id, nb.id)
+    assert scope.rename(c, "a", "alpha").name == "alpha"
+    for bad in ("has space", "global", "", "-x"):
+        with pytest.raises(CtxError):
+            scope.rename(c, "alpha", bad)
+    with pytest.raises(CtxError, match="already exists"):
+        scope.rename(c, "alpha", "B")
+    scope.move(c, [na.id], "global")
+    assert store.get(na.id).project is None
+    scope.move(c, [na.id], "alpha")
+    with pytest.raises(CtxError, match="into itself"):
+        scope.merge(c, "alpha", "ALPHA")
+    into, moved = scope.merge(c, "b", "alpha")
+    assert moved == 2 and into.id == a.id
+    assert {n.project for n in store.list_nodes(include_superseded=True)} == {"alpha"}
+    # b's folder now resolves to alpha
+    assert scope.find(c, ref("/r/b")).id == a.id
+    forgotten, deleted = scope.forget(c, "alpha")
+    assert forgotten.name == "alpha" and deleted == 3 and store.count() == 0
+    with pytest.raises(NotFoundError):
+        scope.get(c, "alpha")
+
+
+def test_list_projects_counts(store):
+    c = store.conn
+    a = scope.ensure(c, ref("/r/a", "github.com/o/a"))
+    store.add("x", project_id=a.id)
+    store.add("y")
+    rows = scope.list_projects(c)
+    assert rows[0]["name"] == "a" and rows[0]["nodes"] == 1 and rows[0]["remote"] == "github.com/o/a"
+    assert scope.global_counts(c) == (1, 0)
+
+
+def test_add_many_checks_the_project_exists(store):
+    with pytest.raises(CtxError, match="no project with id 99"):
+        store.add("x", project_id=99)
+    with pytest.raises(CtxError, match="project_id must be"):
+        store.add_many([{"content": "x", "project_id": "api"}])
+    assert store.count() == 0
