@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 
 # Bump when recognizers change in a way that should re-scrub stored text
 # (cue.backfill.ensure_scrubbed runs once per bump).
-SCRUB_VERSION: int = 1
+SCRUB_VERSION: int = 2
 
 # Entity type → replacement token. Tokens are bracketed upper-case words, which no
 # recognizer matches (none accepts '[' or ']' and none matches bare capitals).
@@ -36,6 +36,9 @@ TOKENS: dict[str, str] = {
     "USER_PATH": "[USER]",
     "MEETING_URL": "[MEETING_URL]",
     "PERSON": "[PERSON]",
+    "ADDRESS": "[ADDRESS]",
+    "CAPABILITY_URL": "[CAPABILITY_URL]",
+    "MEETING_CODE": "[MEETING_CODE]",
 }
 
 _TOKEN_RE = re.compile("|".join(re.escape(t) for t in TOKENS.values()))

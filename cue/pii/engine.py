@@ -31,8 +31,24 @@ CHUNK_CHARS = 8192
 _PRIVATE_KEY_BLOCK = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[\s\S]*?(?:-----END|\n[ \t]*\n|\Z)")
 
 
-def find(text: str) -> list[Entity]:
-    """All raw findings in `text` (possibly overlapping) as Entities.
+def find(text: str, depth: int = 0) -> list[Entity]:
+    """All raw findings in `text` (possibly overlapping) as Entities: Presidio's analysis,
+    then the passes that look through the text (cue.pii.encoded: base64 and
+    percent-encoded spans decoded, keys and card numbers broken across lines rejoined).
+    `depth` bounds how deep decoded text is searched again."""
+    from cue.pii import encoded
+
+    found = find_direct(text)
+    if depth < encoded.MAX_DEPTH:
+        found += encoded.base64_findings(text, find, depth)
+        if "%" in text:
+            found += encoded.percent_findings(text, find, depth)
+        found += encoded.broken_line_findings(text, find, depth)
+    return found
+
+
+def find_direct(text: str) -> list[Entity]:
+    """Presidio's findings in `text` as Entities.
 
     Long text is analyzed in line-aligned chunks: Presidio's duplicate removal is
     quadratic in the number of findings, and no finding crosses a line except a private
@@ -107,6 +123,7 @@ def build_engine(model: str | None = None):
         cue_recognizers.KoUsSsnRecognizer(supported_language=LANGUAGE),
         cue_recognizers.StrictKrRrnRecognizer(supported_language=LANGUAGE),
         *cue_recognizers.custom_recognizers(LANGUAGE),
+        *context_recognizers(LANGUAGE),
     ]:
         registry.add_recognizer(recognizer)
 
@@ -122,6 +139,33 @@ def build_engine(model: str | None = None):
     return AnalyzerEngine(registry=registry, nlp_engine=nlp_engine,
                           supported_languages=[LANGUAGE],
                           default_score_threshold=SCORE_THRESHOLD)
+
+
+def context_recognizers(language: str = "en") -> list:
+    """Recognizers that need a phrase around the entity or a URL's shape (issue 17):
+    Korean addresses and names without honorifics, capability URLs, meeting IDs and
+    passcodes, obfuscated emails, bare SSNs next to the word SSN."""
+    from cue.pii import korean, phrases, urls
+    from cue.pii.spans import FunctionRecognizer
+
+    def rec(name, entity, finder, score, trigger=None):
+        return FunctionRecognizer(name, entity, finder, score, trigger=trigger,
+                                  language=language)
+
+    return [
+        rec("KrAddressRecognizer", "ADDRESS", korean.find_kr_addresses, 0.8,
+            korean._ADDRESS_TRIGGER),
+        rec("KrContextNameRecognizer", "PERSON", korean.find_kr_names, 0.75,
+            korean._HANGUL_TRIGGER),
+        rec("CapabilityUrlRecognizer", "CAPABILITY_URL", urls.find_capability_urls, 0.9,
+            urls.URL_TRIGGER),
+        rec("MeetingCodeRecognizer", "MEETING_CODE", phrases.find_meeting_codes, 0.9,
+            phrases.MEETING_TRIGGER),
+        rec("ObfuscatedEmailRecognizer", "EMAIL_ADDRESS", phrases.find_obfuscated_emails, 0.8,
+            phrases.OBFUSCATED_EMAIL_TRIGGER),
+        rec("ContextSsnRecognizer", "US_SSN", phrases.find_context_ssns, 0.85,
+            phrases.SSN_TRIGGER),
+    ]
 
 
 def _null_nlp_engine():

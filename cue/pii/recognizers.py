@@ -385,7 +385,9 @@ class OfflineEmailRecognizer(HangulBoundary, EmailRecognizer):
         super().__init__(**kwargs)
 
     def validate_result(self, pattern_text: str):
-        return self._extract(pattern_text).fqdn != ""
+        # Only the domain: a local part holding "/" or "?" ("…/home?to=jane@x.com") would
+        # make tldextract read it as a URL with no suffix.
+        return self._extract(pattern_text.rsplit("@", 1)[-1]).fqdn != ""
 
     def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):
         found = windowed(lambda t: super(OfflineEmailRecognizer, self).analyze(

@@ -114,7 +114,11 @@ ENTITY_SAMPLES = {
     "USER_PATH": ["/Users/alice/src/x.py", "/home/bob/.ssh", r"C:\Users\Carol\Desktop"],
     "MEETING_URL": ["https://us02web.zoom.us/j/85512345678?pwd=abc", "meet.google.com/abc-defg-hij",
                     "https://acme.webex.com/meet/jdoe", "https://teams.live.com/meet/938475610"],
-    "PERSON": ["김민수님이", "박지영 씨는", "Dr. Jane Smith"],
+    "PERSON": ["김민수님이", "박지영 씨는", "Dr. Jane Smith", "담당자: 이서연"],
+    "ADDRESS": ["서울특별시 강남구 테헤란로 152", "강남구 역삼동 737-1", "테헤란로 152번길 7"],
+    "CAPABILITY_URL": ["https://app.example.com/reset-password/aB3dE5fG7hJ9kL1mN3pQ",
+                       "https://docs.google.com/document/d/1aBcD3fGhIjKlMnOpQrStUvWxYz012345/edit"],
+    "MEETING_CODE": ["Meeting ID: 812 3456 7890", "Passcode: 4f9Kx2"],
 }
 assert set(ENTITY_SAMPLES) == set(TOKENS)
 

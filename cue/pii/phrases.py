@@ -1,0 +1,98 @@
+"""Entities that only a phrase around them reveals: meeting IDs and passcodes written
+outside a URL, obfuscated email addresses, and a bare 9-digit SSN next to the word SSN.
+
+Pure stdlib; cue.pii.engine wraps these finders in Presidio recognizers.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+# --- meeting IDs and passcodes -----------------------------------------------------------
+
+_MEETING_WORD = (r"(?i:zoom|teams|webex|google meet|meet|meeting|conference|webinar|call|bridge|"
+                 r"화상\s?회의|회의|미팅|웨비나|줌|팀즈|웹엑스)")
+_ID_LABEL = (
+    rf"(?:{_MEETING_WORD}\s?(?i:id|i\.d\.|number|no\.?|num|#|code|아이디|번호|코드)"
+    r"|(?i:participant\s?id|attendee\s?id|access\s?code|conference\s?id|참가자\s?(?:ID|번호)|"
+    r"액세스\s?코드|회의실\s?(?:번호|ID)|입장\s?번호))"
+)
+_MEETING_ID = r"\d{3}[ \-]?\d{3,4}[ \-]?\d{3,5}(?:[ \-]?\d{1,4})?(?![\d])|[a-z]{3}-[a-z]{4}-[a-z]{3}(?![a-z])"
+MEETING_ID_RE = re.compile(
+    rf"{_ID_LABEL}\s*(?i:is|는|은)?\s*[:：#=]?\s*(?P<v>{_MEETING_ID})#?")
+_PASS_LABEL = (r"(?i:passcode|pass\s?code|meeting\s?password|password|passwd|pwd|pw|pin|"
+               r"access\s?code|암호|비밀번호|비번|패스코드|회의\s?암호|입장\s?(?:코드|암호)|"
+               r"참가\s?(?:코드|암호))")
+PASSCODE_RE = re.compile(
+    rf"(?<![A-Za-z]){_PASS_LABEL}\s*(?i:is|는|은)?\s*[:：=]?\s*"
+    r"(?P<v>(?=[A-Za-z0-9!@#$%^&*._\-]*\d)[A-Za-z0-9!@#$%^&*._\-]{4,16}|[A-Za-z]{6,12})(?![A-Za-z0-9])")
+# "passcode" names a meeting secret by itself; "password"/"PIN" only near a meeting word.
+_STRONG_PASS = re.compile(r"(?i)pass\s?code|패스코드|회의\s?암호|입장\s?(?:코드|암호)|참가\s?(?:코드|암호)")
+_MEETING_NEAR = re.compile(_MEETING_WORD)
+MEETING_TRIGGER = (r"(?i)zoom|teams|webex|meet|conference|webinar|call|bridge|participant|"
+                   r"attendee|access|pass|pwd|pin|회의|미팅|웨비나|줌|팀즈|웹엑스|참가|입장|암호|비밀번호|비번")
+
+
+def find_meeting_codes(text: str) -> Iterator[tuple[int, int]]:
+    ids = [m.span("v") for m in MEETING_ID_RE.finditer(text)]
+    yield from ids
+    for m in PASSCODE_RE.finditer(text):
+        if m["v"].lower() in {"required", "optional", "none", "enabled", "disabled", "protected"}:
+            continue
+        label = text[m.start():m.start("v")]
+        near = text[max(0, m.start() - 160):m.start() + 40]
+        if _STRONG_PASS.search(label) or _MEETING_NEAR.search(near) or any(
+                abs(s - m.start()) < 200 for s, _ in ids):
+            yield m.span("v")
+
+
+# --- obfuscated emails ------------------------------------------------------------------
+
+_AT_OBF = r"\s*[\[\(\{<]\s*(?:at|AT|At|@|골뱅이)\s*[\]\)\}>]\s*|\s+골뱅이\s+|\s*@\s+|\s+@\s*"
+_AT_WORD = r"\s+(?:at|AT)\s+"
+_DOT_OBF = r"\s*[\[\(\{<]\s*(?:dot|DOT|Dot|\.|점)\s*[\]\)\}>]\s*|\s+(?:dot|DOT)\s+|\s+점\s+"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]{0,62}[A-Za-z0-9])?"
+_TLDS = (r"com|net|org|io|co|kr|uk|de|jp|fr|edu|gov|dev|ai|me|us|ca|au|in|info|biz|app|tech|"
+         r"xyz|cn|ru|br|it|es|nl|se|ch|eu|tv|cc|ly|gg|so|sh|to|ac|or|ne|re|pe|go|mil|int")
+_DOMAIN = rf"{_LABEL}(?:(?:{_DOT_OBF}|\.){_LABEL})*?(?:{_DOT_OBF}|\.)(?:{_TLDS})"
+OBFUSCATED_EMAIL_RE = re.compile(
+    rf"(?<![A-Za-z0-9._%+\-])(?P<local>[A-Za-z0-9][A-Za-z0-9_%+\-]*(?:(?:\.|{_DOT_OBF})"
+    rf"[A-Za-z0-9_%+\-]+)*?)(?P<at>{_AT_OBF}|{_AT_WORD})(?P<domain>{_DOMAIN})(?![A-Za-z0-9\-])",
+)
+OBFUSCATED_EMAIL_TRIGGER = r"(?i)\bat\b|@\s|\s@|골뱅이|\[\s*at|\(\s*at|\{\s*at|<\s*at"
+_WORD_AT = re.compile(_AT_WORD)
+_OBF_DOT = re.compile(_DOT_OBF)
+
+
+def find_obfuscated_emails(text: str) -> Iterator[tuple[int, int]]:
+    for m in OBFUSCATED_EMAIL_RE.finditer(text):
+        at_plain_word = _WORD_AT.fullmatch(m["at"]) is not None
+        dot_obfuscated = _OBF_DOT.search(m["domain"]) is not None
+        if at_plain_word and not dot_obfuscated:
+            continue  # "deployed at example.com" is a sentence, not an address
+        yield m.span()
+
+
+# --- SSN without separators, next to the word SSN -----------------------------------------
+
+_SSN_WORD = r"(?i:\bSSN|\bSS#|social\s+security(?:\s+(?:number|no\.?|num|#))?|사회보장번호)"
+_SSN_DIGITS = r"\d{3}[ .]?\d{2}[ .]?\d{4}"
+SSN_CONTEXT_RE = re.compile(
+    rf"{_SSN_WORD}[^\d\n]{{0,24}}?(?<!\d)(?P<v>{_SSN_DIGITS})(?![\d\-])"
+    rf"|(?<![\d\-])(?P<v2>{_SSN_DIGITS})(?!\d)\s*\(?\s*{_SSN_WORD}"
+)
+SSN_TRIGGER = r"(?i)ssn|ss#|social\s+security|사회보장"
+
+
+def _valid_ssn(digits: str) -> bool:
+    area, group, serial = digits[:3], digits[3:5], digits[5:]
+    return (area not in {"000", "666"} and not area.startswith("9") and group != "00"
+            and serial != "0000" and len(set(digits)) > 1)
+
+
+def find_context_ssns(text: str) -> Iterator[tuple[int, int]]:
+    for m in SSN_CONTEXT_RE.finditer(text):
+        group = "v" if m["v"] else "v2"
+        digits = re.sub(r"\D", "", m[group])
+        if len(digits) == 9 and _valid_ssn(digits):
+            yield m.span(group)
