@@ -23,6 +23,7 @@ from ctx.store import Store
 
 if TYPE_CHECKING:  # session-start and prompt-submit use this module without parsing replies
     from ctx.commands import Command
+    from ctx.scope import Scope
 
 RECALL = "recall_results"
 STATUS = "status_output"
@@ -31,7 +32,8 @@ NOTES = "task_notes"
 CURRENT_TASK = "current_task"
 HANDOFF_KEYS = (RECALL, STATUS, EXPAND, NOTES)
 RECALL_LIMIT = 20
-FIELD_PREDICATE = re.compile(r"(?:^|[\s(])-?(?:type|tag|id|created|updated|tokens|has|from|to):|"
+FIELD_PREDICATE = re.compile(r"(?:^|[\s(])-?(?:type|tag|id|created|updated|tokens|has|from|to|"
+                             r"project|scope):|"
                              r"\b(?:AND|OR|NOT)\b")
 
 
@@ -47,14 +49,23 @@ def pending_key(base: str, session_id: str | None) -> str:
     return f"{base}:{session_id}" if session_id else base
 
 
-def execute(store: Store, commands: list[Command], *, session_id: str | None = None) -> list[Outcome]:
-    """Run every command; one failing never stops the rest."""
+def execute(store: Store, commands: list[Command], *, session_id: str | None = None,
+            scope: Scope | None = None) -> list[Outcome]:
+    """Run every command; one failing never stops the rest. `scope` (ctx.scope) is where the
+    session works: remember/summarize store into its project (`scope="global"` attribute:
+    global), recall/status/task read its project + global. None: the whole store, global."""
     outcomes = []
     with store.transaction():
+        if scope is not None and scope.project is None and scope.ref is not None and any(
+                c.name in ("remember", "summarize") for c in commands):
+            from ctx.scope import Scope, ensure
+
+            # the project's first memory: its row exists before anything reads the scope
+            scope = Scope(project=ensure(store.conn, scope.ref))
         for cmd in commands:
             store.conn.execute("SAVEPOINT ctx_command")
             try:
-                outcome = HANDLERS[cmd.name](store, cmd, session_id)
+                outcome = HANDLERS[cmd.name](store, cmd, session_id, scope)
             except CtxError as exc:
                 store.conn.execute("ROLLBACK TO ctx_command")
                 outcome = Outcome(cmd.name, False, f"<ctx:{cmd.name}> failed: {exc}")
@@ -65,7 +76,8 @@ def execute(store: Store, commands: list[Command], *, session_id: str | None = N
 
 # ------------------------------------------------------------------------------ commands
 
-def remember(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+def remember(store: Store, cmd: Command, session_id: str | None,
+            scope: Scope | None = None) -> Outcome:
     tags = cmd.items("tags")
     if cmd.attrs.get("tier"):
         tags.append("tier:" + cmd.attrs["tier"].strip().removeprefix("tier:"))
@@ -74,28 +86,32 @@ def remember(store: Store, cmd: Command, session_id: str | None) -> Outcome:
     node_type = cmd.attrs.get("type", "fact")
     # Resolve the old id before the new node exists: a short prefix could match both.
     old_id = store.resolve(cmd.attrs["supersedes"]) if cmd.attrs.get("supersedes") else None
-    existing = _identical(store, cmd.content or "", node_type)
+    project_id = _target_project(store, cmd, scope)
+    existing = _identical(store, cmd.content or "", node_type, project_id)
     if existing:  # the same memory again: keep one node, add any new tags
         node = store.tag(existing.id, tags) if tags else existing
         message = f"already remembered as {node.type} {node.short_id}"
     else:
-        node = store.add(cmd.content or "", type=node_type, tags=tags, metadata=metadata or None)
+        node = store.add(cmd.content or "", type=node_type, tags=tags, metadata=metadata or None,
+                         project_id=project_id)
         message = f"remembered {node.type} {node.short_id}" + (f" ({node.tier})" if node.tier else
                                                                  " (no tier: not in context)")
+        message += f" in project {node.project}" if node.project else " (global)"
     if old_id:
         old, _ = store.supersede(old_id, node.id)
         message += f", superseding {old.short_id}"
     return Outcome("remember", True, message, (node.id,))
 
 
-def recall(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+def recall(store: Store, cmd: Command, session_id: str | None,
+          scope: Scope | None = None) -> Outcome:
     query = (cmd.attrs.get("query") or cmd.content or "").strip()
     limit = _int(cmd.attrs.get("limit"), RECALL_LIMIT)
     if is_query_language(query):
-        nodes, total = search_query(store, query, limit)
+        nodes, total = search_query(store, query, limit, scope=scope)
         mode = "query"
     else:
-        nodes, total, mode = search_plain(store, query, limit)
+        nodes, total, mode = search_plain(store, query, limit, scope=scope)
     entry = {"query": query, "mode": mode, "total": total,
              "nodes": [_snapshot(n) for n in nodes]}
     _append_pending(store, pending_key(RECALL, session_id), entry)
@@ -103,23 +119,25 @@ def recall(store: Store, cmd: Command, session_id: str | None) -> Outcome:
                    tuple(n.id for n in nodes))
 
 
-def status(store: Store, cmd: Command, session_id: str | None) -> Outcome:
-    store.set_pending(pending_key(STATUS, session_id), status_text(store))
+def status(store: Store, cmd: Command, session_id: str | None,
+          scope: Scope | None = None) -> Outcome:
+    store.set_pending(pending_key(STATUS, session_id), status_text(store, scope=scope))
     return Outcome("status", True, "status shown at the next prompt")
 
 
-def task(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+def task(store: Store, cmd: Command, session_id: str | None,
+        scope: Scope | None = None) -> Outcome:
     name = cmd.attrs["name"].strip()
     tag = f"task:{name}"
     if cmd.attrs.get("action", "start").strip().lower() == "start":
         store.set_pending(CURRENT_TASK, name)
-        working = store.list_nodes(tags=["tier:working"])
+        working = store.list_nodes(tags=["tier:working"], scope=scope)
         untagged = [n.id for n in working if tag not in n.tags]
         for node_id in untagged:
             store.tag(node_id, [tag])
         return Outcome("task", True, f"task {name!r} started; {len(untagged)} working node(s) tagged",
                        tuple(untagged))
-    nodes = store.list_nodes(tags=[tag, "tier:working"])
+    nodes = store.list_nodes(tags=[tag, "tier:working"], scope=scope)
     ids = [n.id for n in nodes]
     store.retag(ids, "tier:working", "tier:off-context")
     if store.get_pending(CURRENT_TASK) == name:
@@ -131,7 +149,8 @@ def task(store: Store, cmd: Command, session_id: str | None) -> Outcome:
                                  f"tier:off-context", tuple(ids))
 
 
-def summarize(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+def summarize(store: Store, cmd: Command, session_id: str | None,
+             scope: Scope | None = None) -> Outcome:
     sources = [store.get(ref) for ref in cmd.items("nodes")]
     tags = cmd.items("tags")
     if cmd.attrs.get("tier"):
@@ -140,7 +159,11 @@ def summarize(store: Store, cmd: Command, session_id: str | None) -> Outcome:
         tiers = sorted((TIER_PRIORITY[f"tier:{n.tier}"], n.tier) for n in sources
                        if n.tier and f"tier:{n.tier}" in TIER_PRIORITY)
         tags.append(f"tier:{tiers[0][1]}" if tiers else "tier:reference")
-    summary = store.add(cmd.content or "", type="summary", tags=_with_task(store, tags))
+    # Summarising only global memory gives global memory; else it belongs to this project.
+    project_id = (None if sources and all(n.project is None for n in sources)
+                  and not cmd.attrs.get("scope") else _target_project(store, cmd, scope))
+    summary = store.add(cmd.content or "", type="summary", tags=_with_task(store, tags),
+                        project_id=project_id)
     for node in sources:
         store.link(summary.id, node.id, "DERIVED_FROM")
     message = f"summary {summary.short_id} of {len(sources)} node(s)"
@@ -150,18 +173,21 @@ def summarize(store: Store, cmd: Command, session_id: str | None) -> Outcome:
     return Outcome("summarize", True, message, (summary.id,))
 
 
-def link(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+def link(store: Store, cmd: Command, session_id: str | None,
+        scope: Scope | None = None) -> Outcome:
     edge = store.link(cmd.attrs["from"], cmd.attrs["to"], cmd.attrs.get("type") or "RELATES_TO")
     return Outcome("link", True, f"linked {edge.from_id[:SHORT_ID_LEN]} {edge.type} "
                                  f"{edge.to_id[:SHORT_ID_LEN]}", (edge.from_id, edge.to_id))
 
 
-def supersede(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+def supersede(store: Store, cmd: Command, session_id: str | None,
+             scope: Scope | None = None) -> Outcome:
     old, new = store.supersede(cmd.attrs["old"], cmd.attrs["new"])
     return Outcome("supersede", True, f"{new.short_id} supersedes {old.short_id}", (old.id, new.id))
 
 
-def expand(store: Store, cmd: Command, session_id: str | None) -> Outcome:
+def expand(store: Store, cmd: Command, session_id: str | None,
+          scope: Scope | None = None) -> Outcome:
     node = store.get(cmd.attrs.get("node") or cmd.attrs["id"])
     if node.type != "summary":
         raise CtxError(f"{node.short_id} is a {node.type}, not a summary; only summaries expand")
@@ -185,38 +211,48 @@ def is_query_language(query: str) -> bool:
     return bool(FIELD_PREDICATE.search(query))
 
 
-def search_query(store: Store, query: str, limit: int) -> tuple[list[Node], int]:
-    """The first `limit` live nodes matching a query-language expression, and how many match."""
-    from ctx.query import compile_query
+def search_query(store: Store, query: str, limit: int, *,
+                 scope: Scope | None = None) -> tuple[list[Node], int]:
+    """The first `limit` live nodes matching a query-language expression, and how many match
+    (within `scope` unless the query names its own)."""
+    from ctx.query import compile_expr, names_scope, parse
 
-    compiled = compile_query(query)
+    expr = parse(query)
+    compiled = compile_expr(expr)
     where = f"({compiled.where}) AND n.superseded_by IS NULL"
-    total = store.conn.execute(f"SELECT count(*) FROM nodes n WHERE {where}",
-                               compiled.params).fetchone()[0]
-    return store.query(query, limit=limit), total
+    params = list(compiled.params)
+    if scope is not None and not names_scope(expr):
+        scope_sql, scope_params = scope.sql()
+        where += f" AND {scope_sql}"
+        params += scope_params
+    total = store.conn.execute(f"SELECT count(*) FROM nodes n WHERE {where}", params).fetchone()[0]
+    return store.query(query, limit=limit, scope=scope), total
 
 
-def search_plain(store: Store, text: str, limit: int) -> tuple[list[Node], int, str]:
+def search_plain(store: Store, text: str, limit: int, *,
+                 scope: Scope | None = None) -> tuple[list[Node], int, str]:
     """Plain-language recall: hybrid search (MiniLM + BM25, ctx.semantic) when the model is
     installed, else keyword search. (nodes, how many ranked, mode used).
 
     Runs inside the Stop hook's transaction, so it does not index: nodes without vectors
     yet are still found by their words, and prompt-submit indexes them as it goes.
     """
-    from ctx.semantic.search import SearchOptions, keyword_query, search
+    from ctx.semantic.search import Eligibility, SearchOptions, keyword_query, search
 
     if keyword_query(text) is None:
         return [], 0, "keyword"
     mode = "hybrid" if semantic_available() else "keyword"
     options = SearchOptions(mode=mode, top_k=max(20, limit), top_n=limit)
+    eligibility = Eligibility.within(scope)
     try:
-        result = search(store.conn, text, options, ensure_index=False)
+        result = search(store.conn, text, options, eligibility=eligibility, ensure_index=False)
     except Exception:  # a broken model must not lose the recall: words still work
         if mode == "keyword":
             raise
         mode = "keyword"
         result = search(store.conn, text, SearchOptions(mode=mode, top_k=max(20, limit),
-                                                        top_n=limit), ensure_index=False)
+                                                        top_n=limit),
+                        eligibility=eligibility, ensure_index=False)
     ids = [h.node_id for h in result.hits][:limit]
     return store.get_many(ids), len(result.candidates), mode
 
@@ -230,8 +266,9 @@ def semantic_available() -> bool:
     return locate() is not None
 
 
-def status_text(store: Store) -> str:
-    """What `<ctx:status/>` shows: live nodes per tier and type, and the current task.
+def status_text(store: Store, *, scope: Scope | None = None) -> str:
+    """What `<ctx:status/>` shows: live nodes per tier and type, the current task, and (with
+    `scope`) the current project's and global node counts.
 
     Counted from covering indexes (all nodes, minus the few superseded ones, reached through
     their index — the planner would otherwise scan) rather than Store.stats(): reading the
@@ -252,6 +289,16 @@ def status_text(store: Store) -> str:
                    c.execute("SELECT type, count(*) FROM nodes INDEXED BY nodes_superseded_by "
                              "WHERE superseded_by IS NOT NULL GROUP BY type").fetchall())
     lines = [f"ctx: {total - superseded} live nodes, {superseded} superseded, {edges} edges"]
+    if scope is not None and not scope.all_projects:
+        count = "SELECT count(*) FROM nodes WHERE project_id IS ? AND superseded_by IS NULL"
+        in_global = c.execute(count, (None,)).fetchone()[0]
+        if scope.project is not None:
+            here = c.execute(count, (scope.project.id,)).fetchone()[0]
+            lines.append(f"Project: {scope.project.name} ({here} live nodes; {in_global} global); "
+                         f"remember with scope=\"global\" for memory every project should see")
+        else:
+            where = f"project {scope.ref.name} (nothing stored yet)" if scope.ref else "no project"
+            lines.append(f"Project: {where}; {in_global} global live nodes")
     if tiers:
         lines.append("Tiers: " + ", ".join(f"{k} {v}" for k, v in tiers))
     if types:
@@ -276,13 +323,29 @@ def _with_task(store: Store, tags: list[str]) -> list[str]:
     return tags
 
 
-def _identical(store: Store, content: str, node_type: str) -> Node | None:
+def _identical(store: Store, content: str, node_type: str,
+               project_id: int | None = None) -> Node | None:
+    """A live node with the same text and type that the target scope already sees: in the
+    project or global (remembering into a project), global only (remembering globally)."""
     if node_type.strip().lower() not in NODE_TYPES:
         return None  # let add() report the bad type
     row = store.conn.execute(
         "SELECT id FROM nodes WHERE content = ? AND type = ? AND superseded_by IS NULL "
-        "ORDER BY id LIMIT 1", (content.strip(), node_type.strip().lower())).fetchone()
+        "AND (project_id IS NULL OR project_id IS ?) ORDER BY project_id IS NULL, id LIMIT 1",
+        (content.strip(), node_type.strip().lower(), project_id)).fetchone()
     return store.get(row[0]) if row else None
+
+
+def _target_project(store: Store, cmd: Command, scope: Scope | None) -> int | None:
+    """Where new memory from `cmd` goes: the session's project, or global with
+    `scope="global"` (or when the session is in no project)."""
+    wanted = (cmd.attrs.get("scope") or "").strip().lower()
+    if wanted == "global" or scope is None:
+        return None
+    if wanted and wanted != "project":
+        raise CtxError(f'scope="{cmd.attrs["scope"]}" is not understood; use scope="global" '
+                       f'(or leave it out to remember in this project)')
+    return scope.write_project_id(store.conn)
 
 
 def _snapshot(node: Node) -> dict:

@@ -44,6 +44,7 @@ class Composition:
     left_out_tokens: int = 0
     fetch_hint: str = ""
     extra: dict = field(default_factory=dict)
+    project: str | None = None  # the scope's project, when composed for one
 
 
 def resolve_budget(store: Store, view: str | None, budget: int | None) -> tuple[str, int]:
@@ -54,20 +55,29 @@ def resolve_budget(store: Store, view: str | None, budget: int | None) -> tuple[
 
 def compose(store: Store, query: str | None = None, *, view: str | None = "default",
             budget: int | None = None, max_chars: int | None = None,
-            include_superseded: bool = False, extra_ids: list[str] | None = None) -> Composition:
+            include_superseded: bool = False, extra_ids: list[str] | None = None,
+            scope=None) -> Composition:
     """Select and fit nodes. `query` overrides the view's query; `extra_ids` (e.g. an
-    expand request) are included whatever their tier, after the pinned nodes."""
-    from ctx.query import compile_query
+    expand request) are included whatever their tier, after the pinned nodes. `scope`
+    (ctx.scope.Scope: a project + global) narrows the selection unless the query names its
+    own (`project:NAME`, `scope:global`); None = every node."""
+    from ctx.query import compile_expr, names_scope, parse
 
     view_query, budget = resolve_budget(store, view, budget)
     q = query or view_query
-    compiled = compile_query(q)
+    expr = parse(q)
+    compiled = compile_expr(expr)
     where = f"({compiled.where})"
+    params = list(compiled.params)
     if not include_superseded:
         where += " AND n.superseded_by IS NULL"
+    if scope is not None and not scope.all_projects and not names_scope(expr):
+        scope_sql, scope_params = scope.sql()
+        where += f" AND {scope_sql}"
+        params += scope_params
     cur = store.conn.execute(
         f"SELECT n.id, n.token_estimate FROM nodes n WHERE {where} "
-        f"ORDER BY {_TIER_ORDER_SQL}, n.id", compiled.params)
+        f"ORDER BY {_TIER_ORDER_SQL}, n.id", params)
 
     chosen: list[Node] = []
     tokens = 0
@@ -126,6 +136,7 @@ def compose(store: Store, query: str | None = None, *, view: str | None = "defau
         budget=budget, query=q, view=view, token_count=tokens, left_out=left_out,
         left_out_tokens=left_out_tokens,
         fetch_hint=f'<ctx:recall query="{_hint_query(q)}"/>',
+        project=scope.project_name if scope is not None and not scope.all_projects else None,
     )
     if max_chars is not None:
         # The estimate above is close; make the rendering fit exactly, dropping from the end.
@@ -220,6 +231,8 @@ def render_markdown(comp: Composition, *, rendered_at: str | None = None) -> str
         edge_lines.setdefault(e.from_id, {}).setdefault(label, []).append(sid.get(e.to_id, e.to_id[:8]))
 
     header = f"<!-- ctx: {len(comp.nodes)} nodes, {comp.token_count} tokens"
+    if comp.project:
+        header += f", project {comp.project} + global"
     header += f", rendered at {rendered_at} -->" if rendered_at else " -->"
     out = [header]
 
@@ -266,6 +279,7 @@ def render_json(comp: Composition, *, rendered_at: str | None = None) -> dict:
             "query": comp.query,
             "view": comp.view,
             "left_out": comp.left_out,
+            "project": comp.project,
         },
         "nodes": [
             {

@@ -271,11 +271,12 @@ def _touch_session(conn, session_id: str, now: str) -> None:
 
 def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str, *,
                   max_chars: int, options=None, now: str | None = None,
-                  db_path: str | None = None) -> BuiltRequest:
+                  db_path: str | None = None, scope=None) -> BuiltRequest:
     """UserPromptSubmit: select, fit under `max_chars`, record, and return the text to inject.
 
     Injected now: manual session items not yet sent, then the agent items selected for the
-    prompt that the conversation does not hold yet, best first, whole items only."""
+    prompt that the conversation does not hold yet, best first, whole items only. `scope`
+    (ctx.scope.Scope) limits selection to the session's project + global (None: all)."""
     from ctx.semantic.search import Eligibility
     from ctx.semantic.select import OVER_CHAR_CAP, REMOVED_BY_USER, SelectOptions, select_for_prompt
 
@@ -283,7 +284,7 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
     options = options or SelectOptions.from_env()
     now = now or _now()
     exclude, params = not_agent_sql(session_id)
-    eligibility = Eligibility(exclude, params)
+    eligibility = Eligibility.within(scope, exclude, params)
     if session_id:
         with transaction(conn):
             _touch_session(conn, session_id, now)
@@ -298,7 +299,8 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
     record = RequestRecord(new_ulid(), session_id, now, prompt[:PROMPT_KEEP_CHARS],
                            selection.path, selection.fallback_reason, params={
                                **options.to_dict(), "max_chars": max_chars,
-                               "timings": selection.timings})
+                               "timings": selection.timings,
+                               **({"scope": scope.label} if scope is not None else {})})
     contents = _contents(conn, [i.node_id for i in active]
                          + [c.node_id for c in selection.selected + selection.excluded])
     to_send: list[tuple[str, str, float | None]] = []   # (node_id, mode, score)

@@ -20,6 +20,7 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("CTX_DB", str(tmp_path / "ctx" / "store.db"))
     monkeypatch.setenv("CUE_HOME", str(tmp_path / "cue"))
     monkeypatch.delenv("CTX_DEFAULT_BUDGET", raising=False)
+    monkeypatch.delenv("CTX_PROJECT", raising=False)  # the project comes from the folder
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     # The model cache lives outside HOME (see ctx.semantic.model); keep finding it.
     for name in ("CTX_MODEL_DIR", "XDG_CACHE_HOME"):

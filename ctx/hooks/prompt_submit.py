@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ctx.hooks.entry import HookCall, text_len
 from ctx.hooks.render import Block, fit, node_line
-from ctx.hooks.store_access import open_store
+from ctx.hooks.store_access import hook_scope, open_store
 
 FETCH_HINT = ("Ask again with a narrower <ctx:recall query=\"…\"/>, or run `ctx query '…'` "
               "or `ctx compose` through Bash.")
@@ -35,7 +35,7 @@ def _select(call: HookCall, store, prompt: str, remaining: int) -> str:
         return ""
     try:
         return build_request(store.conn, call.session_id, prompt, max_chars=remaining,
-                             db_path=call.db).text
+                             db_path=call.db, scope=hook_scope(call, store)).text
     except Exception as exc:  # the hand-off above must still reach Claude
         from ctx.errors import CorruptDatabaseError
 

@@ -7,41 +7,45 @@ with `<ctx:expand/>` are included once (seed §8).
 from __future__ import annotations
 
 from ctx.hooks.entry import HookCall, text_len
-from ctx.hooks.store_access import open_store
+from ctx.hooks.store_access import hook_scope, open_store
 
 
 def run(call: HookCall) -> str | None:
     from ctx import actions
 
     with open_store(call) as store:
+        scope = hook_scope(call, store)
         expand = actions.take_pending(store, call.session_id, keys=(actions.EXPAND,))
-        comp, text = _fit(store, call.max_chars, expand.expand_ids)
-        _record_session(call, store, comp, expand.expand_ids)
+        comp, text = _fit(store, call.max_chars, expand.expand_ids, scope)
+        _record_session(call, store, comp, expand.expand_ids, scope)
         if not comp.nodes and not comp.left_out:
             return None
         return text
 
 
-def _record_session(call: HookCall, store, comp, expand_ids: list[str]) -> None:
-    """The session's "always" items (SPEC §3): what this view sent; reset on clear/compact.
-    A failure here costs the record, never the context."""
+def _record_session(call: HookCall, store, comp, expand_ids: list[str], scope=None) -> None:
+    """The session's "always" items (SPEC §3): what this view sent; reset on clear/compact;
+    and the project marked active (created on its first session). A failure here costs the
+    record, never the context."""
     from ctx.requests import start_session
 
     try:
+        if call.session_id and scope is not None:
+            scope.write_project_id(store.conn)
         start_session(store.conn, call.session_id, call.text("source"),
                       [n.id for n in comp.nodes if n.id not in set(expand_ids)])
     except Exception as exc:  # noqa: BLE001
         call.warn(f"session record not saved ({type(exc).__name__}: {exc})")
 
 
-def _fit(store, cap: int, extra_ids: list[str]):
+def _fit(store, cap: int, extra_ids: list[str], scope=None):
     """Compose under the cap. compose() counts code points; Claude Code counts UTF-16 units,
     so text with characters outside the BMP (emoji) is composed again with a smaller limit."""
     from ctx.compose import compose, render_markdown
 
     limit = cap
     while True:
-        comp = compose(store, max_chars=limit, extra_ids=extra_ids)
+        comp = compose(store, max_chars=limit, extra_ids=extra_ids, scope=scope)
         text = render_markdown(comp)
         over = text_len(text) - cap
         if over <= 0 or limit <= over:

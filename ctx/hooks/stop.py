@@ -15,7 +15,7 @@ import dataclasses
 import hashlib
 
 from ctx.hooks.entry import HookCall
-from ctx.hooks.store_access import open_store
+from ctx.hooks.store_access import hook_scope, open_store
 
 CURSOR_KEY = "cursor:{session_id}"
 
@@ -30,7 +30,8 @@ def run(call: HookCall) -> None:
             return
         with open_store(call) as store:
             _report(call, parsed.warnings, actions.execute(store, parsed.commands,
-                                                           session_id=call.session_id))
+                                                           session_id=call.session_id,
+                                                           scope=hook_scope(call, store)))
         return
 
     session_id = call.session_id
@@ -57,7 +58,8 @@ def run(call: HookCall) -> None:
                 commands += [c for c in extra.commands if _identity(c) not in seen]
                 if not texts:
                     warnings += extra.warnings
-        outcomes = actions.execute(store, commands, session_id=session_id)
+        outcomes = actions.execute(store, commands, session_id=session_id,
+                                   scope=hook_scope(call, store) if commands else None)
         if session_id:
             base = new_cursor or cursor or _empty_cursor()
             store.set_pending(key, dataclasses.replace(base, last_message=digest or

@@ -15,6 +15,14 @@ def busy_timeout_ms() -> int:
     return int(raw) if raw.isdigit() else DEFAULT_BUSY_MS
 
 
+def hook_scope(call: HookCall, store):
+    """The session's scope (ctx.scope): the project of the hook's `cwd` (else the process's
+    working directory, which Claude Code sets to the project) or $CTX_PROJECT, + global."""
+    from ctx.scope import current_scope
+
+    return current_scope(store.conn, call.text("cwd") or None)
+
+
 @contextmanager
 def open_store(call: HookCall) -> Iterator:
     from ctx import db

@@ -105,6 +105,18 @@ class Eligibility:
 
     exclude: str = ""
     params: tuple = ()
+    # A condition over `nodes n` every result must meet (the project scope, ctx.scope):
+    # applied like a filter, so only the chunks of matching nodes are ranked.
+    where: str = ""
+    where_params: tuple = ()
+
+    @classmethod
+    def within(cls, scope, exclude: str = "", params: tuple = ()) -> Eligibility:
+        """`exclude`/`params` plus a ctx.scope.Scope (None or all projects: no condition)."""
+        if scope is None or scope.all_projects:
+            return cls(exclude, tuple(params))
+        where, where_params = scope.sql()
+        return cls(exclude, tuple(params), where, tuple(where_params))
 
 
 def keyword_query(text: str) -> str | None:
@@ -166,6 +178,8 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
     timings: dict = {}
     elig = eligibility or Eligibility()
     where, params = _eligible_sql(options)
+    if elig.where:
+        where, params = f"{where} AND {elig.where}", [*params, *elig.where_params]
     result = SearchResult(text, options, [], [])
     if not text.strip():
         raise CtxError("the search text is empty")

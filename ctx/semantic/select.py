@@ -164,8 +164,9 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
 
 def _has_candidates(conn: sqlite3.Connection, eligibility: Eligibility) -> bool:
     exclude = f"AND n.id NOT IN ({eligibility.exclude})" if eligibility.exclude else ""
-    return conn.execute(f"SELECT 1 FROM nodes n WHERE n.superseded_by IS NULL {exclude} LIMIT 1",
-                        eligibility.params).fetchone() is not None
+    scope = f"AND {eligibility.where}" if eligibility.where else ""
+    return conn.execute(f"SELECT 1 FROM nodes n WHERE n.superseded_by IS NULL {exclude} {scope} "
+                        "LIMIT 1", [*eligibility.params, *eligibility.where_params]).fetchone() is not None
 
 
 def _contents(conn: sqlite3.Connection, hits: list[Hit]) -> dict[str, str]:
