@@ -372,7 +372,8 @@ class Viewer:
         order = list(TYPE_TITLES)
         columns = sorted(groups.items(), key=lambda kv: order.index(kv[0])
                          if kv[0] in order else 99)
-        excluded = [i for i in view["items"] if not i["included"]]
+        excluded = sorted((i for i in view["items"] if not i["included"]),
+                          key=lambda i: (i["rank"] is None, i["rank"] or 0))
         return self.render(request, "request.html", v=view, columns=columns, excluded=excluded)
 
     # ------------------------------------------------------------------ cue

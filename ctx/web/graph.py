@@ -119,7 +119,7 @@ def layout(n: int, pairs: list[tuple[int, int]], iterations: int = 80) -> list[t
 
     rng = np.random.default_rng(7)
     pos = rng.random((n, 2))
-    k = math.sqrt(1.0 / n)
+    k = 0.6 * math.sqrt(1.0 / n)
     temp = 0.1
     src = np.array([a for a, _ in pairs], dtype=int)
     dst = np.array([b for _, b in pairs], dtype=int)
@@ -134,13 +134,14 @@ def layout(n: int, pairs: list[tuple[int, int]], iterations: int = 80) -> list[t
             pull = d * length / k                                  # attraction
             np.add.at(disp, src, -pull)
             np.add.at(disp, dst, pull)
-        disp += (0.5 - pos) * 0.05                                 # gravity: keep islands near
+        disp += (0.5 - pos) * 0.4                                  # gravity: keep islands near
         length = np.sqrt((disp ** 2).sum(-1))[:, None] + 1e-9
         pos += disp / length * np.minimum(length, temp)
         temp *= 0.95
+    # One scale for both axes (no stretching), and a small graph stays small and centred.
     lo, hi = pos.min(0), pos.max(0)
-    span = np.where(hi - lo < 1e-9, 1.0, hi - lo)
-    pos = (pos - lo) / span
+    span = max(float((hi - lo).max()), 0.8)
+    pos = (pos - (lo + hi) / 2) / span + 0.5
     xs = MARGIN + pos[:, 0] * (WIDTH - 2 * MARGIN)
     ys = MARGIN + pos[:, 1] * (HEIGHT - 2 * MARGIN)
     return list(zip(xs.tolist(), ys.tolist(), strict=True))

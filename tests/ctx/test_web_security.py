@@ -180,7 +180,7 @@ def test_pages_forbid_inline_script_and_framing(authed, memory):
     csp = r.headers["content-security-policy"]
     assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
     assert r.headers["x-content-type-options"] == "nosniff"
-    assert r.headers["referrer-policy"] == "no-referrer"
+    assert r.headers["referrer-policy"] == "same-origin"
     assert "<script>" not in r.text.replace('<script src="/static/app.js" defer></script>', "")
 
 
