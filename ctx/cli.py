@@ -30,6 +30,8 @@ LAZY_COMMANDS = {
     "index": "ctx.cli_semantic",
     "session": "ctx.cli_semantic",
     "requests": "ctx.cli_semantic",
+    "project": "ctx.cli_project",
+    "mcp": "ctx.cli_mcp",
     "ui": "ctx.cli_ui",
 }
 
@@ -95,6 +97,8 @@ app.add_typer(view_app, name="view")
 
 class State:
     db_path: str | None = None
+    project: str | None = None
+    all_projects: bool = False
 
 
 state = State()
@@ -109,12 +113,23 @@ def _root(
     db_path: Annotated[str | None, typer.Option("--db", envvar="CTX_DB", metavar="PATH",
                                                    help="Database file (default ~/.ctx/store.db).")] = None,
     traceback: Annotated[bool, typer.Option("--traceback", help="Show the full traceback on errors.")] = False,
+    project: Annotated[str | None, typer.Option(
+        "--project", "-P", metavar="NAME",
+        help="Work in this project (+ global memory) instead of the current folder's; "
+             "`global` for global memory only.")] = None,
+    all_projects: Annotated[bool, typer.Option(
+        "--all-projects", help="Read every project's memory (list, query, search, compose, status).")] = False,
 ) -> None:
     """Persistent, inspectable memory for Claude Code.
+
+    Memory is scoped: commands read the current folder's project (its git repository) plus
+    global memory, and `add` stores into that project.
 
     Example: ctx add --type fact --tag tier:reference "Staging DB listens on port 6543"
     """
     state.db_path = db_path
+    state.project = project
+    state.all_projects = all_projects
     if traceback:
         os.environ["CTX_DEBUG"] = "1"
 
@@ -128,6 +143,28 @@ def open_store(*, readonly: bool = False) -> Iterator[Store]:
         raise db.translate(exc, Path(state.db_path or "")) from exc
     finally:
         conn.close()
+
+
+def read_scope(store: Store):
+    """The scope reading commands use: --all-projects, --project NAME, else the working
+    directory's project (or $CTX_PROJECT), always with global memory (ctx.scope)."""
+    from ctx.scope import current_scope
+
+    return current_scope(store.conn, project=state.project, all_projects=state.all_projects)
+
+
+def write_project_id(store: Store, *, to_global: bool = False) -> int | None:
+    """Where `add` stores: --global → global; --project NAME; else the working directory's
+    project (created on its first memory), or global outside any repository."""
+    from ctx.scope import current_scope
+
+    if to_global:
+        if state.project:
+            raise CtxError("give --global or --project, not both")
+        return None
+    if state.all_projects:
+        raise CtxError("--all-projects does not say where to add; use --project NAME or --global")
+    return current_scope(store.conn, project=state.project).write_project_id(store.conn)
 
 
 def read_text_input(source: str) -> str:
@@ -201,9 +238,11 @@ def add(
     json_input: Annotated[str | None, typer.Option(
         "--json", metavar="FILE|-",
         help="Add NDJSON records {content, type, tags, metadata} from a file or - (stdin).")] = None,
+    global_: Annotated[bool, typer.Option(
+        "--global", help="Store as global memory (every project sees it), not in this project.")] = False,
     fmt: FormatOpt = Format.ids,
 ) -> None:
-    """Add a memory node (prints its id).
+    """Add a memory node (prints its id) to the current folder's project, or --global.
 
     Example: ctx add -t decision --tag tier:reference --meta rationale="fewer moving parts" "Use SQLite"
     Example: cue digest --format json | ctx add --json -
@@ -231,8 +270,11 @@ def add(
     for r in records:
         if isinstance(r, dict) and isinstance(r.get("content"), str) and len(r["content"]) > LARGE_CONTENT_CHARS:
             say(f"ctx warning: large content ({len(r['content']):,} characters)")
-    with open_store() as store:
-        nodes = store.add_many(records)
+    for r in records:
+        if isinstance(r, dict):
+            r.pop("project_id", None)  # the project is chosen here, not by the input
+    with open_store() as store, store.transaction():
+        nodes = store.add_many(records, project_id=write_project_id(store, to_global=global_))
     emit_nodes(nodes, fmt, single=json_input is None)
     if len(nodes) > 1:
         say(f"added {len(nodes)} nodes")
@@ -293,7 +335,8 @@ def list_(
     """
     with open_store(readonly=True) as store:
         nodes = store.list_nodes(type=type_, tags=tag or [], include_superseded=include_superseded,
-                                 limit=limit, newest_first=limit is not None)
+                                 limit=limit, newest_first=limit is not None,
+                                 scope=read_scope(store))
     if limit is not None:
         nodes.reverse()
     emit_nodes(nodes, fmt)
@@ -311,11 +354,13 @@ def query(
     Example: ctx query 'type:fact AND (tag:project:api OR "rate limit") AND NOT tag:tier:off-context'
     """
     with open_store(readonly=True) as store:
+        scope = read_scope(store)
         if fmt == Format.ids:  # ids need no node materialisation
             sys.stdout.write("".join(i + "\n" for i in store.query(
-                expr, include_superseded=include_superseded, limit=limit, ids_only=True)))
+                expr, include_superseded=include_superseded, limit=limit, ids_only=True,
+                scope=scope)))
             return
-        nodes = store.query(expr, include_superseded=include_superseded, limit=limit)
+        nodes = store.query(expr, include_superseded=include_superseded, limit=limit, scope=scope)
     emit_nodes(nodes, fmt)
 
 
@@ -505,7 +550,7 @@ def compose(
     if fmt not in ("markdown", "json"):
         raise CtxError(f"--format must be markdown or json, not {fmt!r}")
     with open_store(readonly=True) as store:
-        comp = do_compose(store, query_, view=view, budget=budget)
+        comp = do_compose(store, query_, view=view, budget=budget, scope=read_scope(store))
     stamp = now_iso()
     if fmt == "json":
         print(dumps(render_json(comp, rendered_at=stamp)))
@@ -515,18 +560,24 @@ def compose(
 
 @app.command()
 def status(fmt: FormatOpt = Format.auto) -> None:
-    """Summarise the store: counts by type and tier, edges, views, pending hand-offs.
+    """Summarise the store: counts by type and tier (in the current scope), edges, views, pending hand-offs.
 
     Example: ctx status --format json
     """
     with open_store(readonly=True) as store:
-        info = store.stats()
+        scope = read_scope(store)
+        info = store.stats(scope=scope)
         info["db"] = str(Path(store.conn.execute("PRAGMA database_list").fetchone()[2]))
+        info["scope"] = scope.label
+        info["project"] = scope.project_name
+        info["projects"] = store.conn.execute("SELECT count(*) FROM projects").fetchone()[0]
     out = resolve(fmt, single=True)
     if out in (Format.json, Format.ndjson):
         print(dumps(info))
         return
     lines = [f"database: {info['db']} (schema v{info['schema_version']})",
+             (f"scope: {info['scope']}   (projects in the store: {info['projects']}; "
+              f"see `ctx project list`)"),
              (f"nodes: {info['live_nodes']} live, {info['superseded_nodes']} superseded, "
               f"~{info['tokens']:,} tokens"),
              "by type: " + (", ".join(f"{k} {v}" for k, v in info["by_type"].items()) or "-"),

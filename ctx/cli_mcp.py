@@ -1,0 +1,23 @@
+"""`ctx mcp`: wiring for ctx/mcp_server.py (loaded only by this command: the SDK is heavy)."""
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add `ctx mcp` to the app."""
+
+    @app.command("mcp")
+    def mcp_() -> None:
+        """Serve ctx's memory to an MCP client over stdio (Claude Desktop, Claude Code, others).
+
+        Tools: remember, recall, show, supersede, link, forget, status, compose. Configure a
+        client with {"command": "/path/to/ctx", "args": ["mcp"]}, or run `ctx install --mcp
+        claude-desktop|claude-code`. Uses --db / $CTX_DB like every other command.
+
+        Example: ctx --db ~/notes.db mcp
+        """
+        from ctx.cli import state
+        from ctx.mcp_server import serve
+
+        serve(state.db_path)
