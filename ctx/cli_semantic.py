@@ -89,7 +89,8 @@ def search_cmd(
 
     Example: ctx search "how do readers avoid blocking the writer?" --filter 'type:decision'
     """
-    from ctx.semantic.search import SearchOptions, search
+    from ctx.cli import read_scope
+    from ctx.semantic.search import Eligibility, SearchOptions, search
 
     options = SearchOptions(top_k=top_k, top_n=top_n, include_score=include_score, mode=mode,
                             filter=filter_, include_superseded=include_superseded).validate()
@@ -101,7 +102,8 @@ def search_cmd(
     callback, close = _progress_bar("embedding")
     try:
         with _open() as store:
-            result = search(store.conn, text, options, progress=callback)
+            result = search(store.conn, text, options, progress=callback,
+                            eligibility=Eligibility.within(read_scope(store)))
             close()
             rows = _hit_rows(store, result.candidates if all_ else result.hits)
     finally:
