@@ -6,6 +6,7 @@ so a page costs the same on 1k nodes as on 100k.
 """
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass, field
 
@@ -13,6 +14,8 @@ from ctx.model import NODE_TYPES, TIERS, Node
 from ctx.store import Store, validate_tag, validate_type
 
 PAGE_SIZE = 50
+GLOBAL = "global"
+_PROJECT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 CHAIN_MAX = 50
 NO_TIER = "none"
 
@@ -24,7 +27,7 @@ class Filters:
     type: str | None = None
     tier: str | None = None          # one of TIERS, or NO_TIER
     tag: str | None = None
-    project: str | None = None
+    project: str | None = None       # a project's name, or GLOBAL (nodes of no project)
     include_superseded: bool = False
 
     @classmethod
@@ -48,29 +51,26 @@ class Filters:
             return raw
 
         def project(raw):
-            return validate_tag(f"project:{raw}")[len("project:"):]
+            if raw.lower() == GLOBAL:
+                return GLOBAL
+            if not _PROJECT_RE.match(raw):
+                raise ValueError(f"{raw!r} is not a project name")
+            return raw
 
         return cls(type=pick("type", validate_type), tier=pick("tier", tier),
                    tag=pick("tag", validate_tag), project=pick("project", project),
                    include_superseded=params.get("superseded") in ("1", "on", "true")), problems
 
     def sql(self) -> tuple[str, list]:
-        """A condition over `nodes n`, parameterised."""
-        where, params = ["1"], []
-        if self.type:
-            where.append("n.type = ?")
-            params.append(self.type)
-        if self.tier == NO_TIER:
-            where.append("NOT EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id "
-                         "AND t.tag LIKE 'tier:%')")
-        elif self.tier:
-            where.append("EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag = ?)")
-            params.append(f"tier:{self.tier}")
-        for tag in (self.tag, f"project:{self.project}" if self.project else None):
-            if tag:
-                where.append("EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag = ?)")
-                params.append(tag)
-        return " AND ".join(where), params
+        """A condition over `nodes n`, parameterised: the query language's own compilation of
+        expr(), so the list, the search filter and `ctx query` agree."""
+        from ctx.query import compile_query
+
+        expr = self.expr()
+        if not expr:
+            return "1", []
+        compiled = compile_query(expr)
+        return compiled.where, list(compiled.params)
 
     def expr(self) -> str | None:
         """The same filters in the query language, for `search(…, filter=…)` (applied before
@@ -84,8 +84,10 @@ class Filters:
             parts.append(f"tag:{_q('tier:' + self.tier)}")
         if self.tag:
             parts.append(f"tag:{_q(self.tag)}")
-        if self.project:
-            parts.append(f"tag:{_q('project:' + self.project)}")
+        if self.project == GLOBAL:
+            parts.append("scope:global")
+        elif self.project:
+            parts.append(f"project:{_q(self.project)}")
         return " AND ".join(parts) or None
 
     def params(self) -> dict:
@@ -142,11 +144,14 @@ def facets(conn: sqlite3.Connection) -> dict:
             "tiers": [(t, by_tier.get(t, 0)) for t in TIERS]}
 
 
-def projects(conn: sqlite3.Connection, limit: int = 50) -> list[str]:
-    """Project names known from `project:NAME` tags (an index range scan)."""
-    rows = conn.execute("SELECT DISTINCT tag FROM tags WHERE tag >= 'project:' AND "
-                        "tag < 'project;' ORDER BY tag LIMIT ?", (limit,)).fetchall()
-    return [r[0][len("project:"):] for r in rows]
+def projects(conn: sqlite3.Connection) -> list[tuple[str, int]]:
+    """(project name, live nodes) for each project (ctx.scope), then global memory."""
+    from ctx import scope
+
+    out = [(p["name"], p["nodes"]) for p in scope.list_projects(conn)]
+    if out:
+        out.append((GLOBAL, scope.global_counts(conn)[0]))
+    return out
 
 
 @dataclass

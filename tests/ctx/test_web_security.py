@@ -487,3 +487,23 @@ def test_other_commands_do_not_load_the_web_stack(tmp_path):
                        text=True, check=False)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_project_filter_uses_the_store_projects(authed, store):
+    from ctx import scope
+    from ctx.projects import ProjectRef
+
+    api = scope.ensure(store.conn, ProjectRef(key="", name="api", root=None, remote=None,
+                                              source="env"))
+    store.add("Payments API retries with backoff", "decision", project_id=api.id)
+    store.add("A global preference: answer in English", "fact")
+    home = authed.get("/").text
+    assert "2 nodes" in home and ">api</a>" in home and ">global</a>" in home
+    only_api = authed.get("/?project=api").text
+    assert "1 node matching" in only_api and "Payments API" in only_api
+    assert "A global preference" not in only_api
+    only_global = authed.get("/?project=global").text
+    assert "A global preference" in only_global and "Payments API" not in only_global
+    found = authed.get("/?q=payments+retry&mode=keyword&project=global").text
+    assert "Payments API" not in found
+    assert "not a project name" in authed.get("/?project=../x").text
