@@ -143,3 +143,50 @@ def test_add_many_checks_the_project_exists(store):
     with pytest.raises(CtxError, match="project_id must be"):
         store.add_many([{"content": "x", "project_id": "api"}])
     assert store.count() == 0
+
+
+def test_export_import_keeps_scopes_byte_identical(tmp_path, store):
+    from ctx.transfer import export_lines, import_lines
+
+    c = store.conn
+    a = scope.ensure(c, ref("/r/api", "github.com/acme/api"))
+    b = scope.ensure(c, ref("/s/api"))  # same folder name: api-2
+    scope.merge(c, "api-2", "api")  # leaves an alias
+    scope.ensure(c, ref("/t/web"))
+    x = store.add("api fact", "fact", ["tier:reference"], project_id=a.id)
+    g = store.add("global fact", "fact", ["tier:pinned"])
+    store.link(x.id, g.id, "DEPENDS_ON")
+    first = list(export_lines(store))
+    assert '"version":2' in first[0]
+    assert sum('"kind":"project"' in line for line in first) == 2
+    other = Store(db.connect(tmp_path / "other.db"))
+    counts = import_lines(other, first)
+    assert counts["projects"] == 2 and counts["nodes"] == 2
+    assert list(export_lines(other)) == first
+    assert {n.content: n.project for n in other.list_nodes()} == {"api fact": "api", "global fact": None}
+    assert scope.find(other.conn, ref("/s/api")).name == "api"  # the alias came along
+    assert b.name == "api-2"
+    other.conn.close()
+
+
+def test_import_reads_version_1_files_as_global_memory(tmp_path, store):
+    from ctx.transfer import import_lines
+
+    v1 = ['{"kind":"ctx-export","version":1}',
+          '{"content":"old","created_at":"2026-01-01T00:00:00.000Z","id":"01JD3K8W000000000000000000",'
+          '"kind":"node","metadata":{},"superseded_by":null,"tags":["tier:pinned"],'
+          '"token_estimate":0,"type":"fact","updated_at":"2026-01-01T00:00:00.000Z"}']
+    import_lines(store, v1)
+    (node,) = store.list_nodes()
+    assert node.content == "old" and node.project is None
+
+
+def test_import_with_an_undescribed_project_changes_nothing(store):
+    from ctx.transfer import import_lines
+
+    bad = ['{"kind":"ctx-export","version":2}',
+           '{"content":"x","id":"01JD3K8W000000000000000000","kind":"node","project":"gh/x/y",'
+           '"type":"fact"}']
+    with pytest.raises(CtxError, match="does not describe"):
+        import_lines(store, bad)
+    assert store.count() == 0
