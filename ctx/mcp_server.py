@@ -42,6 +42,7 @@ NodeType = Literal["fact", "decision", "pattern", "observation", "hypothesis", "
 Tier = Literal["pinned", "reference", "working", "off-context"]
 EdgeType = Literal["DEPENDS_ON", "DERIVED_FROM", "RELATES_TO", "SUPERSEDES"]
 RecallMode = Literal["auto", "query", "hybrid", "keyword", "semantic"]
+Where = Literal["project", "global"]
 
 INSTRUCTIONS = """\
 ctx is the user's persistent memory, shared with Claude Code's ctx hooks and the `ctx` CLI \
@@ -50,7 +51,9 @@ Remember durable facts, decisions and conventions the user will want next time, 
 pinned (always in view), reference (durable project knowledge), working (this task only), \
 off-context (archive, found only by recall). When a remembered fact changes, supersede it \
 instead of adding a contradicting one. Never store secrets (passwords, tokens, keys). Ids may \
-be given in full or as a unique prefix of at least 4 characters (e.g. 01JD8Z3K)."""
+be given in full or as a unique prefix of at least 4 characters (e.g. 01JD8Z3K). Memory is \
+scoped like the hooks': this project's (the folder the client started ctx in, or $CTX_PROJECT) \
+plus global memory; remember with where="global" what every project should know."""
 
 TAGS_DOC = ("Extra tags, e.g. [\"project:api\", \"topic:auth\"]: each is text without spaces "
             "or commas. Give the tier with `tier`, not as a tag.")
@@ -99,6 +102,15 @@ def _result(data: dict, text: str | None = None) -> types.CallToolResult:
                                 structured_content=data)
 
 
+def _scope(store: Store, *, all_projects: bool = False):
+    """The hooks' scope (ctx.scope): the project of the server's working directory (where the
+    client started it) or $CTX_PROJECT, + global memory; re-read per call, so a moved or
+    renamed project is followed."""
+    from ctx.scope import current_scope
+
+    return current_scope(store.conn, all_projects=all_projects)
+
+
 def build_server(db_path: str | os.PathLike | None = None) -> MCPServer:
     """The server, its tools bound to one database file (resolved once: --db, $CTX_DB,
     ~/.ctx/store.db)."""
@@ -138,12 +150,16 @@ def build_server(db_path: str | os.PathLike | None = None) -> MCPServer:
         rationale: Annotated[str | None, Field(description="Why (for decisions).")] = None,
         supersedes: Annotated[str | None, Field(description=(
             "Id of an older memory this one replaces; it stops appearing in recall and context."))] = None,
+        where: Annotated[Where, Field(description=(
+            "project (default): this project's memory; global: every project sees it (the "
+            "user's preferences, tools, people)."))] = "project",
     ) -> types.CallToolResult:
         """Save something worth knowing in later conversations: a fact, a decision and its
         reason, a convention, a preference. The same text remembered twice is kept once.
         Returns the new node's id. Not for secrets."""
         return _result(run(lambda s: mcp_tools.remember(
-            s, content, type=type, tier=tier, tags=tags, rationale=rationale, supersedes=supersedes)))
+            s, content, type=type, tier=tier, tags=tags, rationale=rationale, supersedes=supersedes,
+            where=where, scope=_scope(s))))
 
     @server.tool(annotations=types.ToolAnnotations(read_only_hint=True))
     def recall(
@@ -161,11 +177,15 @@ def build_server(db_path: str | os.PathLike | None = None) -> MCPServer:
             "For plain-words search: a query-language condition results must meet, "
             "e.g. \"type:decision AND tag:project:api\"."))] = None,
         include_superseded: Annotated[bool, Field(description="Also return replaced memories.")] = False,
+        all_projects: Annotated[bool, Field(description=(
+            "Search every project's memory, not only this project's + global."))] = False,
     ) -> types.CallToolResult:
-        """Search the memory. Returns the best matches with id, type, tier, tags, score
-        (similarity for meaning search; none for query-language matches) and text."""
+        """Search the memory (this project's + global). Returns the best matches with id,
+        type, tier, tags, project, score (similarity for meaning search; none for
+        query-language matches) and text."""
         return _result(run(lambda s: mcp_tools.recall(
-            s, query, limit=limit, mode=mode, filter=filter, include_superseded=include_superseded)))
+            s, query, limit=limit, mode=mode, filter=filter, include_superseded=include_superseded,
+            scope=_scope(s, all_projects=all_projects))))
 
     @server.tool(annotations=types.ToolAnnotations(read_only_hint=True))
     def show(ids: Ids) -> types.CallToolResult:
@@ -211,7 +231,7 @@ def build_server(db_path: str | os.PathLike | None = None) -> MCPServer:
     def status() -> types.CallToolResult:
         """Counts of memories by type and tier, edges, the current task, the database file and
         whether meaning search (MiniLM) is available."""
-        return _result(run(lambda s: mcp_tools.status(s, str(path)), readonly=True))
+        return _result(run(lambda s: mcp_tools.status(s, str(path), _scope(s)), readonly=True))
 
     @server.tool(annotations=types.ToolAnnotations(read_only_hint=True))
     def compose(
@@ -222,8 +242,8 @@ def build_server(db_path: str | os.PathLike | None = None) -> MCPServer:
     ) -> types.CallToolResult:
         """The memory block a Claude Code session starts with, as markdown, within a token
         budget: pinned first, then reference (by type), then working memories."""
-        meta, markdown = run(lambda s: mcp_tools.compose(s, query, view=view, budget=budget),
-                             readonly=True)
+        meta, markdown = run(lambda s: mcp_tools.compose(s, query, view=view, budget=budget,
+                                                         scope=_scope(s)), readonly=True)
         return _result({"meta": meta, "markdown": markdown}, markdown)
 
     return server

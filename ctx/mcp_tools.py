@@ -6,17 +6,26 @@ over stdio; this module does the work with the same rules the hooks and the CLI 
 supersede), recall runs the query language or the hybrid search of ctx.semantic, compose is
 ctx.compose. Each function returns a JSON-ready dict (and, for compose, the markdown a
 model reads); bad input raises CtxError with a sentence that says what to fix.
+
+Project scope (SPEC §2.8) is the hooks': `scope` is the server's project (its working
+directory's repository, or $CTX_PROJECT) + global memory. New memory goes to that project
+(`where="global"`: global memory); recall, compose and status read project + global unless
+the query names its own (`project:NAME`, `scope:global`) or `all_projects` is asked for.
 """
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ctx import actions
 from ctx.commands import Command
 from ctx.errors import CtxError
 from ctx.model import Node
 from ctx.store import Store, validate_tag
+
+if TYPE_CHECKING:
+    from ctx.scope import Scope
 
 RECALL_MAX = 50
 SHOW_MAX = 50
@@ -36,6 +45,7 @@ def node_record(node: Node, *, max_chars: int | None = None) -> dict:
         out["truncated"] = f"{len(content):,} characters; `show` gives the whole text"
     else:
         out["content"] = content
+    out["project"] = node.project  # None: global memory
     out["created_at"] = node.created_at
     if node.metadata:
         out["metadata"] = node.metadata
@@ -54,15 +64,21 @@ def _tags(tags: Sequence[str] | None) -> list[str]:
 
 def remember(store: Store, content: str, type: str = "fact", tier: str | None = None,
              tags: Sequence[str] | None = None, rationale: str | None = None,
-             source: str | None = None, supersedes: str | None = None) -> dict:
-    """Store a memory exactly as `<ctx:remember …>` in a reply does (ctx.actions.remember)."""
+             source: str | None = None, supersedes: str | None = None,
+             where: str = "project", scope: Scope | None = None) -> dict:
+    """Store a memory exactly as `<ctx:remember …>` in a reply does (ctx.actions.remember):
+    into `scope`'s project, or global memory with `where="global"`."""
+    if where not in ("project", "global"):
+        raise CtxError(f"where must be \"project\" or \"global\", not {where!r}")
     attrs = {"type": type, "tags": ",".join(_tags(tags))}
+    if where == "global":
+        attrs["scope"] = "global"
     for key, value in (("tier", tier), ("rationale", rationale), ("source", source),
                        ("supersedes", supersedes)):
         if value is not None and str(value).strip():
             attrs[key] = str(value)
     with store.transaction():
-        outcome = actions.remember(store, Command("remember", attrs, content), None)
+        outcome = actions.remember(store, Command("remember", attrs, content), None, scope)
         node = store.get(outcome.node_ids[0])
     out = {"status": "already remembered" if outcome.message.startswith("already") else "remembered",
            "message": outcome.message, "node": node_record(node)}
@@ -75,7 +91,7 @@ def supersede(store: Store, old: str, new: str | None = None, content: str | Non
               type: str | None = None, tier: str | None = None,
               tags: Sequence[str] | None = None) -> dict:
     """Replace OLD by an existing node NEW, or by a new node holding CONTENT (which keeps
-    OLD's type, tier and tags unless given)."""
+    OLD's type, tier, tags and project unless given)."""
     if (new is None) == (content is None):
         raise CtxError("give exactly one of `new` (the id of a node that replaces the old one) "
                        "or `content` (the text of a new node that replaces it)")
@@ -90,8 +106,14 @@ def supersede(store: Store, old: str, new: str | None = None, content: str | Non
         raise CtxError(f"{previous.short_id} is already superseded by "
                        f"{previous.superseded_by[:8]}; supersede that one instead")
     keep = [t for t in previous.tags if not t.startswith("tier:")] if tags is None else list(tags)
-    result = remember(store, content or "", type=type or previous.type,
-                      tier=tier or previous.tier, tags=keep, supersedes=previous.id)
+    if previous.project is None:
+        where, home = "global", None
+    else:
+        from ctx.scope import Scope, get
+
+        where, home = "project", Scope(project=get(store.conn, previous.project))
+    result = remember(store, content or "", type=type or previous.type, tier=tier or previous.tier,
+                      tags=keep, supersedes=previous.id, where=where, scope=home)
     old_node = store.get(previous.id)
     return {"message": result["message"], "old": node_record(old_node, max_chars=RECALL_CHARS),
             "new": result["node"]}
@@ -136,7 +158,8 @@ def show(store: Store, ids: Sequence[str]) -> dict:
 
 
 def recall(store: Store, query: str, limit: int = 10, mode: str = "auto",
-           filter: str | None = None, include_superseded: bool = False) -> dict:
+           filter: str | None = None, include_superseded: bool = False,
+           scope: Scope | None = None) -> dict:
     """Query language (`type:decision AND tag:project:api`) or plain words (hybrid search:
     MiniLM meaning + BM25 words; words only when the model is not installed)."""
     from ctx.semantic.search import MODES
@@ -153,29 +176,34 @@ def recall(store: Store, query: str, limit: int = 10, mode: str = "auto",
         if filter:
             raise CtxError("`filter` goes with plain-words search; in query mode put the "
                            "condition in the query itself (… AND type:decision)")
-        return _recall_query(store, query, limit, include_superseded)
+        return _recall_query(store, query, limit, include_superseded, scope)
     if mode not in MODES:
         raise CtxError(f"unknown mode {mode!r}; use auto, query, {', '.join(MODES)}")
-    return _recall_search(store, query, limit, mode, filter, include_superseded)
+    return _recall_search(store, query, limit, mode, filter, include_superseded, scope)
 
 
-def _recall_query(store: Store, query: str, limit: int, include_superseded: bool) -> dict:
-    from ctx.query import compile_query
+def _recall_query(store: Store, query: str, limit: int, include_superseded: bool,
+                  scope: Scope | None) -> dict:
+    from ctx.query import compile_expr, names_scope, parse
 
-    compiled = compile_query(query)
-    where = f"({compiled.where})" + ("" if include_superseded else " AND n.superseded_by IS NULL")
-    total = store.conn.execute(f"SELECT count(*) FROM nodes n WHERE {where}",
-                               compiled.params).fetchone()[0]
+    expr = parse(query)
+    compiled = compile_expr(expr)
+    where, params = f"({compiled.where})", list(compiled.params)
+    if scope is not None and not scope.all_projects and not names_scope(expr):
+        scope_sql, scope_params = scope.sql()
+        where, params = f"{where} AND {scope_sql}", params + scope_params
+    live = "" if include_superseded else " AND n.superseded_by IS NULL"
+    total = store.conn.execute(f"SELECT count(*) FROM nodes n WHERE {where}{live}", params).fetchone()[0]
     # Newest first: a recall wants what was decided last, not the oldest nodes.
-    nodes = store.select(compiled.where, compiled.params, include_superseded=include_superseded,
-                         limit=limit, order="n.id DESC")
+    nodes = store.select(where, params, include_superseded=include_superseded, limit=limit,
+                         order="n.id DESC")
     return {"query": query, "mode": "query", "total": total,
             "results": [{**node_record(n, max_chars=RECALL_CHARS), "score": None} for n in nodes]}
 
 
 def _recall_search(store: Store, text: str, limit: int, mode: str, filter_: str | None,
-                   include_superseded: bool) -> dict:
-    from ctx.semantic.search import SearchOptions, keyword_query, search
+                   include_superseded: bool, scope: Scope | None) -> dict:
+    from ctx.semantic.search import Eligibility, SearchOptions, keyword_query, search
 
     note = None
     if mode != "keyword" and not actions.semantic_available():
@@ -195,7 +223,8 @@ def _recall_search(store: Store, text: str, limit: int, mode: str, filter_: str 
     def run(m: str):
         options = SearchOptions(mode=m, top_k=max(20, limit), top_n=limit, filter=filter_ or None,
                                 include_superseded=include_superseded)
-        return search(store.conn, text, options, index_deadline=time.monotonic() + INDEX_SECONDS)
+        return search(store.conn, text, options, eligibility=Eligibility.within(scope),
+                      index_deadline=time.monotonic() + INDEX_SECONDS)
 
     try:
         result = run(mode)
@@ -224,11 +253,14 @@ def _recall_search(store: Store, text: str, limit: int, mode: str, filter_: str 
     return out
 
 
-def status(store: Store, db_path: str) -> dict:
-    info = store.stats()
+def status(store: Store, db_path: str, scope: Scope | None = None) -> dict:
+    info = store.stats(scope=scope)
     info["db"] = db_path
+    if scope is not None:
+        info["scope"] = scope.label
+        info["project"] = scope.project_name
     info["current_task"] = store.get_pending(actions.CURRENT_TASK)
-    info["summary"] = actions.status_text(store)
+    info["summary"] = actions.status_text(store, scope=scope)
     semantic: dict = {"model": None}
     if actions.semantic_available():
         from ctx.semantic import index
@@ -243,7 +275,7 @@ def status(store: Store, db_path: str) -> dict:
 
 
 def compose(store: Store, query: str | None = None, view: str = "default",
-            budget: int | None = None) -> tuple[dict, str]:
+            budget: int | None = None, scope: Scope | None = None) -> tuple[dict, str]:
     """(meta, markdown): the memory block Claude Code gets at session start."""
     from ctx.compose import compose as do_compose
     from ctx.compose import render_json, render_markdown
@@ -251,6 +283,7 @@ def compose(store: Store, query: str | None = None, view: str = "default",
 
     if budget is not None and budget < 1:
         raise CtxError("budget must be a positive number of tokens")
-    comp = do_compose(store, (query or "").strip() or None, view=view or "default", budget=budget)
+    comp = do_compose(store, (query or "").strip() or None, view=view or "default", budget=budget,
+                      scope=scope)
     stamp = now_iso()
     return render_json(comp, rendered_at=stamp)["meta"], render_markdown(comp, rendered_at=stamp)
