@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from cue import cli_digest, cli_memory, cli_scrub, cli_select
+from cue import cli_digest, cli_memory, cli_record, cli_scrub, cli_select
 from cue.errors import CueError
 
 app = typer.Typer(
@@ -27,7 +27,7 @@ def _root() -> None:
     """
 
 
-for module in (cli_select, cli_scrub, cli_digest, cli_memory):
+for module in (cli_select, cli_scrub, cli_digest, cli_memory, cli_record):
     module.register(app)
 
 

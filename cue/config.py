@@ -10,6 +10,7 @@ only its owner can read (`cloud.api_key_file`, default CUE_HOME/anthropic-api-ke
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,62 @@ class Setting:
     default: Any
     help: str
     choices: tuple[str, ...] = ()
+    check: Any = None  # extra validation: a callable that raises CueError with a sentence
 
+
+def _check_record(key: str, value: Any) -> None:
+    """record.* values: what makes sense for a recorder left running all day."""
+    from cue.prune import parse_size
+    from cue.record.privacy import compile_titles
+
+    limits = {"record.interval": (0.2, 3600), "record.heartbeat": (0, 86400),
+              "record.change_threshold": (0, 256), "record.max_width": (320, 16384),
+              "record.quality": (10, 95)}
+    if key in limits:
+        lo, hi = limits[key]
+        if not lo <= value <= hi:
+            raise CueError(f"must be between {lo:g} and {hi:g}, not {value!r}")
+    elif key == "record.keep":
+        if parse_duration(value) < 3600:
+            raise CueError(f"must be at least 1h, not {value!r}")
+    elif key == "record.max_disk":
+        if parse_size(value) < 10**7:
+            raise CueError(f"must be at least 10MB, not {value!r}")
+    elif key == "record.exclude_titles":
+        try:
+            compile_titles(value)
+        except re.error as exc:
+            raise CueError(f"is not a valid regular expression ({exc})") from None
+
+
+def _record(name: str, type_: type, default: Any, help_: str) -> Setting:
+    return Setting(f"record.{name}", type_, default, help_,
+                   check=lambda v, _k=f"record.{name}": _check_record(_k, v))
+
+
+def _record_settings() -> tuple[Setting, ...]:
+    from cue.record.privacy import DEFAULT_EXCLUDE_APPS, DEFAULT_EXCLUDE_TITLES
+
+    return (
+        _record("interval", float, 2.0, "`cue record`: seconds between screen grabs"),
+        _record("heartbeat", float, 60.0, "`cue record`: while you are active, a keyframe at "
+                "least this often (seconds) even if the screen barely changed; 0 = off"),
+        _record("change_threshold", int, 6, "`cue record`: a grab becomes a keyframe when its "
+                "256-bit dhash differs from the last keyframe's in more bits than this"),
+        _record("max_width", int, 1920, "`cue record`: keyframes wider than this are scaled down"),
+        _record("quality", int, 70, "`cue record`: JPEG quality of keyframes (10-95)"),
+        _record("exclude_apps", str, DEFAULT_EXCLUDE_APPS, "`cue record`: comma-separated "
+                "app classes never captured (case-insensitive; e.g. KeePassXC)"),
+        _record("exclude_titles", str, DEFAULT_EXCLUDE_TITLES, "`cue record`: a regular "
+                "expression (case-insensitive); windows whose title matches are never captured"),
+        _record("keep", str, "7d", "`cue record`/`cue prune`: delete keyframes and event logs "
+                "older than this"),
+        _record("max_disk", str, "2GB", "`cue record`/`cue prune`: keep keyframes and event "
+                "logs under this size, oldest removed first"),
+    )
+
+
+RECORD_SETTINGS = _record_settings()
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("digest.backend", str, "cloud",
@@ -79,6 +135,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("memory.max_tokens", int, 1500, "cap on generated tokens for memory.md"),
     Setting("memory.window", str, "24h",
             "digests the first `cue memory` reads (later runs read what is new since)"),
+    *RECORD_SETTINGS,
 )
 BY_KEY = {s.key: s for s in SETTINGS}
 
@@ -256,6 +313,11 @@ def _check(s: Setting, value: Any, *, where: str = "value") -> Any:
     if s.type in (int, float) and s.key.endswith(("timeout", "max_tokens", "max_frames",
                                                   "n_ctx")) and value <= 0:
         raise ConfigError(f"{where}: `{s.key}` must be positive, not {value!r}")
+    if s.check is not None:
+        try:
+            s.check(value)
+        except CueError as exc:
+            raise ConfigError(f"{where}: `{s.key}` {exc}") from None
     if s.key in ("digest.window", "memory.window"):
         try:
             parse_duration(value)

@@ -1,0 +1,121 @@
+"""What a capture platform provides, and which one this machine has.
+
+A backend grabs screens, reports foreground-window changes as they happen (no polling
+where the platform can push), and counts key presses and clicks — counts only. The loop
+(cue.record.loop) does everything else: change detection, exclusions, pause, writing.
+Linux X11 is implemented (cue.record.x11); Wayland, macOS and Windows are named in
+`detect()`'s refusal so another capture tool can write cue's input contract instead.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cue.errors import CueError, ExitCode
+
+CONTRACT_HINT = ("other capture tools can feed cue through its input contract "
+                 "(README: \"Input contract\": a keyframe folder and an MCAP event log)")
+
+
+class CaptureUnavailable(CueError):
+    """This platform or session cannot be recorded by cue (a backend that is not there)."""
+
+    exit_code = ExitCode.BACKEND
+
+
+@dataclass(frozen=True)
+class WindowInfo:
+    """The foreground window: `app` is the application class (X11 WM_CLASS), `title` its
+    window title. `app == ""` means no window has focus (the desktop)."""
+
+    app: str
+    title: str
+    instance: str = ""  # X11 WM_CLASS instance name (xterm's `-name`); matched by exclusions
+
+
+@dataclass(frozen=True)
+class Monitor:
+    index: int  # 1-based, as the platform numbers them
+    left: int
+    top: int
+    width: int
+    height: int
+
+
+class CaptureBackend(ABC):
+    """One platform's capture primitives. Used from one thread (the loop's), except that
+    `start` may run its own threads that feed `window_changes` and the input counters."""
+
+    name: str = "?"
+
+    @abstractmethod
+    def start(self, excluded: Callable[[WindowInfo], bool]) -> None:
+        """Connect and begin following windows and input. `excluded(window)` is consulted
+        as soon as the foreground changes: input is not counted while it is true."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Stop threads and close connections. Safe to call twice."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """One line for people: display and monitors."""
+
+    @abstractmethod
+    def monitors(self) -> list[Monitor]:
+        """The monitors to capture (one keyframe stream each)."""
+
+    @abstractmethod
+    def grab(self, monitor: Monitor):
+        """A PIL RGB image of one monitor, now."""
+
+    @abstractmethod
+    def active_window(self) -> WindowInfo:
+        """The foreground window, read now (the pre-capture check)."""
+
+    def visible_windows(self) -> list[WindowInfo]:
+        """Windows that would appear in a screenshot (for exclusions); default: none known."""
+        return []
+
+    @abstractmethod
+    def window_changes(self) -> list[tuple[float, WindowInfo]]:
+        """(unix time, window) for each foreground/title change since the last call."""
+
+    @abstractmethod
+    def take_input_counts(self) -> tuple[int, int]:
+        """(key presses, clicks) since the last call. Which keys is never known here."""
+
+    @abstractmethod
+    def set_input_paused(self, paused: bool) -> None:
+        """While paused, input is not counted at all (counts are dropped at the source)."""
+
+    @property
+    def input_available(self) -> bool:
+        return True
+
+
+def detect(environ: dict[str, str] | None = None, platform: str | None = None) -> CaptureBackend:
+    """The backend for this session, or CaptureUnavailable naming what is supported."""
+    env = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    supported = "cue record supports Linux with an X11 session (DISPLAY set)"
+    if platform == "darwin":
+        raise CaptureUnavailable(f"macOS capture is not built yet; {supported}; {CONTRACT_HINT}")
+    if platform.startswith(("win", "cygwin", "msys")):
+        raise CaptureUnavailable(f"Windows capture is not built yet; {supported}; {CONTRACT_HINT}")
+    if not platform.startswith("linux"):
+        raise CaptureUnavailable(f"{platform} is not supported; {supported}; {CONTRACT_HINT}")
+    if env.get("XDG_SESSION_TYPE", "").lower() == "wayland" or (
+            env.get("WAYLAND_DISPLAY") and not env.get("DISPLAY")):
+        raise CaptureUnavailable(
+            "this is a Wayland session, which has no global screenshot or window API; "
+            f"{supported}; {CONTRACT_HINT}")
+    if not env.get("DISPLAY"):
+        raise CaptureUnavailable(f"no X display (DISPLAY is not set); {supported}; "
+                                 f"{CONTRACT_HINT}")
+    from cue.record.x11 import X11Backend
+
+    return X11Backend(env["DISPLAY"])

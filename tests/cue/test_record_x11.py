@@ -1,0 +1,315 @@
+"""`cue record` against a real X server: Xvfb (2560×1600) + openbox + real xterm windows,
+driven by xdotool. One scripted session (≈20 s) runs once for the module; each test checks
+one promise against what it left in CUE_HOME.
+
+Script: idle → typing in `alpha` → alpha's title changed → switch to `beta` → a window of
+class KeePassXC (a password manager) comes up, is typed into, goes away → `cue pause`,
+typing and a title change while paused, back to alpha → `cue resume` → SIGTERM.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cue.events import TOPIC_INPUT, TOPIC_PAUSE, TOPIC_WINDOW, read_events
+from cue.keyframes import list_keyframes
+
+TOOLS = ("Xvfb", "openbox", "xdotool", "xterm")
+MISSING = [t for t in TOOLS if shutil.which(t) is None]
+pytestmark = pytest.mark.skipif(
+    bool(MISSING), reason=f"needs {', '.join(MISSING)} (Debian packages xvfb openbox xdotool "
+    "xterm; `make test` installs them as root: scripts/system-packages.sh)")
+
+CUE = str(Path(sys.executable).parent / "cue")
+TYPED = "hunter2 swordfish"       # typed into alpha: must never be in any file
+VAULT_TYPED = "vaultpass"         # typed into the password manager
+PAUSED_TYPED = "whilepaused"      # typed while paused
+PAUSED_TITLE = "pausedtitle"      # a title set while paused
+
+
+class Session:
+    """What the scripted session did, and when (unix seconds, same clock as the recorder)."""
+
+    def __init__(self, home: Path):
+        self.home = home
+        self.marks: dict[str, float] = {}
+        self.returncode: int | None = None
+        self.stdout = ""
+        self.stderr = ""
+
+    def mark(self, name: str) -> float:
+        self.marks[name] = time.time()
+        return self.marks[name]
+
+    def events(self):
+        return read_events(self.home / "events", 0, math.inf)
+
+    def frames(self):
+        return list_keyframes(self.home / "keyframes", 0, 9_999_999_999.0)
+
+    def between(self, items, a: str, b: str):
+        return [x for x in items if self.marks[a] <= x.ts <= self.marks[b]]
+
+
+def _x(env, *args, check=True):
+    return subprocess.run(["xdotool", *args], env=env, capture_output=True, text=True,
+                          timeout=15, check=check).stdout.strip()
+
+
+def _wait_for(pred, timeout=10.0, what="condition"):
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _start_xvfb(tmp: Path) -> tuple[subprocess.Popen, str]:
+    r, w = os.pipe()
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "2560x1600x24",
+                             "-nolisten", "tcp"], pass_fds=(w,), stdout=subprocess.DEVNULL,
+                            stderr=open(tmp / "xvfb.log", "wb"))  # noqa: SIM115
+    os.close(w)
+    with os.fdopen(r) as fh:
+        number = fh.readline().strip()
+    if not number:
+        proc.kill()
+        pytest.fail(f"Xvfb did not start: {(tmp / 'xvfb.log').read_text()[-500:]}")
+    return proc, f":{number}"
+
+
+def _xterm(env, title: str, *extra: str) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen(["xterm", "-T", title, "-geometry", "100x30", *extra, "-e",
+                             "sh", "-c", "stty -echo 2>/dev/null; exec cat >/dev/null"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wid = _x(env, "search", "--sync", "--onlyvisible", "--name", f"^{title}$").splitlines()[0]
+    return proc, wid
+
+
+def _activate(env, wid: str) -> None:
+    _x(env, "windowactivate", "--sync", wid, check=False)
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("record-x11")
+    home = tmp / "cue"
+    xvfb, display = _start_xvfb(tmp)
+    procs: list[subprocess.Popen] = []
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp),
+           "DISPLAY": display, "CUE_HOME": str(home), "LANG": "C.UTF-8",
+           "CUE_RECORD_INTERVAL": "0.5", "CUE_RECORD_HEARTBEAT": "0"}
+    s = Session(home)
+    rec = None
+    try:
+        procs.append(subprocess.Popen(["openbox"], env=env, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL))
+        _wait_for(lambda: subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"],
+                                         env=env, capture_output=True, text=True)
+                  .stdout.count("window id") > 0 if shutil.which("xprop") else True,
+                  what="openbox")
+        p, alpha = _xterm(env, "alpha")
+        procs.append(p)
+        p, beta = _xterm(env, "beta")
+        procs.append(p)
+        _activate(env, alpha)
+
+        rec = subprocess.Popen([CUE, "record", "--format", "json"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _wait_for(lambda: s.frames() if (home / "keyframes").is_dir() else False,
+                  timeout=20, what="the first keyframe")
+        time.sleep(0.8)  # let the first grabs settle
+
+        s.mark("idle0")
+        time.sleep(2.5)
+        s.mark("idle1")
+
+        s.mark("type0")
+        _x(env, "type", "--delay", "30", TYPED)
+        time.sleep(1.3)
+        s.mark("type1")
+
+        _x(env, "set_window", "--name", "alpha renamed", alpha)
+        time.sleep(0.8)
+        s.mark("switch")
+        _activate(env, beta)
+        time.sleep(1.2)
+
+        p, vault = _xterm(env, "vault", "-class", "KeePassXC")
+        _activate(env, vault)
+        s.mark("vault0")
+        _x(env, "type", "--delay", "30", VAULT_TYPED)
+        time.sleep(1.5)
+        s.mark("vault1")
+        p.kill()
+        p.wait()
+        _activate(env, alpha)
+        time.sleep(1.2)
+
+        subprocess.run([CUE, "pause"], env=env, check=True, capture_output=True, timeout=20)
+        time.sleep(1.3)  # the recorder checks once a second
+        s.mark("paused0")
+        _activate(env, beta)
+        _x(env, "set_window", "--name", PAUSED_TITLE, beta)
+        _x(env, "type", "--delay", "30", PAUSED_TYPED)
+        _x(env, "set_window", "--name", "beta", beta)
+        _activate(env, alpha)
+        time.sleep(0.6)
+        s.mark("paused1")
+        subprocess.run([CUE, "resume"], env=env, check=True, capture_output=True, timeout=20)
+        time.sleep(1.5)
+
+        s.mark("term")
+        rec.send_signal(signal.SIGTERM)
+        try:
+            out, err = rec.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            rec.kill()
+            out, err = rec.communicate()
+        s.returncode, s.stdout, s.stderr = rec.returncode, out.decode(), err.decode()
+        s.mark("end")
+        yield s
+    finally:
+        if rec is not None and rec.poll() is None:
+            rec.kill()
+            rec.wait()
+        for p in reversed(procs):
+            p.kill()
+            p.wait()
+        xvfb.terminate()
+        xvfb.wait()
+
+
+def _windows(events):
+    return [(e.data["app"], e.data["title"]) for e in events if e.topic == TOPIC_WINDOW]
+
+
+def _keys(events):
+    return sum(e.data["keys"] for e in events if e.topic == TOPIC_INPUT)
+
+
+def test_sigterm_exits_0_and_leaves_a_finished_mcap(session):
+    assert session.returncode == 0, session.stderr
+    summary = json.loads(session.stdout)
+    assert summary["keyframes"] >= 3 and summary["events"] >= 5
+    files = sorted((session.home / "events").glob("*.mcap"))
+    assert files
+    for f in files:
+        assert f.read_bytes().endswith(b"\x89MCAP0\r\n")  # finish() wrote the footer
+    notes: list[str] = []
+    assert read_events(session.home / "events", 0, math.inf, notes=notes)
+    assert notes == []  # read through the index, nothing recovered
+    status = json.loads((session.home / "recorder.json").read_text())
+    assert status["running"] is False
+
+
+def test_window_switches_and_title_changes_are_logged(session):
+    wins = _windows(session.events())
+    assert ("XTerm", "alpha") in wins
+    assert ("XTerm", "alpha renamed") in wins  # PropertyNotify on WM_NAME (xterm has no _NET_WM_NAME)
+    after = _windows([e for e in session.events() if e.ts >= session.marks["switch"]])
+    assert after[0] == ("XTerm", "beta")
+    i = wins.index(("XTerm", "alpha renamed"))
+    assert wins[i + 1] == ("XTerm", "beta")
+
+
+def test_typing_is_counted(session):
+    typed = session.between(session.events(), "type0", "type1")
+    assert _keys(typed) >= len(TYPED)  # xdotool may add modifier presses, never fewer
+    assert all(set(e.data) == {"keys", "clicks"} for e in typed if e.topic == TOPIC_INPUT)
+
+
+def _everything(home: Path) -> bytes:
+    """Every byte under CUE_HOME, plus every MCAP message payload decompressed."""
+    from mcap.records import Message, Schema
+    from mcap.stream_reader import StreamReader
+
+    blob = []
+    for path in home.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            blob.append(data)
+            if path.suffix == ".mcap":
+                with open(path, "rb") as fh:
+                    for rec in StreamReader(fh).records:
+                        if isinstance(rec, Message | Schema):
+                            blob.append(bytes(rec.data))
+    return b"\n".join(blob)
+
+
+def test_no_key_identities_anywhere(session):
+    blob = _everything(session.home).lower()
+    for secret in (TYPED, "hunter2", "swordfish", VAULT_TYPED, PAUSED_TYPED):
+        assert secret.encode() not in blob, secret
+    # the decompressed payloads really are in the blob (so the check can fail)
+    assert b'"keys":' in blob and b"alpha renamed" in blob
+
+
+def test_unchanged_screen_writes_no_keyframes(session):
+    frames = session.frames()
+    assert frames, "nothing recorded at all"
+    assert session.between(frames, "idle0", "idle1") == []
+    # …while the screen changes do: typing shows on screen, switching windows too
+    assert [f for f in frames if session.marks["switch"] <= f.ts <= session.marks["vault0"]]
+
+
+def test_excluded_window_is_never_captured(session):
+    events = session.events()
+    wins = _windows(events)
+    assert ("[excluded]", "[excluded]") in wins
+    assert not any("KeePassXC" in a or t == "vault" for a, t in wins)
+    assert session.between(session.frames(), "vault0", "vault1") == []
+    assert _keys(session.between(events, "vault0", "vault1")) == 0  # not even counted
+
+
+def test_pause_stops_everything(session):
+    events = session.events()
+    pauses = [(e.ts, e.data["state"]) for e in events if e.topic == TOPIC_PAUSE]
+    assert [state for _, state in pauses] == ["paused", "resumed"]
+    (p0, _), (p1, _) = pauses
+    assert p0 <= session.marks["paused0"] and p1 >= session.marks["paused1"]
+    inside = [e for e in events if p0 < e.ts < p1]
+    assert inside == []
+    assert [f for f in session.frames() if p0 <= f.ts <= p1] == []
+    assert PAUSED_TITLE.encode() not in _everything(session.home)
+    # after resuming, the foreground is restated
+    after = [e for e in events if e.ts >= p1 and e.topic == TOPIC_WINDOW]
+    assert after and (after[0].data["app"], after[0].data["title"]) == ("XTerm", "alpha renamed")
+
+
+def test_files_are_private(session):
+    for path in [session.home, *session.home.rglob("*")]:
+        mode = path.stat().st_mode & 0o777
+        if path.is_dir():
+            assert mode == 0o700, path
+        else:
+            assert mode & 0o077 == 0, (path, oct(mode))
+
+
+REPLY = "The user typed in a terminal, renamed it and switched windows."
+
+
+def test_cue_digest_reads_the_recording(session, cloud, monkeypatch):
+    env = {**os.environ, "CUE_HOME": str(session.home)}
+    end = session.marks["end"] + 1
+    proc = subprocess.run([CUE, "digest", "--since", str(round(end - session.marks["idle0"] + 30)),
+                           "--end", str(end), "--format", "json"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
+    assert REPLY in json.dumps(record)
+    assert cloud.count == 1
+    body = cloud.requests[0]["body"]
+    images = [b for m in body["messages"] for b in m["content"] if isinstance(b, dict)
+              and b.get("type") == "image"]
+    assert images
