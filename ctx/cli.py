@@ -104,6 +104,9 @@ class State:
 state = State()
 
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+ProjectOpt = Annotated[str | None, typer.Option(
+    "--project", "-P", metavar="NAME", help="This project (+ global) instead of the folder's; `global`: global only.")]
+AllProjectsOpt = Annotated[bool, typer.Option("--all-projects", help="Every project's memory.")]
 IncludeSupersededOpt = Annotated[bool, typer.Option("--include-superseded",
                                                     help="Also show nodes that were superseded.")]
 
@@ -143,6 +146,15 @@ def open_store(*, readonly: bool = False) -> Iterator[Store]:
         raise db.translate(exc, Path(state.db_path or "")) from exc
     finally:
         conn.close()
+
+
+def scope_options(project: str | None, all_projects: bool) -> None:
+    """--project/--all-projects given after the command name (`ctx list -P api`) count the
+    same as before it (`ctx -P api list`)."""
+    if project is not None:
+        state.project = project
+    if all_projects:
+        state.all_projects = True
 
 
 def read_scope(store: Store):
@@ -240,6 +252,7 @@ def add(
         help="Add NDJSON records {content, type, tags, metadata} from a file or - (stdin).")] = None,
     global_: Annotated[bool, typer.Option(
         "--global", help="Store as global memory (every project sees it), not in this project.")] = False,
+    project: ProjectOpt = None,
     fmt: FormatOpt = Format.ids,
 ) -> None:
     """Add a memory node (prints its id) to the current folder's project, or --global.
@@ -270,6 +283,7 @@ def add(
     for r in records:
         if isinstance(r, dict) and isinstance(r.get("content"), str) and len(r["content"]) > LARGE_CONTENT_CHARS:
             say(f"ctx warning: large content ({len(r['content']):,} characters)")
+    scope_options(project, False)
     for r in records:
         if isinstance(r, dict):
             r.pop("project_id", None)  # the project is chosen here, not by the input
@@ -327,12 +341,15 @@ def list_(
     tag: Annotated[list[str] | None, typer.Option("--tag", help="Only nodes with this tag (repeatable: all of them).")] = None,
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many (newest first).")] = None,
     include_superseded: IncludeSupersededOpt = False,
+    project: ProjectOpt = None,
+    all_projects: AllProjectsOpt = False,
     fmt: FormatOpt = Format.auto,
 ) -> None:
-    """List nodes (oldest first; with --limit, the newest N).
+    """List nodes (oldest first; with --limit, the newest N) of this project and global memory.
 
     Example: ctx list --type decision --tag project:api
     """
+    scope_options(project, all_projects)
     with open_store(readonly=True) as store:
         nodes = store.list_nodes(type=type_, tags=tag or [], include_superseded=include_superseded,
                                  limit=limit, newest_first=limit is not None,
@@ -347,12 +364,15 @@ def query(
     expr: Annotated[str, typer.Argument(help="A query, e.g. 'type:decision AND tag:tier:reference'.")],
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1)] = None,
     include_superseded: IncludeSupersededOpt = False,
+    project: ProjectOpt = None,
+    all_projects: AllProjectsOpt = False,
     fmt: FormatOpt = Format.auto,
 ) -> None:
     """Find nodes with the query language (see README: Query language).
 
     Example: ctx query 'type:fact AND (tag:project:api OR "rate limit") AND NOT tag:tier:off-context'
     """
+    scope_options(project, all_projects)
     with open_store(readonly=True) as store:
         scope = read_scope(store)
         if fmt == Format.ids:  # ids need no node materialisation
@@ -538,6 +558,8 @@ def compose(
     budget: Annotated[int | None, typer.Option("--budget", "-b", min=1,
                                                   help="Token budget (default: $CTX_DEFAULT_BUDGET, else the view's).")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="markdown or json.")] = "markdown",
+    project: ProjectOpt = None,
+    all_projects: AllProjectsOpt = False,
 ) -> None:
     """Compose memory into context within a token budget (what Claude Code is given).
 
@@ -549,6 +571,7 @@ def compose(
 
     if fmt not in ("markdown", "json"):
         raise CtxError(f"--format must be markdown or json, not {fmt!r}")
+    scope_options(project, all_projects)
     with open_store(readonly=True) as store:
         comp = do_compose(store, query_, view=view, budget=budget, scope=read_scope(store))
     stamp = now_iso()
@@ -559,11 +582,13 @@ def compose(
 
 
 @app.command()
-def status(fmt: FormatOpt = Format.auto) -> None:
+def status(fmt: FormatOpt = Format.auto, project: ProjectOpt = None,
+           all_projects: AllProjectsOpt = False) -> None:
     """Summarise the store: counts by type and tier (in the current scope), edges, views, pending hand-offs.
 
     Example: ctx status --format json
     """
+    scope_options(project, all_projects)
     with open_store(readonly=True) as store:
         scope = read_scope(store)
         info = store.stats(scope=scope)

@@ -83,15 +83,19 @@ def search_cmd(
         "--include-superseded", help="Also search superseded nodes.")] = False,
     all_: Annotated[bool, typer.Option("--all", help="Show every ranked candidate, not only "
                                                      "the ones the seed's rules select.")] = False,
+    project: Annotated[str | None, typer.Option(
+        "--project", "-P", metavar="NAME", help="This project (+ global); `global`: global only.")] = None,
+    all_projects: Annotated[bool, typer.Option("--all-projects", help="Every project's memory.")] = False,
     fmt: FormatOpt = Format.auto,
 ) -> None:
     """Search memory by meaning, by words, or both (default: hybrid).
 
     Example: ctx search "how do readers avoid blocking the writer?" --filter 'type:decision'
     """
-    from ctx.cli import read_scope
+    from ctx.cli import read_scope, scope_options
     from ctx.semantic.search import Eligibility, SearchOptions, search
 
+    scope_options(project, all_projects)
     options = SearchOptions(top_k=top_k, top_n=top_n, include_score=include_score, mode=mode,
                             filter=filter_, include_superseded=include_superseded).validate()
     if mode != "keyword":
