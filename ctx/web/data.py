@@ -134,14 +134,22 @@ def count(conn: sqlite3.Connection, filters: Filters) -> int:
 
 
 def facets(conn: sqlite3.Connection) -> dict:
-    """Live nodes per type and per tier (two grouped index scans)."""
-    by_type = dict(conn.execute("SELECT type, count(*) FROM nodes WHERE superseded_by IS NULL "
-                                "GROUP BY type").fetchall())
-    by_tier = dict(conn.execute(
-        "SELECT substr(t.tag, 6), count(*) FROM tags t JOIN nodes n ON n.id = t.node_id "
-        "WHERE t.tag LIKE 'tier:%' AND n.superseded_by IS NULL GROUP BY t.tag").fetchall())
-    return {"types": [(t, by_type.get(t, 0)) for t in NODE_TYPES],
-            "tiers": [(t, by_tier.get(t, 0)) for t in TIERS]}
+    """Live nodes per type and per tier. Counted as all minus superseded: the superseded are
+    few and the partial index nodes_superseded_by finds them, while filtering 100k rows on
+    `superseded_by IS NULL` means a lookup per row (~10x slower at 100k)."""
+    all_types = dict(conn.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall())
+    old_types = dict(conn.execute(
+        "SELECT type, count(*) FROM nodes INDEXED BY nodes_superseded_by "
+        "WHERE superseded_by IS NOT NULL GROUP BY type").fetchall())
+    all_tiers = dict(conn.execute("SELECT tag, count(*) FROM tags WHERE tag >= 'tier:' "
+                                  "AND tag < 'tier;' GROUP BY tag").fetchall())
+    old_tiers = dict(conn.execute(
+        "SELECT t.tag, count(*) FROM nodes n INDEXED BY nodes_superseded_by CROSS JOIN tags t "
+        "ON t.node_id = n.id WHERE n.superseded_by IS NOT NULL AND t.tag >= 'tier:' "
+        "AND t.tag < 'tier;' GROUP BY t.tag").fetchall())
+    return {"types": [(t, all_types.get(t, 0) - old_types.get(t, 0)) for t in NODE_TYPES],
+            "tiers": [(t, all_tiers.get(f"tier:{t}", 0) - old_tiers.get(f"tier:{t}", 0))
+                      for t in TIERS]}
 
 
 def projects(conn: sqlite3.Connection) -> list[tuple[str, int]]:

@@ -56,12 +56,7 @@ def build(conn: sqlite3.Connection, focus: str | None = None, *, depth: int = 2,
         focus = store.resolve(focus)
         ids, capped = _neighbourhood(conn, focus, depth, limit)
     else:
-        rows = conn.execute(
-            "SELECT id, count(*) AS degree FROM (SELECT from_id AS id FROM edges "
-            "UNION ALL SELECT to_id FROM edges) GROUP BY id ORDER BY degree DESC, id LIMIT ?",
-            (limit + 1,)).fetchall()
-        capped = len(rows) > limit
-        ids = [r[0] for r in rows[:limit]]
+        ids, capped = most_connected(conn, limit)
     edges = store.edges(ids) if ids else []
     idset = set(ids)
     edges = [e for e in edges if e.from_id in idset and e.to_id in idset]
@@ -89,6 +84,25 @@ def build(conn: sqlite3.Connection, focus: str | None = None, *, depth: int = 2,
     return Graph(list(gnodes.values()), gedges, total, capped, focus)
 
 
+def most_connected(conn, limit: int) -> tuple[list[str], bool]:
+    """The nodes with the most edges. Two index-ordered group-bys (edges out by the primary
+    key, edges in by edges_by_to) give the candidates — grouping a UNION of both would sort
+    every edge in a temporary b-tree (~2x slower at 100k edges) — then their exact degrees
+    rank them. A node that is in neither top list on its own can be missed; fine for an
+    overview."""
+    cands: dict[str, int] = {}
+    for col in ("from_id", "to_id"):
+        for node_id, _ in conn.execute(f"SELECT {col}, count(*) AS c FROM edges GROUP BY {col} "
+                                       "ORDER BY c DESC LIMIT ?", (limit + 1,)):
+            cands[node_id] = 0
+    for node_id in cands:
+        cands[node_id] = conn.execute(
+            "SELECT (SELECT count(*) FROM edges WHERE from_id = ?) + "
+            "(SELECT count(*) FROM edges WHERE to_id = ?)", (node_id, node_id)).fetchone()[0]
+    ranked = sorted(cands, key=lambda i: (-cands[i], i))
+    return ranked[:limit], len(ranked) > limit
+
+
 def _neighbourhood(conn, focus: str, depth: int, limit: int) -> tuple[list[str], bool]:
     ids, frontier = [focus], [focus]
     seen = {focus}
@@ -109,7 +123,7 @@ def _neighbourhood(conn, focus: str, depth: int, limit: int) -> tuple[list[str],
     return ids, False
 
 
-def layout(n: int, pairs: list[tuple[int, int]], iterations: int = 80) -> list[tuple[float, float]]:
+def layout(n: int, pairs: list[tuple[int, int]], iterations: int = 50) -> list[tuple[float, float]]:
     """Fruchterman–Reingold in the unit square, deterministic (seeded), scaled to the canvas."""
     if n == 0:
         return []
@@ -124,10 +138,10 @@ def layout(n: int, pairs: list[tuple[int, int]], iterations: int = 80) -> list[t
     src = np.array([a for a, _ in pairs], dtype=int)
     dst = np.array([b for _, b in pairs], dtype=int)
     for _ in range(iterations):
-        delta = pos[:, None, :] - pos[None, :, :]
-        dist = np.sqrt((delta ** 2).sum(-1)) + 1e-9
-        force = (k * k / dist ** 2)[:, :, None] * delta          # repulsion
-        disp = force.sum(1)
+        dx = pos[:, 0, None] - pos[None, :, 0]
+        dy = pos[:, 1, None] - pos[None, :, 1]
+        w = k * k / (dx * dx + dy * dy + 1e-9)                     # repulsion k²/d along d
+        disp = np.stack([(w * dx).sum(1), (w * dy).sum(1)], axis=1)
         if len(src):
             d = pos[src] - pos[dst]
             length = np.sqrt((d ** 2).sum(-1))[:, None] + 1e-9
@@ -137,7 +151,7 @@ def layout(n: int, pairs: list[tuple[int, int]], iterations: int = 80) -> list[t
         disp += (0.5 - pos) * 0.4                                  # gravity: keep islands near
         length = np.sqrt((disp ** 2).sum(-1))[:, None] + 1e-9
         pos += disp / length * np.minimum(length, temp)
-        temp *= 0.95
+        temp *= 0.92
     # One scale for both axes (no stretching), and a small graph stays small and centred.
     lo, hi = pos.min(0), pos.max(0)
     span = max(float((hi - lo).max()), 0.8)
