@@ -10,6 +10,7 @@ install.sh; the tests are skipped, saying why, when npm or the harness is not th
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 from e2e_harness import harness
@@ -28,15 +29,21 @@ def store():
 
 def test_a_fact_remembered_in_one_session_is_injected_into_the_next(claude_bin, ctx_bin, tmp_path, store):
     fact = "Staging Postgres listens on port 6543"
+    # Both sessions in the same repository: memory is scoped per project (SPEC §2.8), and the
+    # harness would otherwise give each run a git repo of its own.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    same_repo = ["--project-dir", str(repo)]
     first = harness(claude_bin, ctx_bin, tmp_path / "one", "Remember the staging port",
                     reply_text=f'Noted. <ctx:remember type="fact" tags="tier:reference">{fact}'
-                               f"</ctx:remember>")
+                               f"</ctx:remember>", extra=same_repo)
     first.assert_hooks_healthy()
     assert [n.content for n in store.list_nodes()] == [fact]
     assert fact not in first.request_text(0)  # nothing to inject before it was remembered
 
     second = harness(claude_bin, ctx_bin, tmp_path / "two", "Which port is staging on?",
-                     reply_text="6543.", turns=["And the production port?"])
+                     reply_text="6543.", turns=["And the production port?"], extra=same_repo)
     second.assert_hooks_healthy()
     start, resumed = second.contexts("SessionStart")
     assert fact in start
