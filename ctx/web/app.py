@@ -73,6 +73,7 @@ def create_app(*, token: str, port: int, db_path: str | None = None,
     ]
     app = Starlette(routes=routes, exception_handlers={404: viewer.not_found,
                                                        405: viewer.not_allowed})
+    viewer.warm()
     return Guard(app, token=token, port=port)
 
 
@@ -88,6 +89,16 @@ class Viewer:
         # so no request can reach another file.
         self.static_files = {p.name: p.read_bytes() for p in STATIC_DIR.iterdir()
                              if p.is_file() and p.suffix in STATIC_TYPES}
+
+    def warm(self) -> None:
+        """Compile the templates and import what every page uses before the address is
+        printed, so the first page a person opens costs what every later one does."""
+        for name in self.env.list_templates(extensions=["html"]):
+            self.env.get_template(name)
+        import importlib
+
+        for module in ("ctx.compose", "ctx.query", "ctx.requests", "ctx.scope"):
+            importlib.import_module(module)
 
     # ------------------------------------------------------------------ plumbing
     @contextmanager

@@ -235,3 +235,22 @@ def test_every_page_in_chromium(server, browser, tmp_path):
     browser.delete_all_cookies()
     browser.get(f"{base}/")
     assert "Forbidden" in browser.find_element(By.TAG_NAME, "body").text
+
+
+def test_open_change_a_tier_and_see_it_in_ctx_show(server, browser, tmp_path):
+    """The short path every `make test` runs in the real browser (the full tour is slow)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.select import Select
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    url, data = server
+    base = url.split("/?")[0]
+    browser.get(url)
+    assert browser.current_url == base + "/"
+    browser.get(f"{base}/node/{data['b'].id}")
+    Select(browser.find_element(By.ID, "tier-select")).select_by_value("pinned")
+    browser.find_element(By.ID, "tier-button").click()
+    WebDriverWait(browser, 30).until(EC.presence_of_element_located((By.ID, "flash")))
+    assert "tier:pinned" in _ctx_show(data["b"].id)["tags"]
+    _shot(browser, tmp_path, "tier-changed")
