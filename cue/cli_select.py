@@ -236,6 +236,7 @@ def status_command(
                    "newest": ev[-1].ts if ev else None, "notes": notes},
         "database": str(paths.db_path()),
         "frame_cache_rows": cached,
+        "recorder": _recorder(kdir, edir),
     }
     if format is StateFormat.json:
         out(dumps(info) + "\n")
@@ -261,7 +262,18 @@ def status_command(
     else:
         lines.append(f"Events: no event log at {edir}")
     lines.append(f"Database: {info['database']} ({cached} cached frame hashes)")
+    from cue.record.status import recorder_lines
+
+    lines.extend(recorder_lines(info["recorder"]))
     out("\n".join(lines) + "\n")
+
+
+def _recorder(kdir: Path, edir: Path) -> dict:
+    """`cue record`'s part of the status: running?, last frame/event, disk use vs budget."""
+    from cue import config, paths
+    from cue.record.status import recorder_status
+
+    return recorder_status(paths.home(), kdir, edir, config.load())
 
 
 def _state_json(state) -> dict:

@@ -96,6 +96,16 @@ def _xterm(env, title: str, *extra: str) -> tuple[subprocess.Popen, str]:
     return proc, wid
 
 
+def _wm_running(env) -> bool:
+    """openbox has claimed the screen (xprop from x11-utils; without it, assume so)."""
+    if shutil.which("xprop") is None:
+        time.sleep(0.5)
+        return True
+    out = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], env=env,
+                         capture_output=True, text=True, check=False).stdout
+    return "window id" in out
+
+
 def _activate(env, wid: str) -> None:
     _x(env, "windowactivate", "--sync", wid, check=False)
 
@@ -114,10 +124,7 @@ def session(tmp_path_factory):
     try:
         procs.append(subprocess.Popen(["openbox"], env=env, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.DEVNULL))
-        _wait_for(lambda: subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"],
-                                         env=env, capture_output=True, text=True)
-                  .stdout.count("window id") > 0 if shutil.which("xprop") else True,
-                  what="openbox")
+        _wait_for(lambda: _wm_running(env), what="openbox")
         p, alpha = _xterm(env, "alpha")
         procs.append(p)
         p, beta = _xterm(env, "beta")
@@ -129,6 +136,9 @@ def session(tmp_path_factory):
         _wait_for(lambda: s.frames() if (home / "keyframes").is_dir() else False,
                   timeout=20, what="the first keyframe")
         time.sleep(0.8)  # let the first grabs settle
+        s.status_running = json.loads(subprocess.run(
+            [CUE, "status", "--format", "json"], env=env, capture_output=True, text=True,
+            timeout=20, check=True).stdout)["recorder"]
 
         s.mark("idle0")
         time.sleep(2.5)
@@ -211,6 +221,19 @@ def test_sigterm_exits_0_and_leaves_a_finished_mcap(session):
     assert notes == []  # read through the index, nothing recovered
     status = json.loads((session.home / "recorder.json").read_text())
     assert status["running"] is False
+    assert lock_pid_gone(session.home)
+
+
+def lock_pid_gone(home: Path) -> bool:
+    from cue.record.writer import recorder_running
+
+    return recorder_running(home) is None
+
+
+def test_status_shows_the_running_recorder(session):
+    rec = session.status_running
+    assert rec["running"] is True and rec["pid"] > 0
+    assert rec["last_frame"] and rec["disk_bytes"] > 0 and rec["max_disk_bytes"] == 2 * 10**9
 
 
 def test_window_switches_and_title_changes_are_logged(session):
@@ -302,9 +325,10 @@ REPLY = "The user typed in a terminal, renamed it and switched windows."
 def test_cue_digest_reads_the_recording(session, cloud, monkeypatch):
     env = {**os.environ, "CUE_HOME": str(session.home)}
     end = session.marks["end"] + 1
-    proc = subprocess.run([CUE, "digest", "--since", str(round(end - session.marks["idle0"] + 30)),
-                           "--end", str(end), "--format", "json"], env=env,
-                          capture_output=True, text=True, timeout=120)
+    since = str(round(end - session.marks["idle0"] + 30))
+    proc = subprocess.run([CUE, "digest", "--since", since, "--end", str(end), "--format",
+                           "json"], env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
     assert proc.returncode == 0, proc.stderr
     record = json.loads(proc.stdout)
     assert REPLY in json.dumps(record)
