@@ -1,24 +1,20 @@
-"""ctx's domain errors and exit codes (one IntEnum, documented in the README)."""
+"""ctx's domain errors; the exit codes are cuectx.exits.ExitCode (one table for ctx and cue)."""
 from __future__ import annotations
 
-from enum import IntEnum
+from cuectx import errors as shared
+from cuectx.exits import ExitCode
+
+__all__ = ["AmbiguousIdError", "CorruptDatabaseError", "CtxError", "DatabaseError", "ExitCode",
+           "NotFoundError", "QuerySyntaxError"]
 
 
-class ExitCode(IntEnum):
-    OK = 0
-    ERROR = 1  # invalid input: unknown type, empty content, bad query, bad JSON…
-    USAGE = 2  # command-line usage error (Typer/Click)
-    NOT_FOUND = 3  # unknown or ambiguous id, unknown view
-    DATABASE = 4  # database locked, corrupt, or unopenable
-
-
-class CtxError(Exception):
+class CtxError(shared.Error):
     """An error a person can act on; `str()` is a full sentence."""
 
     exit_code = ExitCode.ERROR
 
 
-class NotFoundError(CtxError):
+class NotFoundError(CtxError, shared.NotFoundError):
     exit_code = ExitCode.NOT_FOUND
 
 
@@ -26,11 +22,11 @@ class AmbiguousIdError(NotFoundError):
     pass
 
 
-class DatabaseError(CtxError):
+class DatabaseError(CtxError, shared.DatabaseError):
     exit_code = ExitCode.DATABASE
 
 
-class CorruptDatabaseError(DatabaseError):
+class CorruptDatabaseError(DatabaseError, shared.CorruptDatabaseError):
     """The file is not a usable ctx database. Hooks treat only this one as critical."""
 
 

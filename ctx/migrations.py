@@ -1,23 +1,18 @@
-"""ctx's schema, as an ordered list of migrations.
+"""ctx's schema, as an ordered list of migrations (the runner is cuectx.migrations).
 
-Each migration runs in its own transaction together with its `schema_version` record, so a
-crash leaves the database at the previous version, never half-way. `PRAGMA user_version`
-mirrors the latest version so the hot path (hooks) can check "current?" with one pragma.
-Append new migrations; never edit one that has shipped.
+Each migration runs in its own transaction together with its record in `schema_version`
+(version, name, applied_at), so a crash leaves the database at the previous version, never
+half-way. `PRAGMA user_version` mirrors the latest version so the hot path (hooks) can check
+"current?" with one pragma. Append new migrations; never edit one that has shipped.
 """
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
-from dataclasses import dataclass
 
+from cuectx import migrations as runner
+from cuectx.migrations import Migration, current_version, statements
 
-@dataclass(frozen=True)
-class Migration:
-    version: int
-    name: str
-    apply: str | Callable[[sqlite3.Connection], None]
-
+__all__ = ["LATEST", "MIGRATIONS", "Migration", "current_version", "migrate", "statements"]
 
 M001_CORE = """
 CREATE TABLE IF NOT EXISTS schema_version (
@@ -225,55 +220,9 @@ MIGRATIONS: list[Migration] = [
               M003_PROJECTS),
 ]
 
-LATEST = max(m.version for m in MIGRATIONS)
-
-
-def statements(script: str) -> list[str]:
-    """Split a SQL script into statements (triggers contain ';' so split on completeness)."""
-    out, buf = [], ""
-    for line in script.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            if buf.strip():
-                out.append(buf.strip())
-            buf = ""
-    if buf.strip():
-        out.append(buf.strip())
-    return out
-
-
-def current_version(conn: sqlite3.Connection) -> int:
-    return conn.execute("PRAGMA user_version").fetchone()[0]
+LATEST = runner.latest(MIGRATIONS)
 
 
 def migrate(conn: sqlite3.Connection, *, target: int | None = None) -> list[int]:
-    """Apply every migration above the database's version (up to `target`). Returns versions applied."""
-    applied = []
-    for m in MIGRATIONS:
-        if target is not None and m.version > target:
-            break
-        if m.version <= current_version(conn):
-            continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            # Another process may have applied it while we waited for the write lock.
-            if current_version(conn) >= m.version:
-                conn.execute("ROLLBACK")
-                continue
-            if callable(m.apply):
-                m.apply(conn)
-            else:
-                for stmt in statements(m.apply):
-                    conn.execute(stmt)
-            conn.execute(
-                "INSERT INTO schema_version (version, applied_at) "
-                "VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-                (m.version,),
-            )
-            conn.execute(f"PRAGMA user_version = {int(m.version)}")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        applied.append(m.version)
-    return applied
+    """Apply every ctx migration above the database's version (up to `target`)."""
+    return runner.migrate(conn, MIGRATIONS, target=target)

@@ -110,21 +110,14 @@ def validate_edge_type(edge_type: str) -> str:
 class Store:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
-        self._in_tx = False
 
     # -- transactions
     @contextmanager
     def transaction(self) -> Iterator[Store]:
-        """One short write transaction; nested calls join the outer one."""
-        if self._in_tx:
+        """One short write transaction; inside one already open on this connection (by any
+        Store or helper) it joins that one (db.transaction asks `conn.in_transaction`)."""
+        with db.transaction(self.conn):
             yield self
-            return
-        self._in_tx = True
-        try:
-            with db.transaction(self.conn):
-                yield self
-        finally:
-            self._in_tx = False
 
     # -- reading
     def _rows_to_nodes(self, rows: Sequence[sqlite3.Row]) -> list[Node]:

@@ -1,21 +1,28 @@
-"""cue's SQLite store: one connect(), WAL, busy_timeout, migrations on open.
+"""cue's SQLite store: one connect() (cuectx.sqlite: WAL, busy_timeout, foreign keys),
+migrations on open (cuectx.migrations runs them).
 
-Migrations are an ordered list of (version, sql) applied in one transaction each, with
-PRAGMA user_version as the cheap "is this current?" check on every open.
-Add a migration by appending to MIGRATIONS; never edit one that has shipped.
+MIGRATIONS is cue's ordered list: each runs in one transaction with its record in
+`schema_version` (version, name, applied_at) and PRAGMA user_version, the cheap "is this
+current?" check on every open. Append to it; never edit one that has shipped.
 """
 from __future__ import annotations
 
 import sqlite3
-import time
 from pathlib import Path
 
 from cue import paths
-from cue.errors import DatabaseError
+from cue.errors import CorruptDatabaseError, DatabaseError
+from cuectx import sqlite as shared
+from cuectx.migrations import Migration
+from cuectx.sqlite import enable_wal, transaction
 
-MIGRATIONS: list[tuple[int, str]] = [
-    (
+__all__ = ["MIGRATIONS", "connect", "enable_wal", "get_meta", "set_meta", "transaction",
+           "translate"]
+
+MIGRATIONS: list[Migration] = [
+    Migration(
         1,
+        "pauses and meta",
         """
         CREATE TABLE _meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE pauses (
@@ -28,8 +35,9 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX pauses_started ON pauses(started_at);
         """,
     ),
-    (
+    Migration(
         2,
+        "frame cache (cue select); pauses.source",
         """
         -- cue select: per-keyframe features, valid while (path, size, mtime_ns) match.
         -- Keyed by a keyed hash of the path: keyframe paths never enter the database.
@@ -49,8 +57,9 @@ MIGRATIONS: list[tuple[int, str]] = [
         ALTER TABLE pauses ADD COLUMN source TEXT NOT NULL DEFAULT 'cli';
         """,
     ),
-    (
+    Migration(
         3,
+        "digests",
         """
         -- cue digest: one row per run. `summary` is scrubbed model text (status 'ok'), a
         -- fixed tombstone (status 'skipped'), or '[no recent activity]' (status 'empty').
@@ -79,8 +88,9 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX digests_window_end ON digests(window_end);
         """,
     ),
-    (
+    Migration(
         4,
+        "memory",
         """
         -- cue memory: one row per successful update; the newest row is the current memory
         -- (memory.md holds the same text). `content` is scrubbed model text rendered into
@@ -108,74 +118,25 @@ MIGRATIONS: list[tuple[int, str]] = [
 ]
 
 
+def translate(exc: sqlite3.Error, path: str | Path) -> DatabaseError:
+    """A sqlite3 error as one sentence a person can act on."""
+    return shared.translate(exc, path, program="cue", database_error=DatabaseError,
+                            corrupt_error=CorruptDatabaseError)
+
+
 def connect(path: Path | None = None, *, readonly: bool = False) -> sqlite3.Connection:
     """Open the cue database (creating it 0600 and its folder 0700 if needed)."""
     path = Path(path) if path else paths.db_path()
+    if readonly and not path.exists():
+        raise DatabaseError(f"no cue database at {path}; run a cue command that writes first")
+    if path.is_dir():
+        raise DatabaseError(f"{path} is a folder, not a database file")
     try:
-        if readonly:
-            if not path.exists():
-                raise DatabaseError(f"no cue database at {path}; run a cue command that writes first")
-            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            new = not path.exists()
-            conn = sqlite3.connect(path, timeout=5.0, isolation_level=None)
-            if new:
-                path.chmod(0o600)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA busy_timeout = 5000")
-        conn.execute("PRAGMA foreign_keys = ON")
         if not readonly:
-            enable_wal(conn)
-            conn.execute("PRAGMA synchronous = NORMAL")
-            _migrate(conn)
-        return conn
-    except sqlite3.DatabaseError as exc:
-        raise DatabaseError(f"cannot open cue database {path}: {exc}") from exc
-
-
-def enable_wal(conn: sqlite3.Connection, timeout_s: float = 5.0) -> None:
-    """Switch to WAL once (it persists in the file). Several processes creating the same new
-    database at once can get SQLITE_BUSY here without the busy handler, so retry briefly."""
-    deadline = time.monotonic() + timeout_s
-    while conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-        try:
-            conn.execute("PRAGMA journal_mode = WAL")
-        except sqlite3.OperationalError as exc:
-            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.02)
-
-
-def _migrate(conn: sqlite3.Connection) -> None:
-    current = conn.execute("PRAGMA user_version").fetchone()[0]
-    pending = [(v, sql) for v, sql in MIGRATIONS if v > current]
-    for version, sql in pending:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            # Another process may have migrated while we waited for the lock.
-            if conn.execute("PRAGMA user_version").fetchone()[0] >= version:
-                conn.execute("ROLLBACK")
-                continue
-            for stmt in _statements(sql):
-                conn.execute(stmt)
-            conn.execute(f"PRAGMA user_version = {int(version)}")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-
-
-def _statements(script: str) -> list[str]:
-    out, buf = [], ""
-    for line in script.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            out.append(buf.strip())
-            buf = ""
-    if buf.strip():
-        out.append(buf.strip())
-    return out
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return shared.connect(path, MIGRATIONS, readonly=readonly)
+    except sqlite3.Error as exc:
+        raise translate(exc, path) from exc
 
 
 def get_meta(conn: sqlite3.Connection, key: str, default: str | None = None) -> str | None:

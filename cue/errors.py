@@ -1,22 +1,26 @@
-"""cue's domain errors. The CLI turns each into one `Error: …` line on stderr."""
+"""cue's domain errors. The CLI turns each into one `Error: …` line on stderr; the exit
+codes are cuectx.exits.ExitCode (one table for ctx and cue)."""
 from __future__ import annotations
 
-from enum import IntEnum
+from cuectx import errors as shared
+from cuectx.exits import ExitCode
+
+__all__ = ["CorruptDatabaseError", "CueError", "DatabaseError", "ExitCode", "NotFoundError"]
 
 
-class ExitCode(IntEnum):
-    OK = 0
-    ERROR = 1  # bad input, missing file, nothing to do
-    USAGE = 2  # Typer/Click usage errors
-    DATABASE = 3  # database locked, corrupt or unopenable
-    BACKEND = 4  # the model backend failed (after the policy gate)
-
-
-class CueError(Exception):
+class CueError(shared.Error):
     """An error a person can act on. `str()` is a full sentence."""
 
     exit_code = ExitCode.ERROR
 
 
-class DatabaseError(CueError):
+class NotFoundError(CueError, shared.NotFoundError):
+    exit_code = ExitCode.NOT_FOUND
+
+
+class DatabaseError(CueError, shared.DatabaseError):
     exit_code = ExitCode.DATABASE
+
+
+class CorruptDatabaseError(DatabaseError, shared.CorruptDatabaseError):
+    """The file is not a usable cue database."""

@@ -172,5 +172,5 @@ def test_the_readme_cron_wrapper_adds_skips_and_supersedes(env, stub, tmp_path):
     sh(f"'{script}' digest --since 5m --end {START + 450}", env)  # something new to read
     stub.status = 500
     failed = sh(f"'{script}' memory", env)
-    assert failed.returncode == 4 and failed.stderr.startswith("Error: memory not updated")
+    assert failed.returncode == 5 and failed.stderr.startswith("Error: memory not updated")
     assert len(ctx_json(env, "query", "tag:cue:memory")) == 1

@@ -80,7 +80,7 @@ def test_skipped_digest_is_one_error_line_exit_4_and_no_stdout(cue_bin, env, act
         env["CUE_CLOUD_BASE_URL"] = stub.url
         proc = cue(cue_bin, env, "digest", "--end", str(activity.end), "--format", "json")
         assert stub.count == 0
-    assert proc.returncode == 4
+    assert proc.returncode == 5  # ExitCode.BACKEND
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: digest skipped: local vision model")
