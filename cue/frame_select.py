@@ -45,6 +45,16 @@ SPIKE_BEFORE_SECS, SPIKE_AFTER_SECS = 10.0, 2.0  # input counted this close to a
 VISUAL_FULL_DISTANCE = 32  # dhash distance that scores 1.0 (unrelated screens: ~32)
 TEXT_FULL_DENSITY = 0.2  # edge density that scores 1.0 (a screen full of small text)
 WINDOW_LOOKBACK_SECS = 900.0  # window events read before the window: the app at its start
+# Context (SPEC §4.2): segments are stretches between real changes.
+BLIP_SECS = 8.0  # a window in front for less than this, then left, is a blip
+BLIP_DISCOUNT = 0.1  # what a blip's change (and its segment) is worth
+STABLE_SECS = 8.0  # a screen unchanged this long has settled
+PRIORITY_CAP_SECS = 240.0  # past this, a longer segment is not more telling
+MOTION_BOOST = 1.5  # a segment whose screen moved (scroll, typing) carries more news
+BURST_KEYS = 20  # keys in a segment that make it an input burst
+PAUSE_MARK = "/cue/.paused"  # pseudo-event at each pause's start and end (never stored)
+PAUSED_STATE = "\x00paused"
+BURST_RATE = 1.0  # keys per second: typing going on (the screen has not settled)
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,8 @@ class Selection:
     # The events behind the scores: from WINDOW_LOOKBACK_SECS before `start` to `end`,
     # /cue/pause and anything inside a paused interval already removed (for a timeline).
     event_log: list[Event] = field(default_factory=list, repr=False)
+    # The stretches between real changes the selection judged by (for the timeline).
+    segments: list[FrameSegment] = field(default_factory=list, repr=False)
 
 
 def select_digest_frames(keyframe_dir: Path | str | None, window_secs: float,
@@ -143,10 +155,10 @@ def _select(conn, keyframe_dir, events_dir, start, end, max_frames) -> Selection
     if unreadable:
         notes.append(f"{len(unreadable)} keyframe(s) could not be read and were skipped")
 
-    frames = choose(usable, events, start, max_frames)
+    frames, segments = choose_with_segments(usable, events, start, max_frames, end, paused)
     n_events = sum(1 for e in events if e.ts >= start)
     return Selection(start, end, max_frames, frames, len(keyframes), paused_frames,
-                     unreadable, in_window_paused, n_events, notes, events)
+                     unreadable, in_window_paused, n_events, notes, events, segments)
 
 
 # ---------------------------------------------------------------- the four scorers
@@ -232,7 +244,7 @@ def _count(value) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-# ---------------------------------------------------------------- selection
+# ---------------------------------------------------------------- segments (context)
 
 @dataclass
 class _Scored:
@@ -242,6 +254,39 @@ class _Scored:
     combined: float
     reason: str
     window: tuple[str, str] | None
+    keys: int = 0
+    clicks: int = 0
+
+
+@dataclass
+class FrameSegment:
+    """A stretch between real changes: what one frame can show for all of it.
+
+    `kind` says how it began: "window" (an app or title change), "screen" (the pixels
+    changed with no window event: a tab, a new page), "motion" (a run of small changes:
+    scrolling, typing) or "start" (the window's first stretch). `settled` is the frame that
+    shows it best: the first frame of its stable part, or the last frame of a run that
+    never settled.
+    """
+
+    first: int  # frame indexes into the scored list, inclusive
+    last: int
+    start: float  # capture time of the first frame
+    end: float  # capture time of the next segment's first frame (or the window's end)
+    kind: str
+    settled: int
+    stable_from: int  # first frame of the stable part (== last + 1 if none)
+    window: tuple[str, str] | None
+    cause: str  # what started it, for reasons and the timeline
+    blip: bool = False  # a change that did not last (a window seen for seconds)
+    moved: bool = False  # it holds a run of small changes (scroll, typing)
+    keys: int = 0
+    clicks: int = 0
+    priority: float = 0.0
+
+    @property
+    def secs(self) -> float:
+        return self.end - self.start
 
 
 def score_frames(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Event],
@@ -252,17 +297,22 @@ def score_frames(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Even
     spike = user_event_spike_score(ts, events)
     visual = visual_change_score(hashes)
     text = text_density_score([f.text_density for _, f in usable])
+    blips = _blip_windows(events, start)
     out = []
     for i, (kf, feat) in enumerate(usable):
+        change_score, change_detail = change[i][0], change[i][1]
+        if change_score and _in_blip(blips, kf.ts):
+            change_score *= BLIP_DISCOUNT  # a window seen for seconds: a change that did not last
+            change_detail = f"{change_detail} (blip: gone again within {BLIP_SECS:.0f} s)"
         scores = {
-            "window_app_title_change": change[i][0],
+            "window_app_title_change": change_score,
             "user_event_spike": spike[i][0],
             "visual_change": visual[i][0],
             "text_density": text[i],
         }
         combined = sum(WEIGHTS[name] * s for name, s in scores.items())
         details = {
-            "window_app_title_change": change[i][1],
+            "window_app_title_change": change_detail,
             "user_event_spike": f"input burst ({spike[i][1]} keys, {spike[i][2]} clicks)",
             "visual_change": f"screen changed (dhash distance {visual[i][1]})",
             "text_density": "text-dense screen",
@@ -273,6 +323,151 @@ def score_frames(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Even
         scores["combined"] = round(combined, 4)
         out.append(_Scored(kf, feat.dhash, scores, combined, reason, change[i][2]))
     return out
+
+
+def _window_changes(events: list[Event], since: float | None) -> list[tuple[float, tuple]]:
+    """(time, (app, title)) of each change of the foreground window, in order. A paused
+    stretch ends what was in front (PAUSED_STATE) and leaves it unknown after."""
+    out: list[tuple[float, tuple]] = []
+    for e in events:
+        if e.topic == TOPIC_WINDOW:
+            state = (str(e.data.get("app", "")), str(e.data.get("title", "")))
+        elif e.topic == PAUSE_MARK:
+            state = (PAUSED_STATE, str(e.data.get("n", "")))
+        else:
+            continue
+        if not out or out[-1][1] != state:
+            out.append((e.ts, state))
+    if since is not None:  # what was in front at the start counts from the start
+        before = [c for c in out if c[0] <= since]
+        out = ([(since, before[-1][1])] if before else []) + [c for c in out if c[0] > since]
+    return out
+
+
+def _blip_windows(events: list[Event], since: float | None) -> list[tuple[float, float]]:
+    """Stretches in which a window was in front for less than BLIP_SECS, then left."""
+    changes = _window_changes(events, since)
+    return [(t, nxt) for (t, _), (nxt, _) in itertools.pairwise(changes)
+            if nxt - t < BLIP_SECS and (since is None or t > since)]
+
+
+def _in_blip(blips: list[tuple[float, float]], ts: float) -> bool:
+    return any(a <= ts < b for a, b in blips)
+
+
+def find_segments(scored: list[_Scored], events: list[Event], start: float | None,
+                  end: float | None = None) -> list[FrameSegment]:
+    """Cut the frames into segments: stretches between real changes (SPEC §4.2).
+
+    1. Stretches: a new one starts where the foreground window changes, or where a frame
+       is no near-duplicate (dhash > DEDUPE_HAMMING) of the previous frame or of the
+       stretch's first frame (small changes that add up: typing, a slow scroll).
+    2. Within one window, short stretches (< STABLE_SECS) are a run of changes; the run
+       and the stable stretch that ends it are one segment, settled on that stretch's first
+       frame. A run that never settles is one segment ending on its last frame.
+    3. Windows in front for less than BLIP_SECS make blip segments.
+    """
+    n = len(scored)
+    if not n:
+        return []
+    ts = [s.kf.ts for s in scored]
+    changes = _window_changes(events, start)
+    change_ts = [c[0] for c in changes]
+    blips = _blip_windows(events, start)
+    iv = [bisect.bisect_right(change_ts, t) for t in ts]  # window interval of each frame
+    step = statistics.median([b - a for a, b in itertools.pairwise(ts)]) if n > 1 else 1.0
+    stop = end if end is not None else ts[-1] + step
+
+    # 1. stretches
+    cuts = [0]
+    for i in range(1, n):
+        if iv[i] != iv[i - 1] \
+                or hamming(scored[i].dhash, scored[i - 1].dhash) > DEDUPE_HAMMING \
+                or hamming(scored[i].dhash, scored[cuts[-1]].dhash) > DEDUPE_HAMMING:
+            cuts.append(i)
+    stretches = [(a, b - 1) for a, b in itertools.pairwise([*cuts, n])]
+    cut_set = set(cuts)
+
+    def t_end(last: int) -> float:
+        """Where the stretch ending on this frame ends: the next frame or window change."""
+        nxt = ts[last + 1] if last + 1 < n else max(stop, ts[last])
+        return min(nxt, change_ts[iv[last]]) if iv[last] < len(change_ts) else nxt
+
+    # Input per frame interval, for the segments' activity.
+    inputs = [e for e in events if e.topic == TOPIC_INPUT]
+    in_ts = [e.ts for e in inputs]
+    keys_cum, clicks_cum = [0], [0]
+    for e in inputs:
+        keys_cum.append(keys_cum[-1] + _count(e.data.get("keys")))
+        clicks_cum.append(clicks_cum[-1] + _count(e.data.get("clicks")))
+
+    def keys_between(a_t: float, b_t: float) -> int:
+        return keys_cum[bisect.bisect_left(in_ts, b_t)] - keys_cum[bisect.bisect_left(in_ts, a_t)]
+
+    # 2. runs of short stretches end in the stable stretch that follows them; a stretch
+    #    with typing going on has not settled, however little the pixels moved.
+    groups: list[tuple[int, int, int]] = []  # (first, last, stable_from)
+    pending: int | None = None
+    for a, b in stretches:
+        if pending is not None and iv[a] != iv[pending]:
+            groups.append((pending, a - 1, a))  # a run the window change cut short
+            pending = None
+        secs = t_end(b) - ts[a]
+        stable = secs >= STABLE_SECS and keys_between(ts[a], t_end(b)) < BURST_RATE * secs
+        if stable:
+            groups.append((a if pending is None else pending, b, a))
+            pending = None
+        elif pending is None:
+            pending = a
+    if pending is not None:
+        groups.append((pending, n - 1, n))
+
+    segs: list[FrameSegment] = []
+    for first, last, stable_from in groups:
+        a_t, b_t = ts[first], t_end(last)
+        lo = bisect.bisect_left(in_ts, a_t - step / 2 if first else -math.inf)
+        hi = bisect.bisect_left(in_ts, b_t - step / 2) if last + 1 < n else len(in_ts)
+        keys, clicks = keys_cum[hi] - keys_cum[lo], clicks_cum[hi] - clicks_cum[lo]
+        moved = stable_from > first
+        settled = min(stable_from, last)
+        if settled == last > first and last in cut_set and iv[last] < len(change_ts) \
+                and change_ts[iv[last]] - ts[last] < step:
+            settled = last - 1  # a jump just before a window change: the next window showing
+                                # before its event was logged, not this run's end
+        if first == 0:
+            kind, cause = "start", "the window's first stretch"
+        elif iv[first] != iv[first - 1]:
+            kind = "window"
+            cause = scored[first].reason if scored[first].scores[
+                "window_app_title_change"] > 0 else "window change"
+            if not cause.startswith(("app switch", "title change")):
+                w = scored[first].window
+                cause = f"switch to {w[0]}" if w else "window change"
+        elif moved:
+            kind = "motion"
+            cause = "screen kept changing with no window event"
+        else:
+            kind = "screen"
+            d = hamming(scored[first].dhash, scored[first - 1].dhash)
+            cause = f"screen changed (dhash distance {d}) with no window event"
+        blip = _in_blip(blips, ts[first]) and b_t - a_t < BLIP_SECS + step
+        segs.append(FrameSegment(first, last, a_t, b_t, kind, settled, stable_from,
+                                 scored[settled].window, cause, blip, moved, keys, clicks))
+    for s in segs:
+        s.priority = _priority(s)
+    return segs
+
+
+def _priority(s: FrameSegment) -> float:
+    """How much a frame of this segment would add: its length, what happened in it."""
+    secs = min(s.secs, PRIORITY_CAP_SECS)
+    activity = (s.keys + s.clicks) / max(s.secs, 1.0)  # input events per second
+    p = secs * (1.0 + min(1.0, activity / 2.0))
+    if s.moved:
+        p *= MOTION_BOOST  # scrolling, typing: the screen itself carries the news
+    if s.blip or s.secs < BLIP_SECS:
+        p *= BLIP_DISCOUNT
+    return p
 
 
 def anchor_indexes(ts: list[float], max_frames: int) -> list[int]:
@@ -294,47 +489,94 @@ def anchor_indexes(ts: list[float], max_frames: int) -> list[int]:
 
 def choose(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Event], start: float,
            max_frames: int) -> list[SelectedFrame]:
-    """Anchors, then the best distinct non-anchors, then top-up; chronological."""
+    """Anchors, then one settled frame per segment not yet shown, then the best distinct
+    frames left, then top-up; chronological."""
+    return choose_with_segments(usable, events, start, max_frames)[0]
+
+
+def choose_with_segments(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Event],
+                         start: float, max_frames: int, end: float | None = None,
+                         paused: list[tuple[float, float]] = ()
+                         ) -> tuple[list[SelectedFrame], list[FrameSegment]]:
     if not usable:
-        return []
+        return [], []
+    if paused:  # a pause cuts whatever was in front: mark both of its ends
+        marks = [Event(t, PAUSE_MARK, {"n": f"{k}{edge}"}) for k, (a, b) in enumerate(paused)
+                 for t, edge in ((a, "paused"), (b, "resumed"))]
+        events = sorted([*events, *marks], key=lambda e: e.ts)
     scored = score_frames(usable, events, start)
+    segs = find_segments(scored, events, start, end)
+    seg_of = [0] * len(scored)
+    for k, s in enumerate(segs):
+        for i in range(s.first, s.last + 1):
+            seg_of[i] = k
     ts = [s.kf.ts for s in scored]
     anchors = anchor_indexes(ts, max_frames)
     budget = max_frames - len(anchors)
     anchor_set = set(anchors)
-    anchor_ts = [ts[i] for i in anchors]
-    # Best first; equal scores (an idle stretch) prefer frames far from the anchors.
-    ranked = sorted((i for i in range(len(scored)) if i not in anchor_set),
-                    key=lambda i: (-round(scored[i].combined, 4),
-                                   -min(abs(ts[i] - t) for t in anchor_ts), ts[i]))
+    taken: list[int] = list(anchors)  # every frame shown so far: dedupe is against these
+    shown = {seg_of[i] for i in anchors}  # a segment an anchor shows needs no second frame
+    reasons: dict[int, str] = {}
+
+    def distinct(i: int) -> bool:
+        return all(hamming(scored[i].dhash, scored[j].dhash) > DEDUPE_HAMMING for j in taken)
+
+    # 1. One frame for each segment not yet shown, the most telling segments first.
     picked: list[int] = []
-    skipped: list[int] = []
-    for i in ranked:
+    for k in sorted(range(len(segs)), key=lambda k: (-segs[k].priority, segs[k].start)):
         if len(picked) >= budget:
             break
-        if any(hamming(scored[i].dhash, scored[j].dhash) <= DEDUPE_HAMMING for j in picked):
-            skipped.append(i)
-        else:
-            picked.append(i)
+        s = segs[k]
+        if k in shown or s.blip or s.secs < BLIP_SECS:
+            continue  # blips and seconds-long stretches only get slots left at the end
+        # Else the frames nearest the settled one: its stable part, then (for a run of
+        # changes) the latest frames first, the arrival last.
+        order = [s.settled] + sorted(
+            (i for i in range(s.first, s.last + 1) if i != s.settled and i not in anchor_set),
+            key=lambda i: (i < s.stable_from, -ts[i] if s.moved else 0.0,
+                           -round(scored[i].combined, 4), ts[i]))
+        best = next((i for i in order if i not in anchor_set and distinct(i)), None)
+        if best is None:
+            continue  # everything in it is already on screen elsewhere (a recurring screen)
+        picked.append(best)
+        taken.append(best)
+        shown.add(k)
+        reasons[best] = _segment_reason(s, best, scored)
+
+    # 2. Slots left: the best-scoring frames that still show something new.
+    extra: list[int] = []
+    if len(picked) < budget:
+        ranked = sorted((i for i in range(len(scored)) if i not in anchor_set and i not in picked),
+                        key=lambda i: (segs[seg_of[i]].blip, -round(scored[i].combined, 4),
+                                       -min(abs(ts[i] - ts[j]) for j in taken), ts[i]))
+        for i in ranked:
+            if len(picked) + len(extra) >= budget:
+                break
+            if distinct(i):
+                extra.append(i)
+                taken.append(i)
+                reasons[i] = f"{scored[i].reason}; extra: a slot was left and it shows " \
+                             "something no chosen frame does"
+
+    # 3. Top-up: only near-duplicates are left; spread them in time.
     topped: list[int] = []
-    while len(picked) + len(topped) < budget and skipped:
-        chosen_ts = [ts[i] for i in (*anchors, *picked, *topped)]
-        best = max(skipped, key=lambda i: (round(scored[i].combined, 4),
-                                            min(abs(ts[i] - t) for t in chosen_ts), -ts[i]))
-        skipped.remove(best)
+    left = [i for i in range(len(scored)) if i not in anchor_set and i not in reasons]
+    while len(picked) + len(extra) + len(topped) < budget and left:
+        best = max(left, key=lambda i: (not segs[seg_of[i]].blip,
+                                        min(abs(ts[i] - ts[j]) for j in taken),
+                                        round(scored[i].combined, 4), -ts[i]))
+        left.remove(best)
         topped.append(best)
+        taken.append(best)
+        reasons[best] = f"top-up: {scored[best].reason} (near-duplicate of a chosen frame)"
 
     names = {3: ("first", "middle", "last"), 2: ("first", "last"),
              1: ("last",) if max_frames == 1 else ("first",)}
     labels = dict(zip(anchors, names[len(anchors)], strict=True))
-    reasons: dict[int, str] = {}
     for i in anchors:
-        extra = scored[i].reason
-        reasons[i] = f"anchor: {labels[i]} frame" + (f"; {extra}" if extra != "no change" else "")
-    for i in picked:
-        reasons[i] = scored[i].reason
-    for i in topped:
-        reasons[i] = f"top-up: {scored[i].reason} (near-duplicate of a chosen frame)"
+        extra_reason = scored[i].reason
+        reasons[i] = f"anchor: {labels[i]} frame" + (
+            f"; {extra_reason}" if extra_reason != "no change" else "")
 
     out = []
     for n, i in enumerate(sorted(reasons, key=lambda i: ts[i])):
@@ -342,4 +584,26 @@ def choose(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Event], st
         app, title = s.window if s.window else (None, None)
         out.append(SelectedFrame(s.kf.path, s.kf.ts, n, round(s.kf.ts - start, 3),
                                  i in anchor_set, s.scores, reasons[i], app, title))
-    return out
+    return out, segs
+
+
+def _segment_reason(s: FrameSegment, i: int, scored: list[_Scored]) -> str:
+    """Which rule decided: the segment's cause, and why this frame of it."""
+    where = f" in {s.window[0]}" if s.window and s.window[0] else ""
+    if s.keys >= BURST_KEYS and s.moved:
+        what = f"input burst ({s.keys} keys, {s.clicks} clicks){where}"
+        if s.kind == "window":
+            what += f"; outranks the window arrival before it ({s.cause})"
+    elif s.kind == "motion" or (s.moved and s.kind in ("start", "screen")):
+        what = f"screen kept changing with no window event{where} (scrolling?)"
+    else:
+        what = s.cause
+    if i == s.settled and s.moved:
+        when = "settled end of the change" if s.stable_from <= s.last else "last frame of the run"
+    elif i == s.settled:
+        when = "new segment"
+    else:
+        when = "new segment; its settled frame already shown elsewhere"
+    if s.blip:
+        when += "; a blip (gone within seconds), taken only because slots were left"
+    return f"{what}; {when}"
