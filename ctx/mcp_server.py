@@ -217,7 +217,7 @@ def build_server(db_path: str | os.PathLike | None = None) -> MCPServer:
         type: Annotated[EdgeType, Field(description=(
             "DEPENDS_ON (from needs to), DERIVED_FROM (from was made from to), RELATES_TO."))] = "RELATES_TO",
     ) -> types.CallToolResult:
-        """Connect two memories with a typed edge."""
+        """Connect two memories with a typed edge (e.g. a decision DEPENDS_ON a fact)."""
         return _result(run(lambda s: mcp_tools.link(s, from_id, to_id, type)))
 
     @server.tool(annotations=types.ToolAnnotations(destructive_hint=True))

@@ -132,8 +132,8 @@ def forget(store: Store, ids: Sequence[str]) -> dict:
     if not ids:
         raise CtxError("give at least one node id to forget")
     with store.transaction():
-        nodes = [store.get(i) for i in dict.fromkeys(ids)]
-        for n in dict.fromkeys(nodes):
+        nodes = list({n.id: n for n in (store.get(i) for i in ids)}.values())
+        for n in nodes:
             store.delete(n.id)
     return {"message": f"forgot {len(nodes)} node{'s' if len(nodes) != 1 else ''}",
             "forgotten": [node_record(n, max_chars=RECALL_CHARS) for n in nodes]}
