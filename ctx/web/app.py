@@ -23,7 +23,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ctx import db
-from ctx.errors import CtxError, NotFoundError
+from ctx.errors import CtxError, DatabaseError, NotFoundError
 from ctx.model import NODE_TYPES, TIERS
 from ctx.store import Store
 from ctx.web import cue_client, data
@@ -71,8 +71,9 @@ def create_app(*, token: str, port: int, db_path: str | None = None,
         Route("/cue/resume", viewer.cue_resume, methods=["POST"]),
         Route("/static/{name}", viewer.static),
     ]
-    app = Starlette(routes=routes, exception_handlers={404: viewer.not_found,
-                                                       405: viewer.not_allowed})
+    app = Starlette(routes=routes, exception_handlers={
+        404: viewer.not_found, 405: viewer.not_allowed,
+        CtxError: viewer.domain_error, sqlite3.Error: viewer.domain_error})
     viewer.warm()
     return Guard(app, token=token, port=port)
 
@@ -156,6 +157,14 @@ class Viewer:
 
     async def not_found(self, request: Request, exc) -> HTMLResponse:
         return self.error_page(request, "Nothing here.", 404)
+
+    async def domain_error(self, request: Request, exc) -> HTMLResponse:
+        """A store error on a page (locked, corrupt, bad input): one sentence, no traceback."""
+        if isinstance(exc, sqlite3.Error):
+            exc = db.translate(exc, Path(self.db_path or ""))
+        status = 404 if isinstance(exc, NotFoundError) else 400 if not isinstance(
+            exc, DatabaseError) else 503
+        return self.error_page(request, str(exc), status)
 
     async def not_allowed(self, request: Request, exc) -> Response:
         return Response("Method not allowed.\n", 405, media_type="text/plain")
@@ -376,6 +385,12 @@ class Viewer:
                 view = rq.request_view(conn, record)
         except CtxError as exc:
             return self.error_page(request, str(exc), 404)
+        with self.conn() as conn:  # the seed's "description tooltip": the item's text
+            texts = {n.id: n.content for n in Store(conn).get_many(
+                [i["node_id"] for i in view["items"]])}
+        for item in view["items"]:
+            text = " ".join(texts.get(item["node_id"], "").split())
+            item["description"] = text if len(text) <= 400 else text[:399] + "…"
         included = [i for i in view["items"] if i["included"]]
         groups: dict[str, list[dict]] = {}
         for item in included:

@@ -507,3 +507,18 @@ def test_project_filter_uses_the_store_projects(authed, store):
     found = authed.get("/?q=payments+retry&mode=keyword&project=global").text
     assert "Payments API" not in found
     assert "not a project name" in authed.get("/?project=../x").text
+
+
+def test_a_broken_database_is_a_page_not_a_traceback(tmp_path):
+    bad = tmp_path / "not-a-db.db"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    app = create_app(token=TOKEN, port=PORT, db_path=str(bad))
+    with TestClient(app, base_url=BASE, follow_redirects=False,
+                    raise_server_exceptions=False) as c:
+        c.get(f"/?token={TOKEN}")
+        r = c.get("/")
+    assert r.status_code == 503
+    assert "not a usable ctx database" in r.text and "Traceback" not in r.text
+    p = subprocess.run([str(Path(sys.executable).parent / "ctx"), "--db", str(bad), "ui",
+                        "--no-browser"], capture_output=True, text=True, timeout=30, check=False)
+    assert p.returncode == 4 and p.stdout == "" and p.stderr.startswith("Error: ")
