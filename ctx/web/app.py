@@ -8,6 +8,7 @@ from the `cue` CLI (ctx/web/cue_client.py). Every request has passed ctx/web/sec
 """
 from __future__ import annotations
 
+import re
 import secrets
 import sqlite3
 import time
@@ -35,6 +36,7 @@ STATIC_DIR = HERE / "static"
 STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                 ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon"}
 SEARCH_INDEX_SECONDS = 3.0
+_ID_LIKE = re.compile(r"^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{8,26}$")
 TYPE_TITLES = {"fact": "Facts", "decision": "Decisions", "pattern": "Patterns",
                "observation": "Observations", "hypothesis": "Hypotheses", "task": "Tasks",
                "summary": "Summaries", "source": "Sources", "open-question": "Open questions"}
@@ -179,6 +181,12 @@ class Viewer:
         context = {"filters": filters, "problems": problems, "q": q, "mode": mode,
                    "show_all": params.get("all") == "1"}
         t0 = time.perf_counter()
+        if q and _ID_LIKE.match(q):  # a pasted id: open that node
+            with self.conn() as conn:
+                try:
+                    return RedirectResponse(f"/node/{Store(conn).resolve(q)}", status_code=303)
+                except CtxError:
+                    pass  # not an id after all: search for it
         if q:
             context.update(self._search(q, mode, filters, context["show_all"]))
             with self.conn() as conn:
@@ -406,12 +414,15 @@ class Viewer:
     def cue(self, request: Request) -> HTMLResponse:
         from concurrent.futures import ThreadPoolExecutor
 
+        limit = _int(request.query_params.get("limit"), 50, 1, 1000)
         with ThreadPoolExecutor(2) as pool:
-            digests = pool.submit(cue_client.digests, 50)
+            digests = pool.submit(cue_client.digests, limit + 1)
             status = pool.submit(cue_client.status)
             digests, status = digests.result(), status.result()
-        return self.render(request, "cue.html", digests=digests.data or [], error=digests.error,
-                           status=status.data, status_error=status.error)
+        found = digests.data if isinstance(digests.data, list) else []
+        return self.render(request, "cue.html", digests=found[:limit], more=len(found) > limit,
+                           limit=limit, error=digests.error, status=status.data,
+                           status_error=status.error)
 
     def digest(self, request: Request) -> HTMLResponse:
         found = cue_client.digest(request.path_params["did"])

@@ -522,3 +522,29 @@ def test_a_broken_database_is_a_page_not_a_traceback(tmp_path):
     p = subprocess.run([str(Path(sys.executable).parent / "ctx"), "--db", str(bad), "ui",
                         "--no-browser"], capture_output=True, text=True, timeout=30, check=False)
     assert p.returncode == 4 and p.stdout == "" and p.stderr.startswith("Error: ")
+
+
+def test_a_pasted_id_opens_the_node(authed, memory):
+    a = memory["a"]
+    r = authed.get("/", params={"q": a.id.lower()})
+    assert r.status_code == 303 and r.headers["location"] == f"/node/{a.id}"
+    r = authed.get("/", params={"q": "database", "mode": "keyword"})  # a word, not an id
+    assert r.status_code == 200 and "Staging database" in r.text
+
+
+def test_graph_stays_bounded(authed, store):
+    from ctx.web.graph import MAX_NODES
+
+    nodes = store.add_many([{"content": f"node {i}"} for i in range(400)])
+    ids = [n.id for n in nodes]
+    with db.transaction(store.conn):
+        store.conn.executemany(
+            "INSERT OR IGNORE INTO edges (from_id, to_id, type, created_at) VALUES (?, ?, "
+            "'RELATES_TO', '2026-01-01T00:00:00.000Z')",
+            [(ids[i], ids[(i * 7 + 1) % 400]) for i in range(400)]
+            + [(ids[0], ids[j]) for j in range(1, 60)])
+    page = authed.get("/graph").text
+    assert 1 <= page.count("<circle") <= MAX_NODES and "capped at" in page
+    assert f"/node/{ids[0]}" in page  # the most connected node is in the overview
+    around = authed.get(f"/graph?focus={ids[0]}&depth=3").text
+    assert around.count("<circle") <= MAX_NODES
