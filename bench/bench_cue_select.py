@@ -44,7 +44,47 @@ def _activity():
     return root
 
 
+def coverage(bench: Bench, seeds=None) -> None:
+    """Segment coverage at max_frames=10 on scripted sessions (bench/sessions.py), per seed
+    and scenario kind, for cue's selector and the uniform-10 and dhash-only baselines."""
+    sys.path.insert(0, str(ROOT))
+    from bench.sessions import SEEDS, make_session, run_selectors
+
+    seeds = seeds or SEEDS
+    root = WORK / "cue_sessions"
+    shutil.rmtree(root, ignore_errors=True)
+    kinds = ("app", "tab", "scroll", "typing")
+    print(f"  {'seed':>4} {'every':>5}  {'selector':<11} {'coverage':>8}  "
+          + " ".join(f"{k:>6}" for k in kinds)
+          + "  anchors paused dupes same-seg blips  missed")
+    results: dict[str, list[dict]] = {}
+    for seed in seeds:
+        session = make_session(root / f"s{seed}", seed)
+        for name, sc in run_selectors(session, root / f"s{seed}" / "cue.db").items():
+            results.setdefault(name, []).append(sc)
+            per_kind = " ".join("{:>6}".format("{}/{}".format(*sc["by_kind"].get(k, (0, 0))))
+                                for k in kinds)
+            print(f"  {seed:>4} {session.interval:>4.0f}s  {name:<11} {sc['coverage']:>8.2f}  "
+                  f"{per_kind}  {sc['anchors']:>5}/3 {sc['paused']:>6} {sc['duplicates']:>5} "
+                  f"{sc['same_segment']:>8} {sc['blips']:>5}  {', '.join(sc['missed'])}",
+                  flush=True)
+    shutil.rmtree(root, ignore_errors=True)
+    ours = results["cue select"]
+    bench.report("cue select: segment coverage, worst seed (max_frames=10)",
+                 min(r["coverage"] for r in ours), 0.95, "", better="higher")
+    bench.report("  anchors kept, worst seed", min(r["anchors"] for r in ours), 3, "",
+                 better="higher")
+    bench.report("  paused frames chosen, all seeds", sum(r["paused"] for r in ours), 0, "")
+    bench.report("  duplicate screens chosen, all seeds", sum(r["duplicates"] for r in ours), 0,
+                 "")
+    for name in ("uniform-10", "dhash-only"):
+        bench.report(f"  baseline {name}: coverage mean (worst)",
+                     statistics.mean(r["coverage"] for r in results[name]), None,
+                     f"({min(r['coverage'] for r in results[name]):.2f})")
+
+
 def run(bench: Bench) -> None:
+    coverage(bench)
     root = _activity()
     kdir, edir = root / "keyframes", root / "events"
     sizes = [p.stat().st_size for p in kdir.iterdir()]

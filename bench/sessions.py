@@ -30,6 +30,7 @@ segment: the same screen seen twice is one thing to show, not two.
 """
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,13 +103,19 @@ class Session:
             anchors = sum(a.path in set(chosen) for a in {first.path: first, mid.path: mid,
                                                           last.path: last}.values())
         views = [f.view for f in picked]
+        by_kind: dict[str, list[bool]] = {}
+        for seg in self.significant():
+            by_kind.setdefault(seg.kind, []).append(seg.id in covered)
         return {
+            "by_kind": {k: (sum(v), len(v)) for k, v in by_kind.items()},
             "coverage": len(covered) / len(sig) if sig else 1.0,
             "covered": len(covered), "significant": len(sig),
             "missed": sorted(self.segments[i].label for i in sig - covered),
             "anchors": anchors,
             "paused": sum(f.segment == "paused" for f in picked),
-            "duplicates": len(views) - len(set(views)),
+            "duplicates": len(views) - len(set(views)),  # the same screen twice
+            # frames beyond the first in one segment (not counting blips/arrivals)
+            "same_segment": len(picked) - len({f.segment for f in picked}),
             "blips": sum(self.segments[f.segment].kind == "blip" for f in picked),
             "frames": len(picked),
         }
@@ -519,3 +526,46 @@ if __name__ == "__main__":
     import sys
 
     sys.exit(main(sys.argv[1:]))
+
+
+# ---------------------------------------------------------------- selectors to compare
+
+def run_selectors(session: Session, db_path: Path, max_frames: int = 10) -> dict[str, dict]:
+    """Score cue's selector and two baselines on one session: {name: Session.score()}.
+
+    - `cue select`: cue.frame_select.select_frames, with the event log.
+    - `uniform-10`: `max_frames` frames at even steps through the frames not paused.
+    - `dhash-only`: the anchors, then the frames most unlike their predecessor (dhash),
+      deduped ≤ 4 among non-anchors — the seed's visual scorer alone.
+    """
+    from cue.db import connect
+    from cue.frame_cache import features_for, hamming
+    from cue.frame_select import DEDUPE_HAMMING, anchor_indexes, select_frames
+    from cue.keyframes import list_keyframes
+
+    conn = connect(db_path)
+    try:
+        sel = select_frames(session.keyframes_dir, session.window_secs, max_frames,
+                            end=session.end, events_dir=session.events_dir, conn=conn)
+        live = [k for k in list_keyframes(session.keyframes_dir, session.start, session.end)
+                if not any(a <= k.ts <= b for a, b in session.paused)]
+        feats = features_for(conn, live)
+    finally:
+        conn.close()
+    n = len(live)
+    uniform = [live[round(k * (n - 1) / (max_frames - 1))].path
+               for k in range(max_frames)] if n >= max_frames else [k.path for k in live]
+
+    hashes = [feats[k.path].dhash for k in live]
+    anchors = anchor_indexes([k.ts for k in live], max_frames)
+    dist = [0] + [hamming(a, b) for a, b in itertools.pairwise(hashes)]
+    picked: list[int] = []
+    for i in sorted((i for i in range(n) if i not in anchors), key=lambda i: (-dist[i], i)):
+        if len(picked) >= max_frames - len(anchors):
+            break
+        if all(hamming(hashes[i], hashes[j]) > DEDUPE_HAMMING for j in picked):
+            picked.append(i)
+    dhash_only = [live[i].path for i in sorted({*anchors, *picked})]
+    return {"cue select": session.score([f.path for f in sel.frames]),
+            "uniform-10": session.score(uniform),
+            "dhash-only": session.score(dhash_only)}
