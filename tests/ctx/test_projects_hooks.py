@@ -138,3 +138,20 @@ def test_hook_path_stays_light_with_projects(ctx_bin, repos):
     proc = subprocess.run([os.path.join(os.path.dirname(ctx_bin), "python"), "-c", code],
                           capture_output=True, text=True, check=False, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_skill_teaches_remembering_globally(ctx_bin, repos, store):
+    from pathlib import Path
+
+    from ctx.commands import parse
+
+    skill = (Path(__file__).resolve().parents[2] / "skill" / "SKILL.md").read_text()
+    examples = [c for c in parse(skill).commands if c.name == "remember"]
+    global_ones = [c for c in examples if c.attrs.get("scope") == "global"]
+    assert global_ones and all("tier:pinned" in c.attrs.get("tags", "") for c in global_ones)
+    assert not any("project:" in c.attrs.get("tags", "") for c in examples)  # scoped by the repo
+    a, _, _ = repos
+    example = next(m for m in skill.split("\n") if 'scope="global"' in m and m.startswith("<ctx:"))
+    hook(ctx_bin, "stop", stop(a, "s", example))
+    (node,) = store.list_nodes()
+    assert node.project is None and node.tier == "pinned"

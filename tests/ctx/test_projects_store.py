@@ -173,9 +173,9 @@ def test_import_reads_version_1_files_as_global_memory(tmp_path, store):
     from ctx.transfer import import_lines
 
     v1 = ['{"kind":"ctx-export","version":1}',
-          '{"content":"old","created_at":"2026-01-01T00:00:00.000Z","id":"01JD3K8W000000000000000000",'
+          ('{"content":"old","created_at":"2026-01-01T00:00:00.000Z","id":"01JD3K8W000000000000000000",'
           '"kind":"node","metadata":{},"superseded_by":null,"tags":["tier:pinned"],'
-          '"token_estimate":0,"type":"fact","updated_at":"2026-01-01T00:00:00.000Z"}']
+          '"token_estimate":0,"type":"fact","updated_at":"2026-01-01T00:00:00.000Z"}')]
     import_lines(store, v1)
     (node,) = store.list_nodes()
     assert node.content == "old" and node.project is None
@@ -185,8 +185,30 @@ def test_import_with_an_undescribed_project_changes_nothing(store):
     from ctx.transfer import import_lines
 
     bad = ['{"kind":"ctx-export","version":2}',
-           '{"content":"x","id":"01JD3K8W000000000000000000","kind":"node","project":"gh/x/y",'
-           '"type":"fact"}']
+           ('{"content":"x","id":"01JD3K8W000000000000000000","kind":"node","project":"gh/x/y",'
+           '"type":"fact"}')]
     with pytest.raises(CtxError, match="does not describe"):
         import_lines(store, bad)
     assert store.count() == 0
+
+
+@pytest.mark.parametrize("mode", ["semantic", "hybrid", "keyword"])
+def test_search_ranks_only_within_the_scope(store, mode):
+    """Real MiniLM: the best match overall is in another project; scoped, it is never ranked."""
+    from ctx.semantic.search import Eligibility, SearchOptions, search
+
+    c = store.conn
+    a, b = scope.ensure(c, ref("/r/a")), scope.ensure(c, ref("/r/b"))
+    other = store.add("The billing worker retries a declined charge three times.", project_id=b.id)
+    mine = store.add("Declined payments go to the dunning queue after the first failure.",
+                     project_id=a.id)
+    shared = store.add("Charges are in cents, never in floating point.")
+    everywhere = search(c, "declined charge retries", SearchOptions(mode=mode))
+    assert everywhere.candidates[0].node_id == other.id
+    scoped = search(c, "declined charge retries", SearchOptions(mode=mode),
+                    eligibility=Eligibility.within(Scope(project=a)))
+    got = {h.node_id for h in scoped.candidates}
+    assert other.id not in got and mine.id in got and got <= {mine.id, shared.id}
+    assert {h.node_id for h in search(c, "declined charge retries", SearchOptions(mode=mode),
+                                      eligibility=Eligibility.within(EVERYTHING)).candidates} \
+        >= {other.id, mine.id}
