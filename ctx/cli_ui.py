@@ -43,12 +43,7 @@ def register(app: typer.Typer) -> None:
             print(running.url, flush=True)
             say("ctx ui: open the address above (it carries this run's token); Ctrl-C stops.")
             if not no_browser:
-                import webbrowser
-
-                try:
-                    webbrowser.open(running.url)
-                except Exception as exc:  # noqa: BLE001 — no browser is not an error
-                    say(f"ctx ui: could not open a browser ({exc}); open the address yourself.")
+                _open_browser(running.url)
 
         try:
             server.serve(running, db_path=state.db_path, on_ready=ready)
@@ -56,3 +51,29 @@ def register(app: typer.Typer) -> None:
             pass
         say("ctx ui: stopped.")
         sys.stdout.flush()
+
+
+def _open_browser(url: str) -> None:
+    """Open the page without holding up the server: in a thread (a browser launcher may
+    block), and not at all on a Linux box with no display unless $BROWSER says which (Python
+    would otherwise start a text browser in this terminal)."""
+    import os
+    import threading
+
+    from ctx.output import say
+
+    if (sys.platform.startswith("linux") and not os.environ.get("BROWSER")
+            and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))):
+        say("ctx ui: no display here; open the address above in a browser.")
+        return
+
+    def run() -> None:
+        import webbrowser
+
+        try:
+            if not webbrowser.open(url):
+                say("ctx ui: no browser found; open the address above yourself.")
+        except Exception as exc:  # noqa: BLE001 — no browser is not an error: the URL is printed
+            say(f"ctx ui: could not open a browser ({exc}); open the address yourself.")
+
+    threading.Thread(target=run, name="open-browser", daemon=True).start()

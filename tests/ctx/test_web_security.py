@@ -548,3 +548,24 @@ def test_graph_stays_bounded(authed, store):
     assert f"/node/{ids[0]}" in page  # the most connected node is in the overview
     around = authed.get(f"/graph?focus={ids[0]}&depth=3").text
     assert around.count("<circle") <= MAX_NODES
+
+
+def test_opens_the_browser_unless_told_not_to(tmp_path):
+    """`ctx ui` without --no-browser runs $BROWSER with the tokened address (a script that
+    records it), without holding up the server."""
+    seen = tmp_path / "opened.txt"
+    fake = tmp_path / "fake-browser"
+    fake.write_text(f"#!/bin/sh\necho \"$1\" > {seen}\n")
+    fake.chmod(0o755)
+    env = {**os.environ, "BROWSER": str(fake)}
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "ctx"), "ui"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().strip()
+        deadline = time.time() + 15
+        while not seen.exists() and time.time() < deadline:
+            time.sleep(0.1)
+        assert seen.exists() and seen.read_text().strip() == url
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=10) == 0
