@@ -140,8 +140,10 @@ def find(conn: sqlite3.Connection, ref: ProjectRef) -> Project | None:
     """The stored project for something found on disk: by key, by an alias, else (a repository
     that gained an origin remote) by its path; CTX_PROJECT names are looked up by name."""
     if ref.source == "env":
-        row = conn.execute(f"SELECT {_COLUMNS} FROM projects WHERE name = ? OR key = ?",
-                           (ref.name, env_key(ref.name))).fetchone()
+        clean = projects.clean_name(ref.name)
+        row = conn.execute(f"SELECT {_COLUMNS} FROM projects WHERE name = ? OR name = ? OR key = ? "
+                           "ORDER BY name = ? DESC LIMIT 1",
+                           (ref.name, clean, env_key(clean), ref.name)).fetchone()
         return _row(row) if row else None
     row = conn.execute(f"SELECT {_COLUMNS} FROM projects WHERE key = ?", (ref.key,)).fetchone()
     if row is None:
@@ -164,16 +166,18 @@ def ensure(conn: sqlite3.Connection, ref: ProjectRef, *, now: str | None = None)
     found = find(conn, ref)
     if found is None:
         key = env_key(projects.clean_name(ref.name)) if ref.source == "env" else ref.key
-        name = unique_name(conn, projects.clean_name(ref.name))
-        try:
-            conn.execute("INSERT INTO projects (key, name, root, remote, created_at, last_active_at) "
-                         "VALUES (?, ?, ?, ?, ?, ?)", (key, name, ref.root, ref.remote, now, now))
-        except sqlite3.IntegrityError:  # another process created it a moment ago
-            pass
-        found = find(conn, ref)
-        if found is None:
-            raise CtxError(f"could not record project {ref.name!r}")
-        return found
+        for _ in range(3):  # another process may take the key or the name at the same moment
+            name = unique_name(conn, projects.clean_name(ref.name))
+            try:
+                conn.execute("INSERT INTO projects (key, name, root, remote, created_at, "
+                             "last_active_at) VALUES (?, ?, ?, ?, ?, ?)",
+                             (key, name, ref.root, ref.remote, now, now))
+            except sqlite3.IntegrityError:
+                pass
+            found = find(conn, ref)
+            if found is not None:
+                return found
+        raise CtxError(f"could not record project {ref.name!r}")
     sets, params = ["last_active_at = ?"], [now]
     if ref.source == "git":
         if ref.root and ref.root != found.root:

@@ -212,3 +212,11 @@ def test_search_ranks_only_within_the_scope(store, mode):
     assert {h.node_id for h in search(c, "declined charge retries", SearchOptions(mode=mode),
                                       eligibility=Eligibility.within(EVERYTHING)).candidates} \
         >= {other.id, mine.id}
+
+
+def test_ctx_project_names_are_cleaned_and_found_again(store):
+    env_ref = ProjectRef(key="", name="my scratch", root=None, remote=None, source="env")
+    first = scope.ensure(store.conn, env_ref)
+    assert first.name == "my-scratch"
+    assert scope.ensure(store.conn, env_ref).id == first.id
+    assert scope.find(store.conn, ProjectRef("", "MY-SCRATCH", None, None, "env")).id == first.id
