@@ -61,6 +61,12 @@ def memory(store):
 
 
 @pytest.fixture
+def some_nodes(store):
+    """Content that must never leak to a refused request (no session/request: fast)."""
+    return store.add(f"Readers use WAL so writers never block them {SCRIPT}", "decision")
+
+
+@pytest.fixture
 def client():
     app = create_app(token=TOKEN, port=PORT)
     with TestClient(app, base_url=BASE, follow_redirects=False) as c:
@@ -85,7 +91,7 @@ PAGES = ["/", "/graph", "/sessions", "/requests", "/cue", "/cue/memory", "/stati
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_every_page_needs_the_token(client, memory, path):
+def test_every_page_needs_the_token(client, some_nodes, path):
     r = client.get(path)
     assert r.status_code == 403
     assert "Readers use WAL" not in r.text
@@ -93,7 +99,7 @@ def test_every_page_needs_the_token(client, memory, path):
     assert r.status_code == 403
 
 
-def test_token_in_the_url_becomes_a_cookie_and_leaves_the_url(client, memory):
+def test_token_in_the_url_becomes_a_cookie_and_leaves_the_url(client, some_nodes):
     r = client.get(f"/graph?token={TOKEN}&depth=1")
     assert r.status_code == 303
     assert r.headers["location"] == "/graph?depth=1"
@@ -103,7 +109,7 @@ def test_token_in_the_url_becomes_a_cookie_and_leaves_the_url(client, memory):
     assert r.status_code == 200 and "edges shown" in r.text
 
 
-def test_a_token_for_another_run_does_not_open_this_one(client, memory):
+def test_a_token_for_another_run_does_not_open_this_one(client, some_nodes):
     client.cookies.set(f"ctx_ui_{PORT}", "some-other-runs-token")
     assert client.get("/").status_code == 403
     client.cookies.set(f"ctx_ui_{PORT + 1}", TOKEN)  # the right token under another run's name
@@ -120,13 +126,13 @@ def test_token_redirect_cannot_leave_the_site(client):
 
 @pytest.mark.parametrize("host", ["evil.example", f"evil.example:{PORT}", f"127.0.0.1:{PORT + 1}",
                                   "127.0.0.1", f"0.0.0.0:{PORT}", f"[::1]:{PORT}", ""])
-def test_wrong_host_header_is_refused_even_with_the_token(authed, memory, host):
+def test_wrong_host_header_is_refused_even_with_the_token(authed, some_nodes, host):
     r = authed.get(f"/?token={TOKEN}", headers={"host": host})
     assert r.status_code == 403
     assert "Readers use WAL" not in r.text
 
 
-def test_localhost_name_is_accepted(authed, memory):
+def test_localhost_name_is_accepted(authed, some_nodes):
     assert authed.get("/", headers={"host": f"localhost:{PORT}"}).status_code == 200
 
 
