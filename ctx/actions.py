@@ -11,10 +11,11 @@ reach the next prompt of any session.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ctx.errors import CtxError
@@ -29,8 +30,9 @@ RECALL = "recall_results"
 STATUS = "status_output"
 EXPAND = "expand_nodes"
 NOTES = "task_notes"
+SECRETS = "secret_notices"  # ctx.guard: a memory refused or redacted for holding a secret
 CURRENT_TASK = "current_task"
-HANDOFF_KEYS = (RECALL, STATUS, EXPAND, NOTES)
+HANDOFF_KEYS = (RECALL, STATUS, EXPAND, NOTES, SECRETS)
 RECALL_LIMIT = 20
 FIELD_PREDICATE = re.compile(r"(?:^|[\s(])-?(?:type|tag|id|created|updated|tokens|has|from|to|"
                              r"project|scope):|"
@@ -43,6 +45,7 @@ class Outcome:
     ok: bool
     message: str  # one line: what happened, or why not
     node_ids: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()  # kinds of the secrets redacted or refused (ctx.guard)
 
 
 def pending_key(base: str, session_id: str | None) -> str:
@@ -63,6 +66,7 @@ def execute(store: Store, commands: list[Command], *, session_id: str | None = N
             # the project's first memory: its row exists before anything reads the scope
             scope = Scope(project=ensure(store.conn, scope.ref))
         for cmd in commands:
+            seen = len(store.secret_events)
             store.conn.execute("SAVEPOINT ctx_command")
             try:
                 outcome = HANDLERS[cmd.name](store, cmd, session_id, scope)
@@ -70,8 +74,27 @@ def execute(store: Store, commands: list[Command], *, session_id: str | None = N
                 store.conn.execute("ROLLBACK TO ctx_command")
                 outcome = Outcome(cmd.name, False, f"<ctx:{cmd.name}> failed: {exc}")
             store.conn.execute("RELEASE ctx_command")
+            outcome = _secret_notice(store, cmd, outcome, store.secret_events[seen:], session_id)
             outcomes.append(outcome)
     return outcomes
+
+
+def _secret_notice(store: Store, cmd: Command, outcome: Outcome, events: list,
+                   session_id: str | None) -> Outcome:
+    """A remember/summarize that met a secret: say so in the outcome (the Stop hook's
+    stderr) and leave Claude a note for its next prompt — kinds only, never the value."""
+    if not events:
+        return outcome
+    kinds = list(dict.fromkeys(k for e in events for k in e.kinds))
+    refused = any(e.action == "refused" for e in events)
+    _append_pending(store, pending_key(SECRETS, session_id), {
+        "command": cmd.name, "action": "refused" if refused else "redacted", "kinds": kinds,
+        "node_ids": [i for i in outcome.node_ids if i] if not refused else []})
+    if refused:
+        return dataclasses.replace(outcome, secrets=tuple(kinds))
+    n = sum(e.count for e in events)
+    return Outcome(outcome.command, outcome.ok, f"{outcome.message}; {n} secret{'s' if n != 1 else ''} "
+                   f"({', '.join(kinds)}) redacted before storing", outcome.node_ids, tuple(kinds))
 
 
 # ------------------------------------------------------------------------------ commands
@@ -87,7 +110,7 @@ def remember(store: Store, cmd: Command, session_id: str | None,
     # Resolve the old id before the new node exists: a short prefix could match both.
     old_id = store.resolve(cmd.attrs["supersedes"]) if cmd.attrs.get("supersedes") else None
     project_id = _target_project(store, cmd, scope)
-    existing = _identical(store, cmd.content or "", node_type, project_id)
+    existing = _identical(store, _as_stored(store, cmd.content or ""), node_type, project_id)
     if existing:  # the same memory again: keep one node, add any new tags
         node = store.tag(existing.id, tags) if tags else existing
         message = f"already remembered as {node.type} {node.short_id}"
@@ -336,6 +359,14 @@ def _identical(store: Store, content: str, node_type: str,
     return store.get(row[0]) if row else None
 
 
+def _as_stored(store: Store, content: str) -> str:
+    """The text as the store would keep it (secrets redacted), to find an identical node."""
+    from ctx import guard
+
+    mode = guard.policy(store.secrets)
+    return guard.screen(content, guard.REDACT)[0] if mode == guard.REDACT else content
+
+
 def _target_project(store: Store, cmd: Command, scope: Scope | None) -> int | None:
     """Where new memory from `cmd` goes: the session's project, or global with
     `scope="global"` (or when the session is in no project)."""
@@ -382,9 +413,10 @@ class Handoff:
     status: str | None
     expand_ids: list[str]
     notes: list[dict]
+    secrets: list[dict] = field(default_factory=list)  # memories refused/redacted (ctx.guard)
 
     def __bool__(self) -> bool:
-        return bool(self.recalls or self.status or self.expand_ids or self.notes)
+        return bool(self.recalls or self.status or self.expand_ids or self.notes or self.secrets)
 
 
 def take_pending(store: Store, session_id: str | None, *, keys=HANDOFF_KEYS) -> Handoff:
@@ -396,7 +428,7 @@ def take_pending(store: Store, session_id: str | None, *, keys=HANDOFF_KEYS) -> 
     marks = ",".join("?" * len(wanted))
     if not store.conn.execute(f"SELECT 1 FROM pending WHERE key IN ({marks}) LIMIT 1", wanted).fetchone():
         return Handoff([], None, [], [])
-    recalls, statuses, expand_ids, notes = [], [], [], []
+    recalls, statuses, expand_ids, notes, secrets = [], [], [], [], []
     with store.transaction():
         for sid in dict.fromkeys((None, session_id)):  # session-less first: they are older
             if RECALL in keys:
@@ -410,5 +442,8 @@ def take_pending(store: Store, session_id: str | None, *, keys=HANDOFF_KEYS) -> 
                                if isinstance(i, str) and i not in expand_ids]
             if NOTES in keys:
                 notes += _load_list(store.pop_pending(pending_key(NOTES, sid)))
+            if SECRETS in keys:
+                secrets += _load_list(store.pop_pending(pending_key(SECRETS, sid)))
     return Handoff([r for r in recalls if isinstance(r, dict)], statuses[0] if statuses else None,
-                   expand_ids, [n for n in notes if isinstance(n, dict)])
+                   expand_ids, [n for n in notes if isinstance(n, dict)],
+                   [n for n in secrets if isinstance(n, dict)])

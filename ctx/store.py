@@ -108,8 +108,12 @@ def validate_edge_type(edge_type: str) -> str:
 # ---------------------------------------------------------------------------- the store
 
 class Store:
-    def __init__(self, conn: sqlite3.Connection):
+    def __init__(self, conn: sqlite3.Connection, *, secrets: str | None = None):
         self.conn = conn
+        # ctx.guard: every content/metadata write is screened for credentials under this
+        # policy (None: $CTX_SECRETS, default redact); what was met is logged (kinds only).
+        self.secrets = secrets
+        self.secret_events: list = []
 
     # -- transactions
     @contextmanager
@@ -304,6 +308,7 @@ class Store:
         `project_id` (ctx.scope) is the project they belong to (None: global); a record's own
         `project_id` key wins (imports)."""
         prepared = [self._prepare(r, i) for i, r in enumerate(records)]
+        self._screen_records(prepared)
         pids = {p["project_id"] for p in prepared if p["project_id"] not in (_UNSET, None)}
         pids |= {project_id} if project_id is not None else set()
         for pid in pids:
@@ -329,6 +334,51 @@ class Store:
                     self.conn.execute("UPDATE nodes SET superseded_by = ? WHERE id = ?",
                                       (p["superseded_by"], p["id"]))
         return self.get_many([p["id"] for p in prepared])
+
+    def _screen_records(self, prepared: list[dict]) -> None:
+        """The secret guard (ctx.guard) over validated records, before anything is written:
+        under refuse one secret anywhere refuses the whole batch."""
+        from ctx import guard
+
+        mode = guard.policy(self.secrets)
+        if mode == guard.ALLOW:
+            return
+        events = []
+        for i, p in enumerate(prepared):
+            where = "the content" if len(prepared) == 1 else f"record {i + 1}"
+            try:
+                content, found = guard.screen(p["content"], mode, where)
+                if p["metadata"] != "{}":
+                    meta = guard.screen_value(json.loads(p["metadata"]), mode, found, where)
+                    p["metadata"] = json.dumps(meta, ensure_ascii=False, sort_keys=True)
+            except guard.SecretRefusedError as exc:
+                self.secret_events.append(guard.SecretEvent(None, tuple(exc.kinds), 1, "refused"))
+                raise
+            if found:
+                p["content"], p["tokens"] = content, token_estimate(content)
+                events.append(guard.SecretEvent(p["id"], tuple(dict.fromkeys(f.kind for f in found)),
+                                                len(found), "redacted"))
+        self.secret_events += events
+
+    def _screen_update(self, node_id: str, content: str | None, metadata):
+        from ctx import guard
+
+        mode = guard.policy(self.secrets)
+        if mode == guard.ALLOW:
+            return content, metadata
+        found: list = []
+        try:
+            if content is not None:
+                content, found = guard.screen(content, mode)
+            if metadata is not None:
+                metadata = guard.screen_value(metadata, mode, found)
+        except guard.SecretRefusedError as exc:
+            self.secret_events.append(guard.SecretEvent(node_id, tuple(exc.kinds), 1, "refused"))
+            raise
+        if found:
+            self.secret_events.append(guard.SecretEvent(
+                node_id, tuple(dict.fromkeys(f.kind for f in found)), len(found), "redacted"))
+        return content, metadata
 
     def _prepare(self, record: dict, index: int) -> dict:
         if not isinstance(record, dict):
@@ -366,6 +416,11 @@ class Store:
                type: str | None = None) -> Node:
         node = self.get(ref)
         sets, params = [], []
+        if content is not None:
+            validate_content(content)
+        if metadata is not None:
+            metadata = validate_metadata(metadata)
+        content, metadata = self._screen_update(node.id, content, metadata)
         if content is not None:
             text = validate_content(content)
             sets += ["content = ?", "token_estimate = ?"]

@@ -84,5 +84,30 @@ def render_handoff(store, handoff, cap: int) -> str:
                    f"tier:off-context. Summarize them with <ctx:summarize nodes=\"{ids_attr}\" "
                    f"tags=\"tier:reference\">…</ctx:summarize>:",
             items=[node_line(n, short(n), preview=True) for n in nodes]))
+    blocks += secret_blocks(handoff.secrets, short)
     text, _ = fit(blocks, cap, hint=FETCH_HINT)
     return text
+
+
+def secret_blocks(notices: list[dict], short) -> list[Block]:
+    """What ctx.guard did to memories Claude wrote that held credentials (kinds only)."""
+    refused = [n for n in notices if n.get("action") == "refused"]
+    redacted = [n for n in notices if n.get("action") == "redacted"]
+
+    def kinds(items):
+        return ", ".join(dict.fromkeys(str(k) for n in items for k in n.get("kinds", [])))
+
+    blocks = []
+    if refused:
+        blocks.append(Block(header="## Memory Refused", items=[
+            (f"{len(refused)} <ctx:remember>/<ctx:summarize> from your last reply held a credential "
+            f"({kinds(refused)}) and was NOT stored (CTX_SECRETS=refuse). Never put keys, tokens "
+            f"or passwords in memory: remember where the secret lives (an env var name, a vault "
+            f"path) instead, and write the memory again without it.")]))
+    if redacted:
+        ids = ", ".join(short({"id": i}) for n in redacted for i in n.get("node_ids", []))
+        blocks.append(Block(header="## Secrets Redacted", items=[
+            (f"A memory from your last reply held a credential ({kinds(redacted)}); it was stored "
+            f"with [SECRET:<kind>] in its place{f' ({ids})' if ids else ''}. Never put keys, "
+            f"tokens or passwords in memory; remember where the secret lives instead.")]))
+    return blocks

@@ -108,5 +108,5 @@ def _report(call: HookCall, warnings: list[str], outcomes) -> None:
     for w in warnings:
         call.warn(w)
     for o in outcomes:
-        if not o.ok or call.verbose:
+        if not o.ok or call.verbose or o.secrets:  # a secret met is always reported (ctx.guard)
             call.warn(o.message)

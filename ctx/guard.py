@@ -1,0 +1,188 @@
+"""The secret guard on every ctx write: what CTX_SECRETS says to do with a credential.
+
+Store.add/add_many/update call `screen` on a node's content and on the text in its
+metadata, so every path that writes through the store — the Stop hook's remember and
+summarize, `ctx add`/`update`/`import`, the MCP tools, the web viewer — is guarded in one
+place. The detector is cuectx.secrets (stdlib, shared with cue's scrubber).
+
+Policies (CTX_SECRETS, or a command's --allow-secrets):
+- `redact` (default): each secret becomes `[SECRET:<kind>]`; the rest is stored.
+- `refuse`: nothing is written; SecretRefusedError says which kinds, where — never a value.
+- `allow`: stored as given.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+
+from ctx.errors import CtxError
+
+ENV = "CTX_SECRETS"
+REDACT, REFUSE, ALLOW = "redact", "refuse", "allow"
+POLICIES = (REDACT, REFUSE, ALLOW)
+
+
+class SecretRefusedError(CtxError):
+    """The text holds a secret and the policy is `refuse`: nothing was written."""
+
+    def __init__(self, findings, where: str = "content"):
+        from cuectx.secrets import describe
+
+        self.kinds = list(dict.fromkeys(f.kind for f in findings))
+        spots = ", ".join(f"{f.kind} at {f.start}–{f.end}" for f in findings[:5])
+        super().__init__(f"refused to store {where}: it holds {describe(findings)} ({spots}); "
+                         f"remove the secret, or store it redacted with CTX_SECRETS=redact, or "
+                         f"as given with --allow-secrets")
+
+
+@dataclass(frozen=True)
+class SecretEvent:
+    """One write that met a secret (for the warning line and the hooks' hand-off)."""
+    node_id: str | None
+    kinds: tuple[str, ...]
+    count: int
+    action: str  # "redacted" or "refused"
+
+
+def policy(value: str | None = None) -> str:
+    """The policy to apply: `value` if given, else $CTX_SECRETS, else redact."""
+    raw = (value if value is not None else os.environ.get(ENV, "")).strip().lower()
+    if not raw:
+        return REDACT
+    if raw not in POLICIES:
+        raise CtxError(f"{ENV}={raw!r} is not a policy; use one of: {', '.join(POLICIES)}")
+    return raw
+
+
+def screen(text: str, mode: str, where: str = "content") -> tuple[str, list]:
+    """(text to store, findings) under `mode`; raises SecretRefusedError under refuse."""
+    if mode == ALLOW or not text:
+        return text, []
+    from cuectx.secrets import find, redact
+
+    findings = find(text)
+    if not findings:
+        return text, []
+    if mode == REFUSE:
+        raise SecretRefusedError(findings, where)
+    return redact(text, findings), findings
+
+
+def screen_value(value, mode: str, found: list, where: str = "metadata"):
+    """Metadata (any JSON value) with every string in it screened; findings go to `found`."""
+    if isinstance(value, str):
+        text, findings = screen(value, mode, where)
+        found += findings
+        return text
+    if isinstance(value, dict):
+        return {k: screen_value(v, mode, found, where) for k, v in value.items()}
+    if isinstance(value, list):
+        return [screen_value(v, mode, found, where) for v in value]
+    return value
+
+
+def warning(events: list[SecretEvent], *, short=lambda i: (i or "")[:10]) -> str | None:
+    """One line for a person: how many secrets of which kinds were redacted in which nodes."""
+    redacted = [e for e in events if e.action == "redacted"]
+    if not redacted:
+        return None
+    kinds = list(dict.fromkeys(k for e in redacted for k in e.kinds))
+    n = sum(e.count for e in redacted)
+    ids = [short(e.node_id) for e in redacted if e.node_id]
+    where = f" in {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}" if ids else ""
+    return (f"redacted {n} secret{'s' if n != 1 else ''} ({', '.join(kinds)}){where} before "
+            f"storing; the text keeps [SECRET:<kind>] in its place ({ENV}=refuse to refuse, "
+            f"--allow-secrets to keep it)")
+
+
+# ------------------------------------------------------------------ what is already stored
+
+@dataclass(frozen=True)
+class StoredSecret:
+    """A secret found in a stored node: where it is, never what it is."""
+    node_id: str
+    field: str  # "content" or "metadata"
+    kind: str
+    start: int  # character offsets in the content, or in the metadata's JSON text
+    end: int
+
+    def to_dict(self) -> dict:
+        return {"id": self.node_id, "field": self.field, "kind": self.kind,
+                "start": self.start, "end": self.end}
+
+
+def scan_store(store, *, ids=None) -> list[StoredSecret]:
+    """Every secret in stored nodes (superseded ones too), in id order."""
+    from cuectx.secrets import find
+
+    sql, params = "SELECT id, content, metadata FROM nodes", []
+    if ids is not None:
+        sql += f" WHERE id IN ({','.join('?' * len(ids))})"
+        params = list(ids)
+    hits = []
+    for node_id, content, metadata in store.conn.execute(sql + " ORDER BY id", params):
+        hits += [StoredSecret(node_id, "content", f.kind, f.start, f.end) for f in find(content)]
+        if metadata and metadata != "{}":
+            hits += [StoredSecret(node_id, "metadata", f.kind, f.start, f.end)
+                     for f in find(metadata)]
+    return hits
+
+
+def fix_store(store, hits: list[StoredSecret]) -> int:
+    """Redact the nodes in `hits` in place (content and metadata); returns how many nodes.
+    The FTS index follows through its triggers, the embedding index drops the old chunks
+    through its own (the node is re-embedded from the redacted text by the next search), and
+    the old text is overwritten on disk (secure_delete, FTS optimize, WAL truncated)."""
+    import json
+
+    from ctx.model import token_estimate
+    from ctx.store import now_iso
+
+    ids = list(dict.fromkeys(h.node_id for h in hits))
+    if not ids:
+        return 0
+    conn = store.conn
+    conn.execute("PRAGMA secure_delete = ON")
+    with store.transaction():
+        for node_id in ids:
+            content, metadata = conn.execute("SELECT content, metadata FROM nodes WHERE id = ?",
+                                             (node_id,)).fetchone()
+            new_content = screen(content, REDACT)[0]
+            found: list = []
+            new_meta = (json.dumps(screen_value(json.loads(metadata), REDACT, found),
+                                   ensure_ascii=False, sort_keys=True)
+                        if metadata and metadata != "{}" else metadata)
+            conn.execute("UPDATE nodes SET content = ?, metadata = ?, token_estimate = ?, "
+                         "updated_at = ? WHERE id = ?",
+                         (new_content, new_meta, token_estimate(new_content), now_iso(), node_id))
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes_fts'").fetchone():
+            conn.execute("INSERT INTO nodes_fts(nodes_fts) VALUES ('optimize')")
+    _compact_vectors(conn)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return len(ids)
+
+
+def _compact_vectors(conn) -> None:
+    """Rewrite vector segments without the redacted nodes' dead vectors (when any)."""
+    try:
+        if not conn.execute("SELECT 1 FROM dead_chunks LIMIT 1").fetchone():
+            return
+        models = [r[0] for r in conn.execute("SELECT DISTINCT model FROM vector_segments")]
+    except sqlite3.OperationalError:  # no semantic tables in this store
+        return
+    from ctx.semantic.index import compact
+
+    for model in models:
+        compact(conn, model, full=True)
+
+
+def refuse_export(hits: list[StoredSecret]) -> None:
+    if not hits:
+        return
+    nodes = list(dict.fromkeys(h.node_id for h in hits))
+    kinds = ", ".join(dict.fromkeys(h.kind for h in hits))
+    shown = ", ".join(nodes[:5]) + (" …" if len(nodes) > 5 else "")
+    raise CtxError(f"refused to export: {len(hits)} secret(s) ({kinds}) in {len(nodes)} node(s) "
+                   f"({shown}); run `ctx doctor --secrets --fix` to redact them, or export as "
+                   f"stored with --allow-secrets")

@@ -1,0 +1,509 @@
+"""One detector for credentials in text: API keys and tokens, JWTs, private key blocks,
+passwords in URLs, `password=`-style assignments and Authorization headers.
+
+ctx guards every memory it writes with it (ctx/secrets.py applies the CTX_SECRETS policy);
+cue's Presidio recognizers wrap it (cue/pii/recognizers.py), so there is one copy of the
+patterns. Stdlib only and cheap to import: a rule's regex is compiled the first time a text
+holds one of its anchors (a literal like "ghp_" or "://"), so a Stop hook whose memories
+hold no credential compiles almost nothing.
+
+    >>> find("token ghp_...") -> []                     # a placeholder
+    >>> redact("use AKIA…") -> "use [SECRET:aws-access-key-id]"
+
+A finding is (kind, start, end) — never the value, so nothing downstream can log it.
+Checks beyond the shape where they apply: GitHub and npm tokens carry a CRC32 checksum (a
+valid one is proof, whatever the token looks like); a JWT's header must decode to JSON
+with "alg"; a Basic credential must decode to user:password; values found by their label
+(`password=`, `token:`) or by shape alone (an AWS secret key) must look random (Shannon
+entropy, character classes) and must not be a placeholder (`sk-...`, `your-key-here`,
+`xxxx`, `<token>`, `${VAR}`, `****`, an env var's NAME).
+
+`strict=True` (cue's scrubber, which errs toward removing) reports prefixed tokens even
+when they look like placeholders or have little entropy.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import itertools
+import json
+import math
+import re
+import zlib
+from collections.abc import Callable
+from typing import NamedTuple
+
+REPLACEMENT = "[SECRET:{kind}]"
+
+
+class Finding(NamedTuple):
+    kind: str  # e.g. "github-token", "private-key", "password"
+    start: int
+    end: int
+
+
+# ------------------------------------------------------------------------------ values
+
+_B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_PLACEHOLDER_PARTS = ("example", "your", "placeholder", "redacted", "changeme", "change_me",
+                      "change-me", "dummy", "sample", "xxxx", "****", "...", "…", "<", ">",
+                      "${", "{{", "%(", "$(", "[secret", "insert", "replace_me", "replace-me",
+                      "todo", "fixme", "00000000", "12345678", "abcdefgh", "foobar")
+_NOT_VALUES = {"none", "null", "nil", "true", "false", "undefined", "required", "optional",
+               "str", "string", "hidden", "secret", "password", "token", "env", "tbd", "n/a",
+               "empty", "unset", "masked"}
+
+
+def entropy(s: str) -> float:
+    """Shannon entropy in bits per character."""
+    if not s:
+        return 0.0
+    n = len(s)
+    counts: dict[str, int] = {}
+    for ch in s:
+        counts[ch] = counts.get(ch, 0) + 1
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _classes(s: str) -> int:
+    return (any(c.islower() for c in s) + any(c.isupper() for c in s)
+            + any(c.isdigit() for c in s) + any(not c.isalnum() for c in s))
+
+
+def is_placeholder(value: str) -> bool:
+    """`sk-...`, `your-key-here`, `xxxx`, `<token>`, `${VAR}`, `$VAR`, `****`, `sk-…abcd`,
+    an env var's NAME (`GITHUB_TOKEN`), an already redacted `[SECRET:…]`."""
+    low = value.lower()
+    if any(p in low for p in _PLACEHOLDER_PARTS):
+        return True
+    if value[:1] in "$%{<*#[" or low in _NOT_VALUES:
+        return True
+    if re.fullmatch(r"[A-Z][A-Z0-9_]*_[A-Z0-9_]+|[a-z]+(?:_[a-z]+)+", value):  # NAMES, snake words
+        return True
+    # one character making up most of it: aaaaaaaa, 0000-0000
+    return max(value.count(c) for c in set(value)) * 2 > len(value)
+
+
+def looks_random(value: str, *, min_len: int = 16, min_entropy: float = 3.3,
+                 mixed: bool = True) -> bool:
+    """A token-ish value: long enough, letters and digits (unless not `mixed`), high
+    entropy, no placeholder."""
+    if len(value) < min_len or is_placeholder(value):
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    if mixed and not (has_digit and has_alpha) and not (_classes(value) >= 3 and len(value) >= 20):
+        return False
+    return entropy(value) >= min_entropy
+
+
+_UUID = (r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_VERSION = (r"v?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.]+)?")
+
+
+def _crc32_ok(body: str) -> bool:
+    """GitHub/npm tokens: 30 random base62 characters, then their CRC32 in 6 base62 digits."""
+    if len(body) != 36:
+        return False
+    n = zlib.crc32(body[:30].encode())
+    digits = ""
+    while n:
+        n, r = divmod(n, 62)
+        digits = _B62[r] + digits
+    return body[30:] == digits.rjust(6, "0")
+
+
+# ------------------------------------------------------------------------------ rules
+
+class _Rule:
+    """One pattern. `anchors`: lower-case literals, one of which the text must hold (none:
+    always run); `group`: the secret's span; `check(match, strict)`: keep it?; `priority`:
+    lower wins an overlap. The regex compiles on first use."""
+
+    __slots__ = ("anchors", "check", "flags", "group", "kind", "pattern", "priority", "regex")
+
+    def __init__(self, kind: str, anchors: tuple[str, ...], pattern: str, flags: int = 0,
+                 group: str | int = 0, check: Callable[[re.Match, bool], bool] | None = None,
+                 priority: int = 0):
+        self.kind, self.anchors, self.pattern, self.flags = kind, anchors, pattern, flags
+        self.group, self.check, self.priority = group, check, priority
+        self.regex: re.Pattern | None = None
+
+    def compiled(self) -> re.Pattern:
+        if self.regex is None:
+            self.regex = re.compile(self.pattern, self.flags)
+        return self.regex
+
+
+_L = r"(?<![A-Za-z0-9_\-])"  # not inside a longer word
+_R = r"(?![A-Za-z0-9])"
+
+
+def _random_group(group: str | int = 0, **kw) -> Callable[[re.Match, bool], bool]:
+    def check(m: re.Match, strict: bool) -> bool:
+        return strict or looks_random(m[group], **kw)
+    return check
+
+
+def _checksummed(m: re.Match, strict: bool) -> bool:
+    return strict or _crc32_ok(m["body"]) or looks_random(m["body"], min_entropy=3.5)
+
+
+def _aws_id(m: re.Match, strict: bool) -> bool:
+    value = m[0]
+    return strict or ("EXAMPLE" not in value and not is_placeholder(value[4:]))
+
+
+def _jwt(m: re.Match, strict: bool) -> bool:
+    head = m["head"]
+    try:
+        data = json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return False
+    return isinstance(data, dict) and ("alg" in data or "typ" in data or "enc" in data)
+
+
+_LOCAL_HOSTS = (r"(?i)(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?|"
+                          r"[a-z0-9.-]+\.(?:local|localhost|test|example|invalid)|example\.(?:com|org|net))$")
+_GENERIC_USERS = {"git", "anonymous", "ftp", "guest", "hg", "svn", "user", "username", "root",
+                  "admin", "postgres", "oauth2", "x-access-token", "token", "x-token-auth"}
+_DB_SCHEMES = {"postgres", "postgresql", "mysql", "mariadb", "mongodb", "mongodb+srv", "redis",
+               "rediss", "amqp", "amqps", "mssql", "sqlserver", "oracle", "cockroachdb",
+               "clickhouse", "couchdb", "neo4j", "neo4j+s", "cassandra", "memcached",
+               "elasticsearch", "snowflake", "db2", "timescale"}
+
+
+def _url_secret(m: re.Match, strict: bool) -> bool:
+    host = m["host"]
+    if re.match(_LOCAL_HOSTS, host) and not strict:
+        return False
+    pw = m["pw"]
+    if pw is not None:
+        return bool(pw) and (strict or not (is_placeholder(pw) or pw.lower() in
+                                            {"pass", "pwd", "passwd", "secret", "password"}))
+    user = m["user"]  # user info without a password: a secret only when it is a token
+    return user.lower() not in _GENERIC_USERS and looks_random(user, min_len=20, min_entropy=3.5)
+
+
+def _url_kind(m: re.Match) -> str:
+    scheme = m["scheme"].lower().split("+")[0] if "+srv" not in m["scheme"].lower() else "mongodb"
+    base = m["scheme"].lower().removeprefix("jdbc:")
+    if base in _DB_SCHEMES or scheme in _DB_SCHEMES or base.split("+")[0] in _DB_SCHEMES:
+        return "database-password"
+    return "url-password" if m["pw"] is not None else "url-credentials"
+
+
+def _basic(m: re.Match, strict: bool) -> bool:
+    value = m["cred"]
+    if m["scheme"].lower() != "basic":
+        return strict or (not is_placeholder(value) and len(value) >= 12 and entropy(value) >= 3.0
+                          and any(c.isdigit() for c in value) + any(c.isupper() for c in value)
+                          + any(c.islower() for c in value) >= 2)
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode()
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return False
+    user, sep, pw = raw.partition(":")
+    return bool(sep and user and pw) and raw.isprintable() and (strict or not is_placeholder(pw))
+
+
+def _bare_bearer(m: re.Match, strict: bool) -> bool:
+    return strict or looks_random(m["cred"], min_len=20, min_entropy=3.5)
+
+
+def _aws_secret(m: re.Match, strict: bool) -> bool:
+    v = m["v"]
+    if not (any(c.isupper() for c in v) and any(c.islower() for c in v) and any(c.isdigit() for c in v)):
+        return False
+    if re.fullmatch(r"[0-9a-fA-F]+|[A-Za-z]+/[A-Za-z/]+", v):
+        return False
+    return not is_placeholder(v) and entropy(v) >= 4.2
+
+
+# `password = …`, `"api_key": "…"`, `DB_PASSWORD=…`, `the token is …`
+_PASSWORD_WORDS = {"password", "passwd", "passphrase", "pwd", "pass"}
+_SECRET_WORDS = {"secret", "token", "apikey", "credential", "credentials", "accountkey", "auth",
+                 "pat"}
+_KEY_PAIRS = {("api", "key"), ("access", "key"), ("auth", "key"), ("private", "key"),
+              ("secret", "key"), ("client", "secret"), ("access", "token"), ("auth", "token"),
+              ("refresh", "token"), ("id", "token"), ("account", "key"), ("signing", "key"),
+              ("master", "key"), ("encryption", "key"), ("webhook", "secret"),
+              ("session", "token"), ("bot", "token"), ("app", "secret"), ("shared", "secret")}
+_NOT_VALUE_WORDS = {"file", "path", "dir", "env", "length", "len", "count", "prompt", "policy",
+                    "min", "max", "reset", "field", "url", "type", "name", "limit", "expiry",
+                    "hash", "id", "ids", "header", "endpoint", "uri", "rotation", "ttl", "lifetime",
+                    "format", "mode", "scope", "scopes", "expires", "expiration", "usage", "size"}
+_KEY_WORDS = (r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def _label_kind(label: str) -> str | None:
+    """'password', 'token', 'api-key', 'secret' or None for a label like DB_PASSWORD or max_tokens."""
+    words = [w.lower() for w in re.findall(_KEY_WORDS, label)]
+    if not words or words[-1] in _NOT_VALUE_WORDS:
+        return None
+    pairs = set(itertools.pairwise(words))
+    if _PASSWORD_WORDS.intersection(words):
+        return "password"
+    if ("api", "key") in pairs or "apikey" in words:
+        return "api-key"
+    if "token" in words:
+        return "token"
+    if _SECRET_WORDS.intersection(words) or _KEY_PAIRS.intersection(pairs):
+        return "secret"
+    return None
+
+
+def _assignment(m: re.Match, strict: bool) -> bool:
+    kind = _label_kind(m["label"])
+    value = m["v"].rstrip(".")
+    if kind is None or len(value) < 8 or is_placeholder(value):
+        return False
+    if value.isdigit() or re.fullmatch(_UUID, value) or re.fullmatch(_VERSION, value):
+        return False
+    if value.startswith(("/", "./", "~", "http:", "https:", "file:")) or value.lower().startswith("bearer"):
+        return False
+    if re.fullmatch(r"\$\d[a-z]?\$.*", value):  # a crypt hash, stored on purpose
+        return False
+    if m["is"]:  # "the token is …": prose, so the value must look like a credential
+        return looks_random(value, min_len=12, min_entropy=3.2)
+    if kind == "password":
+        return _classes(value) >= 3 or (any(c.isdigit() for c in value)
+                                        and any(c.isalpha() for c in value) and len(value) >= 10
+                                        and entropy(value) >= 3.0)
+    return looks_random(value, min_len=16, min_entropy=3.3) or (
+        len(value) >= 12 and _classes(value) >= 3 and entropy(value) >= 3.2)
+
+
+_LABEL = r"[A-Za-z][A-Za-z0-9_.\-]{0,60}"
+_VALUE_BARE = r"[^\s\"'`,;&<>\[\]{}()|\\]{6,300}"
+
+_RULES: list[_Rule] = [
+    # -- cloud and SaaS tokens, by prefix
+    _Rule("aws-access-key-id", ("akia", "asia", "abia", "acca", "a3t", "agpa", "aida", "aroa", "anpa",
+                                "anva", "aipa"),
+          _L + r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[0-9A-Z]{16}" + _R,
+          check=_aws_id),
+    _Rule("aws-secret-access-key", ("aws",),
+          r"(?i:aws.{0,24}?secret.{0,24}?)[\"']?\s*(?:=|:|=>)\s*[\"']?(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+          group="v", check=lambda m, s: s or not is_placeholder(m["v"])),
+    _Rule("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+          _L + r"gh[pousr]_(?P<body>[A-Za-z0-9]{36})" + _R, check=_checksummed),
+    _Rule("github-token", ("github_pat_",),
+          _L + r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}" + _R, check=_random_group(min_len=40)),
+    _Rule("gitlab-token", ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glft-", "gloas-"),
+          _L + r"gl(?:pat|dt|rt|ptt|cbt|soat|ft|oas)-[A-Za-z0-9_\-.]{20,}" + _R,
+          check=_random_group(min_len=20, min_entropy=3.0)),
+    _Rule("slack-token", ("xox", "xapp-"),
+          _L + r"(?:xox[abposre]-[0-9A-Za-z\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,})" + _R,
+          check=_random_group(min_len=15, min_entropy=3.0)),
+    _Rule("slack-webhook", ("hooks.slack.com",),
+          r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{20,}",
+          check=lambda m, s: s or not is_placeholder(m[0].split("/", 4)[-1])),
+    _Rule("stripe-key", ("sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_"),
+          _L + r"(?:(?:sk|rk)_(?:live|test)_|whsec_)[A-Za-z0-9]{16,}" + _R,
+          check=_random_group(min_len=20, min_entropy=3.0)),
+    _Rule("anthropic-key", ("sk-ant-",),
+          _L + r"sk-ant-[a-z]+\d*-[A-Za-z0-9_\-]{20,}", check=_random_group(min_len=30)),
+    _Rule("openai-key", ("sk-",),
+          _L + r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}|" + _L
+          + r"sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}" + _R,
+          check=_random_group(min_len=30), priority=1),
+    _Rule("api-key", ("sk-",),  # other sk- keys: OpenAI legacy, DeepSeek, "sk-live-…"
+          _L + r"sk-(?!ant-)[A-Za-z0-9][A-Za-z0-9_\-]{19,}" + _R,
+          check=_random_group(min_len=23, min_entropy=3.3), priority=2),
+    _Rule("google-api-key", ("aiza",), _L + r"AIza[0-9A-Za-z_\-]{35}" + _R,
+          check=_random_group(min_len=39, min_entropy=3.0)),
+    _Rule("google-oauth-token", ("ya29.", "gocspx-"),
+          _L + r"(?:ya29\.[0-9A-Za-z_\-]{20,}|GOCSPX-[0-9A-Za-z_\-]{20,})",
+          check=_random_group(min_len=24)),
+    _Rule("npm-token", ("npm_",), _L + r"npm_(?P<body>[A-Za-z0-9]{36})" + _R, check=_checksummed),
+    _Rule("pypi-token", ("pypi-",), _L + r"pypi-AgE[A-Za-z0-9_\-]{50,}",
+          check=_random_group(min_len=50)),
+    _Rule("twilio-api-key", ("sk",), _L + r"SK[0-9a-f]{32}" + _R, check=_random_group(min_entropy=3.0),
+          priority=3),
+    _Rule("sendgrid-key", ("sg.",), _L + r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _R,
+          check=_random_group(min_len=60)),
+    _Rule("huggingface-token", ("hf_", "api_org_"), _L + r"(?:hf|api_org)_[A-Za-z]{34}" + _R,
+          check=_random_group(min_len=30, min_entropy=3.3, mixed=False)),
+    _Rule("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"),
+          _L + r"do[opr]_v1_[a-f0-9]{64}" + _R, check=_random_group(min_entropy=3.0)),
+    _Rule("shopify-token", ("shpat_", "shpca_", "shppa_", "shpss_"),
+          _L + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _R, check=_random_group(min_entropy=3.0)),
+    _Rule("databricks-token", ("dapi",), _L + r"dapi[a-f0-9]{32}(?:-\d)?" + _R,
+          check=_random_group(min_entropy=3.0)),
+    _Rule("vault-token", ("hvs.", "hvb."), _L + r"hv[sb]\.[A-Za-z0-9_\-]{24,}" + _R,
+          check=_random_group(min_len=24)),
+    _Rule("linear-key", ("lin_api_",), _L + r"lin_api_[A-Za-z0-9]{40}" + _R, check=_random_group()),
+    _Rule("notion-token", ("ntn_", "secret_"), _L + r"(?:ntn_[A-Za-z0-9]{46}|secret_[A-Za-z0-9]{43})" + _R,
+          check=_random_group(min_len=40)),
+    _Rule("postman-key", ("pmak-",), _L + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _R, check=_random_group()),
+    _Rule("mailgun-key", ("key-",), _L + r"key-[a-f0-9]{32}" + _R, check=_random_group(min_entropy=3.0)),
+    _Rule("atlassian-token", ("atatt",), _L + r"ATATT3[A-Za-z0-9_\-=]{50,}" + _R, check=_random_group()),
+    _Rule("grafana-token", ("glsa_", "glc_"), _L + r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})" + _R,
+          check=_random_group()),
+    _Rule("telegram-bot-token", ("bot", ":aa"), _L + r"\d{8,10}:AA[A-Za-z0-9_\-]{33}" + _R,
+          check=_random_group(min_len=30)),
+    _Rule("azure-storage-key", ("accountkey",), r"(?i:AccountKey)=(?P<v>[A-Za-z0-9+/]{86}==)",
+          group="v", check=_random_group("v")),
+    # -- JWTs: the header must decode to JSON
+    _Rule("jwt", ("eyj",),
+          _L + r"(?P<head>eyJ[A-Za-z0-9_\-]{8,})\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+          r"(?:\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+)?",
+          check=_jwt, priority=1),
+    # -- passwords in URLs: only the password (or a token as the user) goes
+    _Rule("url-password", ("://",),
+          r"(?i)(?<![A-Za-z0-9+.\-])(?P<scheme>(?:jdbc:)?[a-z][a-z0-9+.\-]{1,20})://"
+          r"(?P<user>[^\s:/@?#\[\]\"'<>`]{1,200})(?::(?P<pw>[^\s@/?#\[\]\"'<>`]{0,200}))?"
+          r"@(?P<host>[A-Za-z0-9.\-]+|\[[0-9a-fA-F:.]+\])",
+          check=_url_secret, priority=2),
+    # -- Authorization headers
+    _Rule("auth-header", ("authorization", "bearer", "basic", "token "),
+          r"(?i:\b(?:proxy-)?authorization\s*[:=]\s*[\"']?)(?P<scheme>basic|bearer|token|digest)\s+"
+          r"(?P<cred>[A-Za-z0-9._~+/\-]{8,}=*)(?![A-Za-z0-9._~+/=\-])",
+          group="cred", check=_basic, priority=2),
+    _Rule("bearer-token", ("bearer",),
+          r"(?i:\bbearer)\s+(?P<cred>[A-Za-z0-9._~+/\-]{16,}=*)(?![A-Za-z0-9._~+/=\-])",
+          group="cred", check=_bare_bearer, priority=3),
+    # -- labelled values
+    _Rule("secret", ("pass", "pwd", "secret", "token", "key", "auth", "credential", "pat"),
+          r"(?<![A-Za-z0-9])(?P<label>" + _LABEL + r")[\"']?[ \t]*(?:(?P<op>:=|=>|=|:)|(?P<is>[ \t]+(?:is|was)))[ \t]*"
+          r"(?:\"(?P<v1>[^\"\n]{6,300})\"|'(?P<v2>[^'\n]{6,300})'|`(?P<v3>[^`\n]{6,300})`|(?P<v4>" + _VALUE_BARE + r"))",
+          check=None, priority=4),
+    # -- an AWS secret key by shape alone: 40 random base64 characters
+    _Rule("aws-secret-access-key", (),
+          r"(?<![A-Za-z0-9/+=])(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+          group="v", check=_aws_secret, priority=5),
+]
+_ASSIGNMENT = _RULES[-2]
+
+
+def _find_assignments(text: str, rule: _Rule, out: list) -> None:
+    for m in rule.compiled().finditer(text):
+        group = next(g for g in ("v1", "v2", "v3", "v4") if m[g] is not None)
+        proxy = {"label": m["label"], "v": m[group], "is": m["is"]}
+        if not _assignment(proxy, False):  # type: ignore[arg-type]
+            continue
+        start, end = m.span(group)
+        value = m[group]
+        end = start + len(value.rstrip("."))
+        out.append((rule.priority, start, end, _label_kind(m["label"]) or "secret"))
+
+
+_BEGIN_KEY = (r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
+_END_KEY = (r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
+_KEY_HEADER = (r"(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset):[^\n\\]*")
+_MATERIAL = (r"[A-Za-z0-9+/=]+")
+
+
+def _compiled(pattern: str) -> re.Pattern:
+    return re.compile(pattern)  # re keeps its own cache of compiled patterns
+
+
+def _find_private_keys(text: str, out: list) -> None:
+    """A block runs to its END line; one cut off runs to the last line of key material.
+    Short letter-only lines ("Done") count as material only when an END line follows.
+    Lines are split on newlines, or on literal "\\n" in a JSON-escaped key."""
+    pos = 0
+    while (m := _compiled(_BEGIN_KEY).search(text, pos)) is not None:
+        escaped = text.startswith(("\\n", "\\r\\n"), m.end())
+        sep = "\\n" if escaped else "\n"
+        cursor, sure, material = m.end(), None, 0
+        while True:
+            if not escaped and text.startswith("\r\n", cursor):
+                cursor += 1
+            elif escaped and text.startswith("\\r", cursor):
+                cursor += 2
+            if not text.startswith(sep, cursor):
+                break
+            line_start = cursor + len(sep)
+            nxt = text.find(sep, line_start)
+            line_end = len(text) if nxt == -1 else nxt
+            line = text[line_start:line_end]
+            stripped = line.strip()
+            lead = len(line) - len(line.lstrip())
+            if escaped and stripped.endswith("\\r"):
+                stripped = stripped[:-2]
+            if end := re.match(_END_KEY, stripped):
+                sure, material = line_start + lead + end.end(), material + 4
+                break
+            if re.fullmatch(_KEY_HEADER, stripped):
+                cursor = line_end
+                continue
+            body = re.match(_MATERIAL, stripped)
+            if not body:
+                break
+            chunk = body[0]
+            material += len(chunk)
+            if len(chunk) >= 16 or any(c in chunk for c in "0123456789+/="):
+                sure = line_start + lead + len(chunk)
+            if len(chunk) < len(stripped):  # the key ends inside this line: MIIE…",
+                break
+            cursor = line_end
+        if sure is not None and material >= 8:
+            out.append((0, m.start(), sure, "private-key"))
+            pos = sure
+        else:
+            pos = m.end()
+
+
+def find(text: str, *, strict: bool = False) -> list[Finding]:
+    """Every credential in `text`, in order, none overlapping."""
+    if not text:
+        return []
+    low = text.lower()
+    candidates: list[tuple[int, int, int, str]] = []  # (priority, start, end, kind)
+    if "private key" in low:
+        _find_private_keys(text, candidates)
+    for rule in _RULES:
+        if rule.anchors and not any(a in low for a in rule.anchors):
+            continue
+        if rule is _ASSIGNMENT:
+            _find_assignments(text, rule, candidates)
+            continue
+        if not rule.anchors and len(text) < 40:
+            continue
+        for m in rule.compiled().finditer(text):
+            if rule.check is not None and not rule.check(m, strict):
+                continue
+            start, end = m.span(rule.group)
+            if rule.kind == "url-password":
+                group = "pw" if m["pw"] is not None else "user"
+                start, end = m.span(group)
+                kind = _url_kind(m)
+            elif rule.kind == "auth-header":
+                kind = "basic-auth" if m["scheme"].lower() == "basic" else "bearer-token"
+            else:
+                kind = rule.kind
+            if end > start:
+                candidates.append((rule.priority, start, end, kind))
+    if not candidates:
+        return []
+    candidates.sort(key=lambda c: (c[0], c[1] - c[2], c[1]))
+    taken: list[tuple[int, int, str]] = []
+    for _, start, end, kind in candidates:
+        if all(end <= s or start >= e for s, e, _ in taken):
+            taken.append((start, end, kind))
+    return [Finding(kind, s, e) for s, e, kind in sorted(taken)]
+
+
+def redact(text: str, findings: list[Finding] | None = None) -> str:
+    """`text` with each finding replaced by `[SECRET:<kind>]` (idempotent)."""
+    if findings is None:
+        findings = find(text)
+    parts, pos = [], 0
+    for f in findings:
+        parts += [text[pos:f.start], REPLACEMENT.format(kind=f.kind)]
+        pos = f.end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def kinds(findings: list[Finding]) -> list[str]:
+    """The distinct kinds, in order of first appearance (for a warning line)."""
+    return list(dict.fromkeys(f.kind for f in findings))
+
+
+def describe(findings: list[Finding]) -> str:
+    """'2 secrets (github-token, password)' — kinds and count, never a value."""
+    n = len(findings)
+    return f"{n} secret{'s' if n != 1 else ''} ({', '.join(kinds(findings))})"
