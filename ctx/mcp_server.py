@@ -260,9 +260,11 @@ def _version() -> str:
 
 def serve(db_path: str | os.PathLike | None = None) -> None:
     """Run over stdio until the client closes stdin."""
+    import signal
+
     logging.getLogger("mcp").setLevel(logging.WARNING)
     server = build_server(db_path)
-    try:
-        server.run("stdio")
-    except KeyboardInterrupt:
-        pass
+    # Clients stop a stdio server with SIGINT, then SIGTERM: end at once on either (a write in
+    # flight is one SQLite transaction: all or nothing), rather than unwinding worker threads.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    server.run("stdio")

@@ -1,0 +1,123 @@
+"""`ctx mcp` and the ctx plugin with the REAL Claude Code CLI (SPEC §2.9), through
+../shared/tools/claude-code: the mock model calls ctx's MCP tools, and the plugin — validated,
+installed into a throw-away HOME by `ctx install --plugin` — runs ctx's hooks."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from e2e_harness import harness
+
+from ctx import db
+from ctx.store import Store
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(1200)]
+
+
+@pytest.fixture
+def store():
+    conn = db.connect()
+    yield Store(conn)
+    conn.close()
+
+
+def _repo(path: Path) -> Path:
+    path.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=path, check=True)
+    return path
+
+
+def _tool_results(body: dict) -> list[str]:
+    out = []
+    for msg in body.get("messages", []):
+        content = msg.get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_result":
+                inner = block.get("content")
+                out.append(inner if isinstance(inner, str) else json.dumps(inner, ensure_ascii=False))
+    return out
+
+
+def test_the_model_remembers_and_recalls_through_ctx_mcp(claude_bin, ctx_bin, tmp_path, store):
+    repo = _repo(tmp_path / "shop")
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"ctx": {
+        "command": ctx_bin, "args": ["mcp"], "env": {"CTX_DB": os.environ["CTX_DB"]}}}}))
+    fact = "The release train leaves every Tuesday at 14:00 UTC"
+    reply = [
+        [{"type": "text", "text": "I'll remember that."},
+         {"type": "tool_use", "name": "mcp__ctx__remember",
+          "input": {"content": fact, "type": "fact", "tier": "reference"}}],
+        [{"type": "tool_use", "name": "mcp__ctx__recall",
+          "input": {"query": "when does the release train depart?"}}],
+        "Tuesdays at 14:00 UTC.",
+    ]
+    run = harness(claude_bin, ctx_bin, tmp_path / "mcp", "Remember when the release train leaves",
+                  reply=reply, extra=[
+                      "--no-hooks", "--project-dir", str(repo), "--env", "MCP_CONNECTION_NONBLOCKING=0",
+                      "--claude-arg=--mcp-config", f"--claude-arg={config}",
+                      "--claude-arg=--allowedTools",
+                      "--claude-arg=mcp__ctx__remember,mcp__ctx__recall"])
+    # the tools reached the model: 2.1.330 lists MCP tools by name as deferred tools (their
+    # schemas come through ToolSearch), with the server's instructions
+    first = run.request_text(0)
+    for tool in ("remember", "recall", "show", "supersede", "link", "forget", "status", "compose"):
+        assert f"mcp__ctx__{tool}" in first
+    assert "ctx is the user's persistent memory" in first
+    # the node is stored, in the repository's project, as the hooks would store it
+    nodes = store.list_nodes()
+    assert [(n.content, n.tier, n.project) for n in nodes] == [(fact, "reference", "shop")]
+    # the remember result reached the second model call, the recall result the third
+    assert len(run.main) == 3, [r["body"].get("messages", [])[-1] for r in run.main]
+    remembered = [json.loads(r) for r in _tool_results(run.main[1]["body"])]
+    assert remembered[-1]["status"] == "remembered" and remembered[-1]["node"]["id"] == nodes[0].id
+    recalled = json.loads(_tool_results(run.main[2]["body"])[-1])
+    assert recalled["mode"] == "hybrid" and recalled["results"][0]["content"] == fact
+    assert recalled["results"][0]["score"] > 0.5, recalled
+
+
+def test_plugin_validates_installs_and_its_hooks_carry_memory_to_the_next_session(
+        claude_bin, ctx_bin, tmp_path, store):
+    # `claude plugin validate` accepts what `ctx install --plugin` writes
+    home = tmp_path / "validate-home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "PATH": "/usr/bin:/bin"}
+    made = subprocess.run([ctx_bin, "install", "--plugin"], env=env, capture_output=True, text=True,
+                          check=False)
+    assert made.returncode == 0, made.stderr
+    market = home / ".ctx" / "plugin-marketplace"
+    for target in (market, market / "plugins" / "ctx"):
+        v = subprocess.run([claude_bin, "plugin", "validate", str(target)], env=env,
+                           capture_output=True, text=True, timeout=120, check=False)
+        assert v.returncode == 0 and "Validation passed" in v.stdout, v.stdout + v.stderr
+        assert "✘ Found" not in v.stdout.split("Plugin directory checks")[0]
+
+    # two headless sessions in one repository, hooks only from the plugin (none in settings.json)
+    repo = _repo(tmp_path / "repo")
+    fact = "Feature flags live in config/flags.yaml"
+    # A one-prompt `claude -p` can end before a stdio MCP server has connected (they connect in
+    # the background); make this run wait for it, so the plugin's server is seen connecting.
+    setup = ["--no-hooks", "--project-dir", str(repo), "--setup", f"{ctx_bin} install --plugin",
+             "--env", "MCP_CONNECTION_NONBLOCKING=0"]
+    first = harness(claude_bin, ctx_bin, tmp_path / "one", "Where do feature flags live?",
+                    reply_text=f'Noted. <ctx:remember type="fact" tags="tier:reference">{fact}'
+                               f"</ctx:remember>", extra=setup)
+    installed = (first.out / "setup1.stdout.txt").read_text()
+    assert "Installed in Claude Code" in installed, installed
+    settings = json.loads((first.out / "home/.claude/settings.json").read_text())
+    assert not settings.get("hooks") and settings["enabledPlugins"] == {"ctx@ctx-local": True}
+    assert first.hooks == []  # nothing from settings.json: the hooks below came from the plugin
+    assert [n.content for n in store.list_nodes()] == [fact]  # the plugin's Stop hook stored it
+    # the plugin's MCP server was offered too
+    import re
+
+    names = set(re.findall(r"mcp__\w*ctx\w*__recall", first.request_text(0)))
+    assert names, "the plugin's MCP server is not offered to the model"
+
+    second = harness(claude_bin, ctx_bin, tmp_path / "two", "Where are the feature flags?",
+                     reply_text="In config/flags.yaml.", extra=setup)
+    body = json.dumps(second.main[0]["body"], ensure_ascii=False)
+    assert fact in body and "SessionStart hook additional context" in body
