@@ -50,6 +50,9 @@ def create_app(*, token: str, port: int, db_path: str | None = None,
     env.filters["when"] = _when
     env.filters["ts"] = _ts
     env.globals["qs"] = _qs
+    from ctx.requests import include_mode
+
+    env.globals["include_mode"] = include_mode
     viewer = Viewer(env, token, db_path, cue_home or cue_client.home())
     routes = [
         Route("/", viewer.memory),
@@ -248,11 +251,13 @@ class Viewer:
             with self.conn() as conn:
                 detail = data.node_detail(conn, request.path_params["ref"])
                 sessions = rq.list_sessions(conn, 20)
+                seen_in = data.requests_with(conn, detail.node.id)
         except NotFoundError as exc:
             return self.error_page(request, str(exc), 404)
         except CtxError as exc:
             return self.error_page(request, str(exc), 400)
-        return self.render(request, "node.html", d=detail, n=detail.node, sessions=sessions)
+        return self.render(request, "node.html", d=detail, n=detail.node, sessions=sessions,
+                           seen_in=seen_in)
 
     async def set_tier(self, request: Request):
         ref = request.path_params["ref"]

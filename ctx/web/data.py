@@ -190,6 +190,15 @@ def node_detail(conn: sqlite3.Connection, ref: str) -> NodeDetail:
                       include_mode(node.tags))
 
 
+def requests_with(conn: sqlite3.Connection, node_id: str, limit: int = 20) -> list[dict]:
+    """The latest requests whose record names this node (given to Claude, or left out and
+    why): the audit trail of one memory."""
+    return [dict(r) for r in conn.execute(
+        "SELECT r.id, r.session_id, r.created_at, r.prompt, i.include_mode, i.included, "
+        "i.injected, i.score, i.reason FROM request_items i JOIN requests r ON r.id = i.request_id "
+        "WHERE i.node_id = ? ORDER BY r.seq DESC LIMIT ?", (node_id, limit))]
+
+
 def supersede_chain(conn: sqlite3.Connection, node_id: str) -> list[str]:
     """The versions of a memory, oldest first: what this node replaced (following the
     nodes whose superseded_by points here, one per step) and what replaced it."""

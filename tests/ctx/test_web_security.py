@@ -298,6 +298,8 @@ def test_pages_show_what_the_store_holds(authed, memory):
     assert old.id in node and "supersede chain" in node
     detail = authed.get(f"/node/{a.id}").text
     assert "DEPENDS_ON" in detail and memory["b"].id in detail and "project:api" in detail
+    assert "which port does staging use?" in detail  # the requests that named it
+    assert "[Always]" in authed.get("/").text  # include mode per node in the list
     assert "DEPENDS_ON" in authed.get(f"/node/{memory['b'].id}").text  # incoming edge
     view = authed.get(f"/requests/{memory['request']}").text
     assert "View Context" in view and "[Always]" in view and "Decisions" in view
