@@ -145,7 +145,8 @@ def plan_digest(conn: sqlite3.Connection, *, window_secs: float, end: float | No
                                     dict(f.scores), len(jpeg), f.path))
     t2 = time.perf_counter()
     timeline = build_timeline(events, start, end, paused=selection.paused,
-                              frames=[(f.index, f.ts) for f in planned])
+                              frames=[(f.index, f.ts) for f in planned],
+                              activity=selection.activity())
     t3 = time.perf_counter()
     prompt = text_of(digest_parts(PROMPT, images, timeline.render()))
     plan = DigestPlan(start, end, planned, timeline, prompt,

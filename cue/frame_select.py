@@ -88,6 +88,19 @@ class Selection:
     # The stretches between real changes the selection judged by (for the timeline).
     segments: list[FrameSegment] = field(default_factory=list, repr=False)
 
+    def activity(self) -> list[tuple[float, float, str]]:
+        """(start, end, text) for each segment a chosen frame shows that no window event
+        names — another tab or page, a scroll, a typing burst — for the digest timeline.
+        Counts and kinds only: no titles, no paths."""
+        out = []
+        for s in self.segments:
+            if not any(s.start <= f.ts < s.end or f.ts == s.start for f in self.frames):
+                continue
+            text = s.describe()
+            if text:
+                out.append((s.start, s.end, text))
+        return out
+
 
 def select_digest_frames(keyframe_dir: Path | str | None, window_secs: float,
                          max_frames: int = 10, *, end: float | None = None,
@@ -181,19 +194,28 @@ def window_app_title_change_score(frame_ts: list[float], events: list[Event],
             state = (str(wins[j].data.get("app", "")), str(wins[j].data.get("title", "")))
             j += 1
     for ts in frame_ts:
-        best, detail = 0.0, ""
+        before, passed = state, []
         while j < len(wins) and wins[j].ts <= ts:
             new = (str(wins[j].data.get("app", "")), str(wins[j].data.get("title", "")))
-            if state is not None and new != state:
-                if new[0] != state[0]:
-                    score, what = APP_SWITCH, f"app switch {state[0]} → {new[0]}"
-                else:
-                    score, what = TITLE_CHANGE, f"title change in {new[0]}"
-                if score > best:
-                    best, detail = score, what
+            if new != state:
+                passed.append(new[0])
             state = new
             j += 1
-        out.append((best, detail, state))
+        score, detail = 0.0, ""
+        if before is not None and passed:
+            # Compare what is in front now with what was at the previous frame; windows
+            # passed on the way (cmd-tab) are named, a change undone before this frame is
+            # a blip.
+            via = list(dict.fromkeys(a for a in passed[:-1] if a not in (before[0], state[0])))
+            via_s = f" (via {', '.join(via)})" if via else ""
+            if state[0] != before[0]:
+                score, detail = APP_SWITCH, f"app switch {before[0]} → {state[0]}{via_s}"
+            elif state != before:
+                score, detail = TITLE_CHANGE, f"title change in {state[0]}{via_s}"
+            else:
+                score = APP_SWITCH * BLIP_DISCOUNT
+                detail = f"brief switch to {passed[0]} and back (blip)"
+        out.append((score, detail, state))
     return out
 
 
@@ -284,9 +306,24 @@ class FrameSegment:
     clicks: int = 0
     priority: float = 0.0
 
+    settled_ts: float = 0.0  # capture time of the settled frame
+
     @property
     def secs(self) -> float:
         return self.end - self.start
+
+    def describe(self) -> str:
+        """What happened in it that no window event says; "" if a window event does."""
+        if self.moved and self.keys >= BURST_KEYS:
+            return f"typing burst: {self.keys} keys, {self.clicks} clicks (screen changing " \
+                   f"as they typed)"
+        if self.moved:
+            return "screen kept changing with no window event and little input " \
+                   "(scrolling, or a page or video moving)"
+        if self.kind == "screen":
+            return "screen changed with no window event (another tab, page or view in the " \
+                   "same window)"
+        return ""
 
 
 def score_frames(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Event],
@@ -452,7 +489,8 @@ def find_segments(scored: list[_Scored], events: list[Event], start: float | Non
             cause = f"screen changed (dhash distance {d}) with no window event"
         blip = _in_blip(blips, ts[first]) and b_t - a_t < BLIP_SECS + step
         segs.append(FrameSegment(first, last, a_t, b_t, kind, settled, stable_from,
-                                 scored[settled].window, cause, blip, moved, keys, clicks))
+                                 scored[settled].window, cause, blip, moved, keys, clicks,
+                                 settled_ts=ts[settled]))
     for s in segs:
         s.priority = _priority(s)
     return segs
@@ -546,17 +584,35 @@ def choose_with_segments(usable: list[tuple[Keyframe, FrameFeatures]], events: l
     # 2. Slots left: the best-scoring frames that still show something new.
     extra: list[int] = []
     if len(picked) < budget:
-        ranked = sorted((i for i in range(len(scored)) if i not in anchor_set and i not in picked),
-                        key=lambda i: (segs[seg_of[i]].blip, -round(scored[i].combined, 4),
-                                       -min(abs(ts[i] - ts[j]) for j in taken), ts[i]))
-        for i in ranked:
-            if len(picked) + len(extra) >= budget:
+        # The frame least like every frame taken shows the most that is new; blips and
+        # seconds-long stretches last; the four scores break ties.
+        def novelty(i: int) -> int:
+            return min(hamming(scored[i].dhash, scored[j].dhash) for j in taken)
+
+        while len(picked) + len(extra) < budget:
+            left = [i for i in range(len(scored))
+                    if i not in anchor_set and i not in reasons and distinct(i)]
+            if not left:
                 break
-            if distinct(i):
-                extra.append(i)
-                taken.append(i)
-                reasons[i] = f"{scored[i].reason}; extra: a slot was left and it shows " \
-                             "something no chosen frame does"
+            # A stretch not shown yet (a blip, a few seconds between two changes) before a
+            # second frame of a shown one.
+            fresh = [i for i in left if seg_of[i] not in shown]
+            if fresh:
+                i = max(fresh, key=lambda i: (not segs[seg_of[i]].blip, segs[seg_of[i]].priority,
+                                              i == segs[seg_of[i]].settled,
+                                              novelty(i), -ts[i]))
+                s = segs[seg_of[i]]
+                reasons[i] = f"{scored[i].reason}; extra: every longer segment is shown and a " \
+                             f"slot was left for this {s.secs:.0f}-second stretch" \
+                             + (" (a blip)" if s.blip else "")
+                shown.add(seg_of[i])
+            else:
+                i = max(left, key=lambda i: (novelty(i), round(scored[i].combined, 4), -ts[i]))
+                reasons[i] = f"{scored[i].reason}; extra: every segment is shown and a slot " \
+                             f"was left: the frame least like the chosen ones " \
+                             f"(dhash ≥ {novelty(i)})"
+            extra.append(i)
+            taken.append(i)
 
     # 3. Top-up: only near-duplicates are left; spread them in time.
     topped: list[int] = []

@@ -37,11 +37,27 @@ class Segment:
 
 
 @dataclass(frozen=True)
+class Activity:
+    """Something that happened inside one window with no window event of its own (from the
+    frame selection: another tab, a scroll, a typing burst), so the model is told of it."""
+
+    start_offset: float
+    end_offset: float
+    text: str
+    frames: tuple[int, ...] = ()
+
+    def line(self) -> str:
+        frames = f" (frames {', '.join(map(str, self.frames))})" if self.frames else ""
+        return f"  · +{self.start_offset:.0f}s–+{self.end_offset:.0f}s  {self.text}{frames}"
+
+
+@dataclass(frozen=True)
 class Timeline:
     start: float
     end: float
     segments: list[Segment] = field(default_factory=list)
     event_count: int = 0  # events inside the window that were used (paused ones excluded)
+    activity: list[Activity] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -51,17 +67,28 @@ class Timeline:
         minutes = (self.end - self.start) / 60
         head = (f"Timeline of a {minutes:.0f}-minute window (times are seconds from its "
                 f"start; frames are numbered as below):")
-        if not self.segments:
+        if not self.segments and not self.activity:
             return head + "\n(no window or input events recorded)"
-        return "\n".join([head] + [s.line() for s in self.segments])
+        lines = [head]
+        todo = sorted(self.activity, key=lambda a: a.start_offset)
+        for k, s in enumerate(self.segments):
+            lines.append(s.line())
+            last = k == len(self.segments) - 1
+            while todo and (last or todo[0].start_offset < self.segments[k + 1].start_offset):
+                lines.append(todo.pop(0).line())
+        lines += [a.line() for a in todo]  # no window segments at all: activity alone
+        return "\n".join(lines)
 
 
 def build_timeline(events: list[Event], start: float, end: float, *,
                    paused: list[tuple[float, float]] = (),
-                   frames: list[tuple[int, float]] = ()) -> Timeline:
+                   frames: list[tuple[int, float]] = (),
+                   activity: list[tuple[float, float, str]] = ()) -> Timeline:
     """Segments for [start, end] from events (which may begin before `start`, to know the
     window in front at the start). `paused` stretches drop every event inside them;
-    `frames` are (index, capture time) pairs to attach to segments."""
+    `frames` are (index, capture time) pairs to attach to segments; `activity` is
+    (start, end, text) of what happened inside a window with no event of its own
+    (`Selection.activity()`), listed under the window it happened in."""
 
     def is_paused(ts: float) -> bool:
         return any(a <= ts <= b for a, b in paused)
@@ -117,7 +144,14 @@ def build_timeline(events: list[Event], start: float, end: float, *,
             app=_short(str((data or {}).get("app", ""))),
             title=_short(str((data or {}).get("title", ""))),
             keys=keys, clicks=clicks, frames=frame_ids))
-    return Timeline(start, end, _merge_same(segments), len(inside))
+    notes = []
+    for a, b, text in activity:
+        if any(x <= a <= y for x, y in paused):
+            continue
+        a, b = max(a, start), min(b, end)
+        notes.append(Activity(a - start, b - start, text,
+                              tuple(i for i, ts in frames if a <= ts <= b)))
+    return Timeline(start, end, _merge_same(segments), len(inside), notes)
 
 
 def _merge_same(segments: list[Segment]) -> list[Segment]:

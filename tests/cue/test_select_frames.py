@@ -100,8 +100,8 @@ def test_paused_frames_and_events_never_surface(activity):
     assert "private" not in {scenes[f.path] for f in sel.frames}
     # The Signal window event inside the pause is dropped: the switch reads Preview → Terminal.
     assert not any("Signal" in f.reason or f.app == "Signal" for f in sel.frames)
-    after = [f for f in sel.frames if b <= f.ts <= b + 10]
-    assert after and after[0].reason.startswith("app switch Preview → Terminal")
+    after = [f for f in sel.frames if b <= f.ts < b + 160]  # the Terminal stretch
+    assert after and "app switch Preview → Terminal" in after[0].reason
     # The events handed on for a timeline carry nothing from inside the pause either.
     assert sel.event_log and not any(a <= e.ts <= b for e in sel.event_log)
     assert {e.topic for e in sel.event_log} == {"/cue/window", "/cue/input"}
