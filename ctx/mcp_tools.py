@@ -77,11 +77,18 @@ def remember(store: Store, content: str, type: str = "fact", tier: str | None = 
                        ("supersedes", supersedes)):
         if value is not None and str(value).strip():
             attrs[key] = str(value)
+    seen = len(store.secret_events)  # the store's secret guard (ctx.guard) screens every write
     with store.transaction():
         outcome = actions.remember(store, Command("remember", attrs, content), None, scope)
         node = store.get(outcome.node_ids[0])
     out = {"status": "already remembered" if outcome.message.startswith("already") else "remembered",
            "message": outcome.message, "node": node_record(node)}
+    events = store.secret_events[seen:]
+    if events:
+        kinds = list(dict.fromkeys(k for e in events for k in e.kinds))
+        out["secrets_redacted"] = kinds
+        out["message"] += (f"; {sum(e.count for e in events)} secret(s) ({', '.join(kinds)}) were "
+                           f"replaced by [SECRET:…] before storing — do not store secrets")
     if supersedes:
         out["superseded"] = store.resolve(supersedes)
     return out

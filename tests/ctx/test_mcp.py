@@ -209,6 +209,21 @@ def test_every_bad_call_is_a_tool_error_that_says_what_to_fix(ctx_bin, tmp_path)
     assert "Traceback" not in log.read_text()
 
 
+def test_the_secret_guard_covers_remember(ctx_bin, tmp_path):
+    secret = "postgres://admin:S3cr3tPassw0rd@db.internal:5432/app"
+
+    async def main(policy):
+        async with server(ctx_bin, cwd=tmp_path, env={"CTX_SECRETS": policy}) as s:
+            return await call(s, "remember", content=f"The app database is {secret}")
+
+    err, redacted = run(lambda: main("redact"))
+    assert not err and "S3cr3tPassw0rd" not in json.dumps(redacted)
+    assert redacted["secrets_redacted"] == ["database-password"]
+    assert "[SECRET:" in redacted["node"]["content"] and "do not store secrets" in redacted["message"]
+    err, refused = run(lambda: main("refuse"))
+    assert err and "refused to store" in refused and "S3cr3tPassw0rd" not in refused
+
+
 def test_a_database_that_cannot_open_is_a_tool_error_not_a_crash(ctx_bin, tmp_path):
     broken = tmp_path / "broken.db"
     broken.write_bytes(b"this is not a database" * 100)
