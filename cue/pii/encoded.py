@@ -25,7 +25,7 @@ MAX_DEPTH = 2
 
 # --- base64 --------------------------------------------------------------------------------
 
-_B64_RE = re.compile(r"(?<![A-Za-z0-9+/=_\-%])[A-Za-z0-9+/_\-]{16,}={0,2}(?![A-Za-z0-9+/=_\-])")
+_B64_RE = re.compile(r"(?<![A-Za-z0-9+/_\-%])[A-Za-z0-9+/_\-]{16,}={0,2}(?![A-Za-z0-9+/=_\-])")
 _BASIC_PAIR = re.compile(r"[^\s:]{1,64}:[^\s]{3,128}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
@@ -107,8 +107,7 @@ def percent_findings(text: str, find: Find, depth: int) -> list[Entity]:
             start = m.start() + offsets[e.start]
             end = m.start() + (offsets[e.end] if e.end < len(decoded) else len(m.group()))
             end = _escape_end(text, end, m.end())  # never leave half an escape behind
-            if "%" in text[start:end] or e.end - e.start != end - start:
-                out.append(Entity(e.type, start, end, e.score))
+            out.append(Entity(e.type, start, end, e.score))
     return out
 
 
@@ -127,9 +126,9 @@ _KEY_PREFIXES = ("AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github
                  "whsec_", "GOCSPX-", "xapp-")
 _KEY_BREAK = re.compile(
     r"(?<![A-Za-z0-9_\-+/=.])(?P<a>[A-Za-z0-9_\-+/=.]{4,})[ \t]*\r?\n[ \t>]*"
-    r"(?P<b>[A-Za-z0-9_\-+/=]{2,})")
+    r"(?=(?P<b>[A-Za-z0-9_\-+/=]{2,}))")
 _CARD_BREAK = re.compile(
-    r"(?<![\d])(?P<a>\d[\d \-]{2,22}\d)[ \t]*\r?\n[ \t>]*(?P<b>\d[\d \-]{0,22}\d|\d)(?![\d])")
+    r"(?<![\d])(?P<a>\d[\d \-]{2,22}\d)[ \t]*\r?\n[ \t>]*(?=(?P<b>\d[\d \-]{0,22}\d|\d)(?![\d]))")
 
 
 def _keyish(a: str) -> bool:

@@ -54,7 +54,8 @@ _DOT_OBF = r"\s*[\[\(\{<]\s*(?:dot|DOT|Dot|\.|점)\s*[\]\)\}>]\s*|\s+(?:dot|DOT)
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]{0,62}[A-Za-z0-9])?"
 _TLDS = (r"com|net|org|io|co|kr|uk|de|jp|fr|edu|gov|dev|ai|me|us|ca|au|in|info|biz|app|tech|"
          r"xyz|cn|ru|br|it|es|nl|se|ch|eu|tv|cc|ly|gg|so|sh|to|ac|or|ne|re|pe|go|mil|int")
-_DOMAIN = rf"{_LABEL}(?:(?:{_DOT_OBF}|\.){_LABEL})*?(?:{_DOT_OBF}|\.)(?:{_TLDS})"
+_DOMAIN = rf"{_LABEL}(?:(?:{_DOT_OBF}|\.){_LABEL})+"
+_TLD_SET = set(_TLDS.split("|"))
 OBFUSCATED_EMAIL_RE = re.compile(
     rf"(?<![A-Za-z0-9._%+\-])(?P<local>[A-Za-z0-9][A-Za-z0-9_%+\-]*(?:(?:\.|{_DOT_OBF})"
     rf"[A-Za-z0-9_%+\-]+)*?)(?P<at>{_AT_OBF}|{_AT_WORD})(?P<domain>{_DOMAIN})(?![A-Za-z0-9\-])",
@@ -65,11 +66,17 @@ _OBF_DOT = re.compile(_DOT_OBF)
 
 
 def find_obfuscated_emails(text: str) -> Iterator[tuple[int, int]]:
-    for m in OBFUSCATED_EMAIL_RE.finditer(text):
+    pos = 0
+    while (m := OBFUSCATED_EMAIL_RE.search(text, pos)) is not None:
+        # A failed candidate ("me at craig.fuller …") may hide a real one inside it.
+        pos = m.start() + 1
+        if re.split(r"\W+", m["domain"].strip())[-1].lower() not in _TLD_SET:
+            continue
         at_plain_word = _WORD_AT.fullmatch(m["at"]) is not None
         dot_obfuscated = _OBF_DOT.search(m["domain"]) is not None
         if at_plain_word and not dot_obfuscated:
             continue  # "deployed at example.com" is a sentence, not an address
+        pos = m.end()
         yield m.span()
 
 

@@ -442,6 +442,8 @@ _DATE = re.compile(r"(?:19|20)\d{2}[.\-/]\d{1,2}[.\-/]\d{1,2}\b|\d{1,2}[.\-/]\d{
 
 
 _BRN = re.compile(r"\d{3}-\d{2}-\d{5}")  # Korean business registration number, not a phone
+# Korean nationwide business numbers (1588-xxxx, 1600-xxxx, …) belong to companies, not people.
+_KR_REP_NUMBER = re.compile(r"1[5-8]\d{2}-\d{4}")
 _BARE_DIGITS = re.compile(r"\d+")
 _PHONE_CONTEXT = re.compile(
     r"(?i)phone|tel\b|call|cell|mobile|sms|text(?:ed)?\b|whats ?app|signal|fax|contact|reach|"
@@ -453,7 +455,8 @@ def _not_a_phone(text: str, start: int, end: int) -> bool:
     the shape of a business number, or is a bare digit run (order and ticket numbers look
     like that) with no word nearby saying it is a phone number."""
     match = text[start:end]
-    if _DATE.match(text, start) or text[end:end + 1] == ":" or _BRN.fullmatch(match):
+    if (_DATE.match(text, start) or text[end:end + 1] == ":" or _BRN.fullmatch(match)
+            or _KR_REP_NUMBER.fullmatch(match)):
         return True
     return bool(_BARE_DIGITS.fullmatch(match)) and not _PHONE_CONTEXT.search(
         text, max(0, start - 40), start)

@@ -1,0 +1,585 @@
+"""Generate the scrub development set `pii_dev.jsonl` (issue 17), deterministically.
+
+    .venv/bin/python tests/cue/data/make_pii_dev.py     # rewrites pii_dev.jsonl
+
+Faker (ko_KR, en_US, fixed seeds) gives realistic names, addresses, phones, cards; the
+templates below put them into the two shapes cue scrubs — digest sentences and window
+titles — and add decoys of the same shapes (versions, hashes, order numbers, ports,
+public URLs, common Korean words) that must come out unchanged. The JSONL is committed,
+so the set does not move when Faker's data changes; rerun this only to change the set.
+
+Record: {"kind": "positive"|"decoy", "lang", "shape": "digest"|"title", "case", "text",
+         "entities": [{"type", "value"}], "keep": [...]?, "decoy": kind?}
+`keep` lists parts of the text that must survive scrubbing (the text after a cut-off key).
+"""
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+from pathlib import Path
+from urllib.parse import quote
+
+from faker import Faker
+
+OUT = Path(__file__).with_name("pii_dev.jsonl")
+SEED = 20261123
+
+rng = random.Random(SEED)
+ko = Faker("ko_KR")
+ko.seed_instance(SEED)
+en = Faker("en_US")
+en.seed_instance(SEED)
+
+records: list[dict] = []
+
+
+def pos(case: str, lang: str, shape: str, text: str, *entities: tuple[str, str], keep=()):
+    for _, value in entities:
+        assert value in text, (value, text)
+    rec = {"kind": "positive", "lang": lang, "shape": shape, "case": case, "text": text,
+           "entities": [{"type": t, "value": v} for t, v in entities]}
+    if keep:
+        rec["keep"] = list(keep)
+    records.append(rec)
+
+
+def decoy(kind: str, lang: str, shape: str, text: str):
+    records.append({"kind": "decoy", "lang": lang, "shape": shape, "case": f"decoy_{kind}",
+                    "decoy": kind, "text": text, "entities": []})
+
+
+def pick(seq):
+    return rng.choice(seq)
+
+
+def token(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    classes = [str.isdigit, str.isupper, str.islower]
+    needed = [c for c in classes if any(c(ch) for ch in alphabet)]
+    while True:
+        t = "".join(rng.choice(alphabet) for _ in range(n))
+        if all(any(c(ch) for ch in t) for c in needed):
+            return t
+
+
+# --- Korean names: Faker's plus modern given names Faker does not have ---------------------------
+MODERN_GIVEN = ["서윤", "하준", "지호", "예린", "수아", "하린", "은우", "지안", "유나", "현우", "채원",
+                "다은", "시윤", "윤서", "준서", "서진", "민서", "지율", "태윤", "가은", "하윤", "도윤",
+                "예준", "주원", "소율", "이준", "연우", "지원", "승우", "나연"]
+SURNAMES = ["김", "이", "박", "최", "정", "강", "조", "윤", "장", "임", "한", "오", "서", "신", "권",
+            "황", "안", "송", "전", "홍", "문", "양", "배", "백", "허", "남", "노", "하", "곽", "성"]
+
+
+def ko_name() -> str:
+    if rng.random() < 0.6:
+        return ko.name()
+    return pick(SURNAMES) + pick(MODERN_GIVEN)
+
+
+def ko_names(n: int) -> list[str]:
+    out: list[str] = []
+    while len(out) < n:
+        name = ko_name()
+        if name not in out:
+            out.append(name)
+    return out
+
+
+# --- Korean addresses ------------------------------------------------------------------------------
+PROVINCES = ["서울특별시", "부산광역시", "대구광역시", "인천광역시", "광주광역시", "대전광역시",
+             "울산광역시", "세종특별자치시", "경기도", "강원특별자치도", "충청북도", "충청남도",
+             "전라남도", "경상북도", "경상남도", "제주특별자치도", "서울", "경기"]
+DISTRICTS = ["강남구", "서초구", "송파구", "마포구", "종로구", "중구", "해운대구", "수원시 영통구",
+             "성남시 분당구", "고양시 일산동구", "용인시 수지구", "청주시 흥덕구", "전주시 완산구",
+             "포항시 남구", "제주시", "춘천시", "양평군", "홍성군"]
+ROADS = ["테헤란로", "강남대로", "세종대로", "올림픽로", "판교역로", "월드컵북로", "해운대해변로",
+         "봉은사로", "도산대로", "반포대로", "중앙로", "동일로", "경수대로", "새문안로", "을지로",
+         "선릉로", "영동대로", "양재대로", "광평로", "노형로"]
+DONGS = ["역삼동", "삼성동", "서교동", "망원동", "우동", "정자동", "청담동", "신림동", "연희동",
+         "대치동", "상도동", "봉천동", "구의동", "신사동", "효자동", "노형동"]
+RI = ["양서면 도곡리", "홍북읍 신경리", "애월읍 고내리"]
+
+
+def road_addr(prefix: str) -> tuple[str, str]:
+    road = pick(ROADS)
+    num = str(rng.randint(1, 999))
+    if rng.random() < 0.2:
+        num += f"-{rng.randint(1, 30)}"
+    variants = [f"{road} {num}", f"{road}{rng.randint(1, 90)}길 {rng.randint(1, 60)}",
+                f"{road} {rng.randint(1, 300)}번길 {rng.randint(1, 40)}"]
+    core = pick(variants)
+    if prefix == "full":
+        addr = f"{pick(PROVINCES)} {pick(DISTRICTS)} {core}"
+    elif prefix == "district":
+        addr = f"{pick(DISTRICTS)} {core}"
+    else:
+        addr = core
+    if rng.random() < 0.3:
+        addr += pick([f", {rng.randint(2, 25)}층", f" {rng.randint(101, 120)}동 {rng.randint(101, 1504)}호",
+                      f" ({pick(DONGS)})", f", {rng.randint(201, 999)}호"])
+    return addr, core
+
+
+def lot_addr(prefix: str) -> str:
+    dong = pick(DONGS)
+    lot = f"{rng.randint(1, 999)}-{rng.randint(1, 99)}" if rng.random() < 0.8 else f"{rng.randint(1, 999)}번지"
+    if prefix == "full":
+        return f"{pick(PROVINCES)} {pick(DISTRICTS)} {dong} {lot}"
+    if prefix == "district":
+        return f"{pick(DISTRICTS)} {dong} {lot}"
+    if prefix == "ri":
+        return f"{pick(['경기도 양평군', '충청남도 홍성군', '제주특별자치도 제주시'])} {pick(RI)} {rng.randint(1, 999)}"
+    return f"{dong} {lot}"
+
+
+def gen_addresses():
+    digest_tpl = [
+        "{a}에 있는 사무실로 이동해 회의에 참석했다.",
+        "배송지 주소를 {a}(으)로 변경하는 화면을 열었다.",
+        "지도 앱에서 {a}까지 가는 길을 검색했다.",
+        "{a} 근처 카페에서 노트북으로 문서를 작성했다.",
+        "택배 조회: 수령지 {a}, 도착 예정 오후 6시.",
+        "The user typed the delivery address {a} into the checkout form.",
+        "Opened Naver Map and searched for {a}.",
+        "이력서의 주소 칸에 {a} 을 입력했다.",
+        "거래처 방문 일정: {a}에서 14시 미팅.",
+        "부동산 앱에서 {a} 매물 정보를 확인했다.",
+    ]
+    title_tpl = [
+        "{a} - 네이버 지도",
+        "{a} : 카카오맵 — Chrome",
+        "배송지 변경 | {a} - 쿠팡",
+        "Google Maps - {a}",
+        "등기부등본 열람 ({a}) - 인터넷등기소",
+    ]
+    for i in range(44):
+        kind = pick(["full", "full", "district", "none", "lot_full", "lot_district", "lot_none", "ri"])
+        if kind.startswith("lot"):
+            addr = lot_addr(kind[4:] or "full")
+        elif kind == "ri":
+            addr = lot_addr("ri")
+        else:
+            addr, _ = road_addr(kind)
+        if kind == "none" and "길" not in addr and "-" not in addr and "층" not in addr and "호" not in addr:
+            addr = addr  # a bare "테헤란로 152": keep it with a place particle below
+            text = pick(["{a}에서 점심 약속이 있었다.", "{a} 앞에서 택시를 탔다.", "오늘 {a} 근처 매장 방문."]).format(a=addr)
+            pos("kr_address", "ko", "digest", text, ("ADDRESS", addr))
+            continue
+        shape = "title" if i % 3 == 0 else "digest"
+        tpl = pick(title_tpl if shape == "title" else digest_tpl)
+        text = tpl.format(a=addr).replace("(으)로", "로")
+        lang = "en" if tpl.startswith(("The user", "Opened", "Google")) else "ko"
+        pos("kr_address", lang, shape, text, ("ADDRESS", addr))
+    for _ in range(8):  # Faker's own address formats (odd road suffixes, 지하, 읍/면/리)
+        addr = pick([ko.address(), ko.road_address(), ko.land_address()])
+        addr = addr.split(" (")[0]
+        pos("kr_address", "ko", pick(["digest", "title"]),
+            pick(["고객 주소 {a} 확인 완료.", "{a} - 네이버 지도", "주문서 배송지: {a}"]).format(a=addr),
+            ("ADDRESS", addr))
+
+
+# --- Korean names without honorifics -----------------------------------------------------------
+def gen_names():
+    roles = ["담당자", "담당", "작성자", "팀장", "대표", "PM", "요청자", "승인자", "검토자", "보낸 사람",
+             "받는 사람", "발신자", "수신자", "예약자", "고객명", "성명", "이름", "리뷰어", "기안자", "문의자"]
+    for _ in range(26):
+        role = pick(roles)
+        name = ko_name()
+        sep = pick([": ", " : ", " ", ":", "  "])
+        tpl = pick([
+            "Jira 이슈 상세 화면 — {r}{s}{n}, 상태: 진행 중.",
+            "{r}{s}{n} / 마감일 2025-04-30",
+            "메일 화면: {r}{s}{n}, 제목 '3분기 정산 자료'.",
+            "결재 문서를 열었다. {r}{s}{n}, 결재 대기.",
+            "{r}{s}{n}가 남긴 코멘트를 확인했다.",
+            "The ticket shows {r}{s}{n} as the owner.",
+            "[공지] 주간 보고 ({r}{s}{n})",
+            "상담 내역 — {r}{s}{n}, 문의 유형: 환불",
+        ])
+        text = tpl.format(r=role, s=sep, n=name)
+        pos("kr_name_role", "en" if tpl.startswith("The") else "ko",
+            "title" if tpl.startswith(("[공지]", "{r}")) else "digest", text, ("PERSON", name))
+    for _ in range(14):
+        names = ko_names(rng.randint(2, 4))
+        label = pick(["참석", "참석자", "참여자", "팀원", "멤버", "참조", "Attendees", "구성원", "명단"])
+        sep = pick([", ", ",", " · ", "/", ", "])
+        tpl = pick(["회의록 - {l}: {ns}", "{l}: {ns} (총 {k}명)", "캘린더 일정 '스프린트 리뷰' {l}: {ns}.",
+                    "Meeting notes — {l}: {ns}"])
+        text = tpl.format(l=label, ns=sep.join(names), k=len(names))
+        pos("kr_name_list", "ko", "digest", text, *[("PERSON", n) for n in names])
+    for _ in range(6):  # unlabelled list followed by a verb
+        names = ko_names(rng.randint(2, 3))
+        text = pick(["{ns} 참석 확정.", "{ns}와 점심 식사 후 리뷰 진행.", "슬랙 채널에 {ns} 초대함."]).format(
+            ns=", ".join(names))
+        pos("kr_name_list", "ko", "digest", text, *[("PERSON", n) for n in names])
+    for _ in range(22):
+        name = ko_name()
+        h, mnt = rng.randint(1, 12), rng.randint(0, 59)
+        tpl = pick([
+            ("[{n}] [오후 {h}:{m:02d}] 자료 공유드립니다", "digest"),
+            ("[{n}] 오전 {h}:{m:02d} 네 확인했습니다", "digest"),
+            ("2024년 5월 3일 오후 {h}:{m:02d}, {n} : 내일 회의 몇 시죠?", "digest"),
+            ("{n}  오후 {h}:{m:02d}\n배포 끝났어요", "digest"),
+            ("{n} - 카카오톡", "title"),
+            ("카카오톡 - {n}", "title"),
+            ("{n} | Slack DM — Slack", "title"),
+            ("{n}와의 대화 - LINE", "title"),
+            ("{n}: 회의실 잡아뒀어요", "digest"),
+            ("[{h}:{m:02d}] {n}: PR 리뷰 부탁드려요", "digest"),
+        ])
+        text = tpl[0].format(n=name, h=h, m=mnt)
+        if "와의" in text and name[-1] not in "아어오우이":
+            text = text.replace(f"{name}와의", f"{name}과의")
+        pos("kr_name_chat", "ko", tpl[1], text, ("PERSON", name))
+
+
+# --- capability URLs -----------------------------------------------------------------------------
+HOSTS = ["app.acmecorp.com", "accounts.example.io", "portal.mycompany.co.kr", "id.startup.dev",
+         "auth.shop.example.com", "www.ticketly.com"]
+
+
+def gen_capability_urls():
+    makers = [
+        lambda: f"https://{pick(HOSTS)}/reset-password/{token(32)}",
+        lambda: f"https://{pick(HOSTS)}/password/reset?token={token(40, string.ascii_letters + string.digits + '-_')}",
+        lambda: f"https://{pick(HOSTS)}/users/password/edit?reset_password_token={token(20)}",
+        lambda: f"https://{pick(HOSTS)}/invite/{token(24)}",
+        lambda: f"https://{pick(HOSTS)}/invitations/accept?invitation_token={token(22)}",
+        lambda: f"https://{pick(HOSTS)}/join/{en.uuid4()}",
+        lambda: f"https://{pick(HOSTS)}/auth/magic-link?token={token(36)}",
+        lambda: f"https://{pick(HOSTS)}/verify-email?code={token(28)}&email_id=1234",
+        lambda: (f"https://{pick(['acme-backups', 'prod-uploads', 'invoices-2024'])}.s3.{pick(['us-east-1', 'ap-northeast-2'])}"
+                 f".amazonaws.com/{pick(['reports', 'exports'])}/{rng.randint(1000, 9999)}.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+                 f"&X-Amz-Credential=AKIA{token(16, string.ascii_uppercase + string.digits)}%2F20240315%2Fus-east-1%2Fs3%2Faws4_request"
+                 f"&X-Amz-Date=20240315T101500Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host"
+                 f"&X-Amz-Signature={''.join(rng.choice('0123456789abcdef') for _ in range(64))}"),
+        lambda: (f"https://storage.googleapis.com/{pick(['ml-datasets', 'team-share'])}/data.csv?X-Goog-Algorithm=GOOG4-RSA-SHA256"
+                 f"&X-Goog-Credential=svc%40proj.iam.gserviceaccount.com&X-Goog-Expires=900"
+                 f"&X-Goog-Signature={''.join(rng.choice('0123456789abcdef') for _ in range(80))}"),
+        lambda: (f"https://{pick(['contoso', 'fabrikamdata'])}.blob.core.windows.net/{pick(['backups', 'media'])}/file.zip"
+                 f"?sv=2022-11-02&ss=b&srt=o&sp=r&se=2024-04-01T00:00:00Z&st=2024-03-01T00:00:00Z&spr=https"
+                 f"&sig={quote(token(43) + '=', safe='')}"),
+        lambda: f"https://docs.google.com/document/d/{token(44, string.ascii_letters + string.digits + '_-')}/edit?usp=sharing",
+        lambda: f"https://docs.google.com/spreadsheets/d/{token(44, string.ascii_letters + string.digits + '_-')}/edit#gid=0",
+        lambda: f"https://drive.google.com/file/d/{token(33)}/view?usp=sharing",
+        lambda: f"https://www.dropbox.com/s/{token(15).lower()}/contract_final.pdf?dl=0",
+        lambda: f"https://www.dropbox.com/scl/fi/{token(21).lower()}/deck.key?rlkey={token(25).lower()}&dl=0",
+        lambda: f"https://www.notion.so/{pick(['acme', 'myteam'])}/Q3-Roadmap-{''.join(rng.choice('0123456789abcdef') for _ in range(32))}",
+        lambda: f"https://{pick(['acme', 'studio'])}.notion.site/Onboarding-{''.join(rng.choice('0123456789abcdef') for _ in range(32))}?pvs=4",
+        lambda: f"https://1drv.ms/w/s!{token(26)}",
+        lambda: f"https://join.slack.com/t/{pick(['acme-dev', 'kr-startups'])}/shared_invite/zt-{token(10).lower()}-{token(22)}",
+        lambda: f"https://discord.gg/{token(8)}",
+        lambda: f"https://open.kakao.com/o/{pick(['g', 's'])}{token(7)}",
+        lambda: f"https://www.figma.com/file/{token(22)}/Design-System?node-id=0%3A1",
+    ]
+    contexts = [
+        ("Clicked the password reset link {u} from the email.", "en", "digest"),
+        ("Copied {u} into the chat.", "en", "digest"),
+        ("브라우저 주소창에 {u} 를 붙여넣었다.", "ko", "digest"),
+        ("초대 링크 {u} 를 팀원에게 보냈다.", "ko", "digest"),
+        ("{u}", "en", "title"),
+        ("Opened {u} in a new tab", "en", "digest"),
+        ("공유 링크: {u}", "ko", "digest"),
+    ]
+    for _ in range(2):
+        for make in makers:
+            url = make()
+            tpl, lang, shape = pick(contexts)
+            pos("capability_url", lang, shape, tpl.format(u=url), ("CAPABILITY_URL", url))
+
+
+# --- meeting IDs and passcodes -----------------------------------------------------------------
+def meeting_id() -> str:
+    d = "".join(rng.choice(string.digits[1:]) + "".join(rng.choice(string.digits) for _ in range(10)))
+    n = pick([10, 11, 9])
+    d = d[:n]
+    if n == 11:
+        return pick([f"{d[:3]} {d[3:7]} {d[7:]}", d, f"{d[:3]}-{d[3:7]}-{d[7:]}"])
+    if n == 10:
+        return pick([f"{d[:3]} {d[3:6]} {d[6:]}", d])
+    return f"{d[:3]} {d[3:6]} {d[6:]}"
+
+
+def passcode() -> str:
+    return pick([token(6), "".join(rng.choice(string.digits) for _ in range(6)), token(8),
+                 "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(5)) + "1"])
+
+
+def gen_meetings():
+    tpls = [
+        ("Zoom invite: Meeting ID: {i} Passcode: {p}", "en", "digest"),
+        ("Meeting ID {i}, passcode {p}", "en", "digest"),
+        ("Join Zoom Meeting — Meeting ID: {i} — Passcode: {p}", "en", "title"),
+        ("Teams meeting: Meeting ID: {i} Passcode: {p}", "en", "digest"),
+        ("Webex meeting number: {i} Password: {p}", "en", "digest"),
+        ("회의 ID: {i} 암호: {p}", "ko", "digest"),
+        ("줌 회의 ID {i} / 비밀번호 {p}", "ko", "digest"),
+        ("화상회의 참가 — 회의 ID: {i}, 암호: {p}", "ko", "title"),
+        ("미팅 ID: {i} 패스코드: {p}", "ko", "digest"),
+        ("Zoom 회의 참가 - 회의 ID {i} 암호 {p}", "ko", "title"),
+        ("The calendar event lists Zoom ID {i} and pwd {p}.", "en", "digest"),
+        ("Conference ID: {i} PIN: {p}", "en", "digest"),
+    ]
+    for _ in range(3):
+        for tpl, lang, shape in tpls:
+            i, p = meeting_id(), passcode()
+            pos("meeting_code", lang, shape, tpl.format(i=i, p=p), ("MEETING_CODE", i), ("MEETING_CODE", p))
+    for _ in range(4):
+        code = f"{''.join(rng.choice(string.ascii_lowercase) for _ in range(3))}-" \
+               f"{''.join(rng.choice(string.ascii_lowercase) for _ in range(4))}-" \
+               f"{''.join(rng.choice(string.ascii_lowercase) for _ in range(3))}"
+        pos("meeting_code", "en", "digest", f"Google Meet code: {code}", ("MEETING_CODE", code))
+
+
+# --- encoded spans --------------------------------------------------------------------------------
+def b64(s: str, urlsafe: bool = False) -> str:
+    raw = s.encode()
+    return (base64.urlsafe_b64encode(raw) if urlsafe else base64.b64encode(raw)).decode()
+
+
+def gen_encoded():
+    for _ in range(8):
+        user, pw = en.user_name(), token(12)
+        blob = b64(f"{user}:{pw}")
+        tpl = pick(["curl -H 'Authorization: Basic {b}' https://api.internal/v1",
+                    "basic auth header value {b} shown in DevTools",
+                    "Proxy-Authorization: Basic {b}",
+                    "헤더에 Basic {b} 가 들어가 있었다."])
+        typ = "API_KEY" if "Authorization: Basic" in tpl else "SECRET"
+        pos("base64", "ko" if "헤더" in tpl else "en", "digest", tpl.format(b=blob), (typ, blob))
+    for _ in range(8):
+        email = en.email() if rng.random() < 0.5 else ko.free_email()
+        blob = b64(json.dumps({"user": email, "exp": rng.randint(1700000000, 1800000000)}), urlsafe=True).rstrip("=")
+        tpl = pick(["Cookie: session={b}; theme=dark", "Set-Cookie: auth_state={b}; Path=/",
+                    "쿠키 값 user_ctx={b} 를 확인했다."])
+        # Under a Cookie header the whole value is a session secret; bare, it is the email inside.
+        typ = "SECRET" if "Cookie:" in tpl else "EMAIL_ADDRESS"
+        pos("base64", "ko" if "쿠키" in tpl else "en", "digest", tpl.format(b=blob), (typ, blob))
+    for _ in range(8):
+        kind = pick(["db", "email", "phone"])
+        if kind == "db":
+            inner = f"postgres://{en.user_name()}:{token(14)}@db-{rng.randint(1, 9)}.internal:5432/app"
+            typ = "DB_URL"
+        elif kind == "email":
+            inner = en.email()
+            typ = "EMAIL_ADDRESS"
+        else:
+            inner = f"010-{rng.randint(2000, 9999)}-{rng.randint(1000, 9999)}"
+            typ = "PHONE_NUMBER"
+        blob = b64(inner)
+        key = pick(["DATABASE_URL", "ADMIN_EMAIL", "CONTACT", "owner", "dsn"])
+        text = f"kubectl get secret app -o yaml\ndata:\n  {key}: {blob}\n  replicas: Mw=="
+        pos("base64", "en", "digest", text, (typ, blob))
+    for _ in range(12):
+        email = en.email()
+        enc = quote(email, safe="")
+        tpl = pick(["https://app.example.com/login?next=%2Fsettings&email={e}",
+                    "https://mail.example.org/unsubscribe?u={e}&list=weekly",
+                    "redirect_uri=https%3A%2F%2Fportal.example.com%2Fcb%3Fuser%3D{e}",
+                    "검색 기록: https://search.example.com/?q={e}"])
+        text = tpl.format(e=enc)
+        pos("percent", "ko" if tpl.startswith("검색") else "en", "digest", text, ("EMAIL_ADDRESS", enc))
+    for _ in range(4):
+        phone = f"010-{rng.randint(2000, 9999)}-{rng.randint(1000, 9999)}"
+        enc = quote(f"연락처 {phone}", safe="")
+        text = f"https://forms.example.com/submit?memo={enc}"
+        pos("percent", "ko", "digest", text, ("PHONE_NUMBER", quote(phone, safe="")))
+
+
+# --- values broken across lines --------------------------------------------------------------------
+def luhn_card(prefix: str, length: int) -> str:
+    digits = [int(c) for c in prefix]
+    while len(digits) < length - 1:
+        digits.append(rng.randint(0, 9))
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2 == 0:
+            d *= 2
+            d = d - 9 if d > 9 else d
+        total += d
+    return "".join(map(str, digits)) + str((10 - total % 10) % 10)
+
+
+def gen_broken():
+    for _ in range(10):
+        card = luhn_card(pick(["4", "51", "37", "6011"]), 16)
+        groups = [card[i:i + 4] for i in range(0, 16, 4)]
+        cut = rng.randint(1, 3)
+        text = pick(["카드번호 입력:\n", "Card on file:\n", "결제 정보 "]) + \
+            " ".join(groups[:cut]) + "\n" + " ".join(groups[cut:]) + pick([" 유효기간 12/27", " exp 08/26", ""])
+        first, second = " ".join(groups[:cut]), " ".join(groups[cut:])
+        value = text[text.index(first):text.index(second) + len(second)]
+        pos("line_broken", pick(["en", "ko"]), "digest", text, ("CREDIT_CARD", value))
+    for _ in range(10):
+        key = pick([f"AKIA{token(16, string.ascii_uppercase + string.digits)}",
+                    f"ghp_{token(36)}", f"sk-ant-api03-{token(40)}", f"xoxb-{rng.randint(10**11, 10**12)}-{token(24)}",
+                    f"glpat-{token(20)}"])
+        cut = rng.randint(6, len(key) - 4)
+        text = pick(["export TOKEN=\n", "키 값: ", "The pasted key was "]) + key[:cut] + "\n" + key[cut:] + \
+            pick([" (expires soon)", "\n다음 단계 진행", ""])
+        value = key[:cut] + "\n" + key[cut:]
+        pos("line_broken", "en", "digest", text, ("API_KEY", value))
+
+
+# --- obfuscated emails, bare SSNs, AWS secrets, cut-off private keys --------------------------------
+def gen_misc():
+    forms = [
+        lambda u, d, t: f"{u} at {d} dot {t}", lambda u, d, t: f"{u} [at] {d} [dot] {t}",
+        lambda u, d, t: f"{u}(at){d}(dot){t}", lambda u, d, t: f"{u} AT {d} DOT {t}",
+        lambda u, d, t: f"{u}[at]{d}.{t}", lambda u, d, t: f"{u} {{at}} {d} {{dot}} {t}",
+        lambda u, d, t: f"{u} @ {d} dot {t}", lambda u, d, t: f"{u} (at) {d} (dot) {t}",
+    ]
+    for _ in range(16):
+        user = pick([en.user_name(), en.first_name().lower() + "." + en.last_name().lower()])
+        dom, tld = pick([("example", "com"), ("gmail", "com"), ("naver", "com"), ("acme", "io"),
+                         ("uni", "ac.kr"), ("company", "co.kr")])
+        obf = pick(forms)(user, dom, tld)
+        text = pick(["Contact: {e}", "메일은 {e} 으로 주세요", "Reach me at {e} for details.",
+                     "Profile bio says: email {e}"]).format(e=obf)
+        pos("obfuscated_email", "ko" if "메일은" in text else "en", "digest", text, ("EMAIL_ADDRESS", obf))
+    for _ in range(12):
+        ssn = en.ssn().replace("-", "")
+        text = pick(["SSN {s} on the W-2 form", "Social Security Number: {s}", "ssn:{s}",
+                     "Employee SSN is {s}.", "HR form — SSN {s} — verified", "{s} (SSN)"]).format(s=ssn)
+        pos("ssn_bare", "en", pick(["digest", "title"]), text, ("US_SSN", ssn))
+    for _ in range(10):
+        secret = token(40, string.ascii_letters + string.digits + "/+")
+        akid = f"AKIA{token(16, string.ascii_uppercase + string.digits)}"
+        tpl = pick(["{a}\n{s}", "credentials: {a} {s}", "AWS keys pasted in chat: {a} / {s}",
+                    "access {a} secret {s}", "{s}"])
+        text = tpl.format(a=akid, s=secret)
+        ents = [("SECRET", secret)] + ([("API_KEY", akid)] if "{a}" in tpl else [])
+        pos("aws_secret", "en", "digest", text, *ents)
+    for _ in range(6):
+        body = "\n".join(token(64, string.ascii_letters + string.digits + "+/") for _ in range(rng.randint(2, 5)))
+        kind = pick(["RSA ", "OPENSSH ", "EC ", ""])
+        block = f"-----BEGIN {kind}PRIVATE KEY-----\n{body}"
+        after = pick(["Then the user opened Slack and replied to the thread.",
+                      "이후 사용자는 터미널에서 git push 를 실행했다.",
+                      "Next: ran pytest, 42 passed."])
+        text = f"pasted into the editor:\n{block}\n{after}"
+        pos("private_key_cut", "en", "digest", text, ("PRIVATE_KEY", block), keep=[after])
+
+
+# --- the older types, in new phrasing (Faker values) -----------------------------------------------
+def gen_basics():
+    for _ in range(8):
+        e = en.email()
+        pos("email", "en", pick(["digest", "title"]), pick([
+            "Inbox (3) - {e} - Gmail", "Replied to {e} about the invoice.", "From: {n} <{e}>"]).format(
+            e=e, n=en.name()), ("EMAIL_ADDRESS", e))
+    for _ in range(6):
+        e = ko.free_email()
+        pos("email", "ko", "digest", pick(["{e} 계정으로 로그인했다.", "받는 사람: {e}"]).format(e=e),
+            ("EMAIL_ADDRESS", e))
+    for _ in range(8):
+        p = f"010-{rng.randint(2000, 9999)}-{rng.randint(1000, 9999)}" if rng.random() < 0.5 else ko.phone_number()
+        pos("phone", "ko", "digest", pick(["연락처 {p} 로 문자 발송", "전화번호: {p}", "고객 휴대폰 {p} 확인"]).format(p=p),
+            ("PHONE_NUMBER", p))
+    for _ in range(6):
+        p = en.numerify("(###) 555-####").replace("(0", "(2").replace("(1", "(3")
+        pos("phone", "en", "digest", f"Call back at {p} tomorrow.", ("PHONE_NUMBER", p))
+    for _ in range(6):
+        c = luhn_card(pick(["4", "51", "37"]), 16)
+        c = " ".join(c[i:i + 4] for i in range(0, 16, 4)) if rng.random() < 0.5 else c
+        pos("card", pick(["en", "ko"]), "digest", pick(["card {c} charged", "카드 {c} 결제 완료"]).format(c=c),
+            ("CREDIT_CARD", c))
+    for _ in range(6):
+        s = en.ssn()
+        pos("ssn", "en", "digest", f"Form field filled with {s}.", ("US_SSN", s))
+    for _ in range(6):
+        r = ko.ssn()
+        pos("rrn", "ko", "digest", pick(["주민번호 {r} 입력", "신분 확인: {r}"]).format(r=r), ("KR_RRN", r))
+    for _ in range(6):
+        ip = en.ipv4_public()
+        pos("ip", "en", "digest", f"ssh deploy@{ip} failed twice", ("IP_ADDRESS", ip))
+    for _ in range(6):
+        name = ko_name()
+        h = pick(["님", " 님", "씨", " 씨", " 팀장님", " 대리"])
+        pos("kr_name_honorific", "ko", "digest", f"{name}{h}이 보낸 파일을 열었다.", ("PERSON", name))
+    for _ in range(6):
+        user = en.user_name()
+        pos("user_path", "en", "title", f"/home/{user}/projects/app/main.py - VS Code", ("USER_PATH", user))
+
+
+# --- decoys -----------------------------------------------------------------------------------------
+def gen_decoys():
+    for _ in range(10):
+        v = f"{rng.randint(0, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 99)}"
+        decoy("version", pick(["en", "ko"]), pick(["digest", "title"]), pick([
+            "Upgraded node to v{v} and reran the build.", "버전 {v} 릴리스 노트를 읽었다.",
+            "Release {v} — GitHub", "pip install requests=={v}"]).format(v=v))
+    for _ in range(10):
+        h = "".join(rng.choice("0123456789abcdef") for _ in range(pick([7, 12, 40, 64])))
+        decoy("hash", "en", pick(["digest", "title"]), pick([
+            "git show {h} in the terminal", "commit {h} - fix flaky test", "sha256: {h}",
+            "https://github.com/psf/requests/commit/{h}"]).format(h=h))
+    for _ in range(10):
+        n = rng.randint(100000000, 999999999)
+        decoy("order", pick(["en", "ko"]), "digest", pick([
+            "Order #{n} shipped.", "주문번호 {n} 배송 시작", "Invoice INV-{n} paid",
+            "Tracking number {n} updated", "티켓 {n} 처리 완료"]).format(n=n))
+    for _ in range(8):
+        p = rng.choice([3000, 5432, 8080, 8443, 6379, 27017, 9200])
+        decoy("port", "en", "digest", pick([
+            "server listening on localhost:{p}", "docker run -p {p}:{p} app", "포트 {p} 이미 사용 중"]).format(p=p))
+    public = ["https://docs.python.org/3/library/base64.html", "https://github.com/pallets/flask/pull/5123",
+              "https://stackoverflow.com/questions/12345678/how-to-reset-a-password-in-django",
+              "https://docs.djangoproject.com/en/5.0/topics/auth/passwords/",
+              "https://support.google.com/docs/answer/2494822", "https://www.dropbox.com/features",
+              "https://www.notion.so/help/sharing-and-permissions", "https://aws.amazon.com/s3/pricing/",
+              "https://acme-public.s3.amazonaws.com/logo.png", "https://zoom.us/pricing",
+              "https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Authorization",
+              "https://github.com/org/repo/blob/9f8e7d6c5b4a39281706f5e4d3c2b1a098765432/README.md",
+              "https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=42", "https://pypi.org/project/presidio-analyzer/2.2.355/",
+              "https://en.wikipedia.org/wiki/Password_reset", "https://github.com/org/repo/releases/download/v1.2.3/app.tar.gz",
+              "https://search.example.com/?q=hello%20world&lang=ko", "https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/creating-a-personal-access-token",
+              "https://learn.microsoft.com/en-us/azure/storage/common/storage-sas-overview",
+              "https://slack.com/help/articles/201330256-Invite-new-members-to-your-workspace"]
+    for u in public:
+        decoy("public_url", "en", pick(["digest", "title"]), pick(["Read {u}", "{u}", "열람한 문서: {u}"]).format(u=u))
+    korean = [
+        "서로 3번 확인했다.", "운동 30분 하고 회의에 들어갔다.", "주로 2개의 탭을 오가며 작업했다.",
+        "바로 10분 뒤 배포가 끝났다.", "새로 5개의 이슈가 생성되었다.", "별로 2건밖에 없었다.",
+        "순서대로 1, 2, 3 단계를 진행했다.", "자동 저장 3회 실행", "이동 2-3분 소요", "활동 10건 기록",
+        "담당자: 미정", "작성자: 관리자", "참석: 전원", "참석자: 개발팀, 기획팀", "대표 번호 1588-0000 안내문",
+        "[공지] 오후 3:12 서버 점검", "이름 변경을 요청했다", "팀장 회의 준비", "검토자: 확인 필요",
+        "사과, 배, 포도 구매 목록", "정리, 배포, 회고 순으로 진행", "고객님이 선생님께 문의했다",
+        "강남역 근처 카페에서 작업", "테헤란로 스타트업 행사 후기", "서울 날씨 맑음, 최고 24도",
+        "회의 ID를 아직 받지 못했다", "Zoom meeting notes - Confluence", "Passcode required to join",
+        "meeting at 3 pm in room 402", "deployed at example.com today", "Lunch at Joe's, then code review",
+        "SSN field left blank", "call 1-800 support line later", "암호화 설정 변경",
+        "base64 encoded string SGVsbG8sIHdvcmxkIQ== decoded to a greeting", "ZXhhbXBsZSB0ZXh0IG9ubHk=",
+        "1층 로비에서 2층 회의실로 이동", "3동 건물 A동 2층", "기본값으로 3 설정", "버전 2.3으로 업그레이드",
+        "카카오톡 - 공지사항", "Slack | general", "이번 주 스프린트 리뷰 - Jira",
+        "파일 이름: 보고서_최종.docx", "리뷰어: 없음", "받는 사람: 전체", "요청자 정보 없음",
+        "총 4111 1111\n건 처리", "build 20240315\n1234 passed", "checksum 9f8e7d6c5b4a3928\n1706f5e4 ok",
+        "서울특별시청 홈페이지", "강남구청 민원실", "경기도 교육청 공지", "도로명 주소 찾기 - 행정안전부",
+        "역삼동 맛집 추천", "테헤란로 일대 교통 혼잡", "판교 테크노밸리 채용 박람회",
+    ]
+    for t in korean:
+        lang = "ko" if any("가" <= c <= "힣" for c in t) else "en"
+        decoy("common_words", lang, "title" if (" - " in t or " | " in t) else "digest", t)
+
+
+def main() -> None:
+    gen_addresses()
+    gen_names()
+    gen_capability_urls()
+    gen_meetings()
+    gen_encoded()
+    gen_broken()
+    gen_misc()
+    gen_basics()
+    gen_decoys()
+    with OUT.open("w", encoding="utf-8") as f:
+        for rec in records:
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    positives = [r for r in records if r["kind"] == "positive"]
+    print(f"wrote {len(records)} records ({len(positives)} positive, "
+          f"{sum(len(r['entities']) for r in positives)} entities, {len(records) - len(positives)} decoys) to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
