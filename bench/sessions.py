@@ -73,6 +73,9 @@ class Session:
     segments: dict[str, Segment]
     spans: list[tuple[float, float, str]]  # (start, end, segment id), unix seconds
     paused: list[tuple[float, float]] = field(default_factory=list)
+    # (start, end) of the spans entered with no window event (a tab, a scroll, typing
+    # that follows its window's arrival, an idle stretch)
+    silent: list[tuple[float, float]] = field(default_factory=list)
 
     @property
     def window_secs(self) -> float:
@@ -264,7 +267,8 @@ def make_session(root: Path | str, seed: int = 1, *, start: float = 1_763_766_00
     paused = []
     _write_log(edir / "session.mcap", start, spans, rng, paused)
     return Session(root, kdir, edir, start, start + DURATION, seed, interval, frames, segments,
-                   [(start + a, start + b, s) for a, b, s, _ in spans], paused)
+                   [(start + a, start + b, s) for a, b, s, _ in spans], paused,
+                   [(start + a, start + b) for a, b, _, blk in spans if blk.app is None])
 
 
 def _write_log(path: Path, start: float, spans, rng: random.Random, paused: list) -> None:
