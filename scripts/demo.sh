@@ -56,3 +56,14 @@ run ctx requests show --last --format table
 echo
 echo "Export (first 3 lines):"
 ctx export | head -3
+
+# cue without a capture tool or a model: a scripted 15-minute session (bench/sessions.py:
+# app and tab switches, a scroll with no events, typing bursts, blips, an idle stretch, a
+# pause), then the frames cue would pick and everything `cue digest` would send.
+export CUE_HOME="$WORK/cue"
+cue() { "$BIN/cue" "$@"; }
+SESSION="$WORK/session"
+END=$(run "$BIN/python" -m bench.sessions "$SESSION" 7 | "$BIN/python" -c 'import json,sys; print(int(json.load(sys.stdin)["end"]))')
+echo "Scripted session in $SESSION (ends at unix $END)"
+run cue select --keyframes "$SESSION/keyframes" --events "$SESSION/events" --end "$END" --since 15m --format table
+run cue digest --dry-run --keyframes "$SESSION/keyframes" --events "$SESSION/events" --end "$END" --since 15m
