@@ -148,8 +148,18 @@ def test_only_changes_are_kept_and_idle_writes_nothing(tmp_path):
     _, backend, frames, events = record(
         tmp_path, [(20, "screen", 3), (41, "screen", 6)], secs=120)
     assert offsets(frames) == [0, 20, 42]  # first, then only when the screen moved
-    assert len(backend.grabbed) == 60  # …although it looked every 2 s
+    # …although it looked every 2 s, and every 10 s after a minute without input
+    assert [round(t - T0) for t in backend.grabbed] == [*range(0, 60, 2), *range(60, 120, 10)]
     assert [e.topic for e in events] == [TOPIC_WINDOW]
+
+
+def test_activity_after_idle_brings_the_interval_back(tmp_path):
+    _, backend, frames, _ = record(tmp_path, [(95, "keys", 4), (95, "screen", 2)], secs=110)
+    grabbed = [round(t - T0) for t in backend.grabbed]
+    back = next(t for t in grabbed if t > 90)
+    assert 95 <= back <= 96, grabbed  # at once, not at the idle pace (100)
+    assert grabbed[grabbed.index(back):] == list(range(back, 110, 2))
+    assert back in offsets(frames)
 
 
 def test_heartbeat_only_while_active(tmp_path):
@@ -191,7 +201,7 @@ def test_pause_writes_nothing_between_the_pause_events(tmp_path):
     _, backend, frames, events = record(tmp_path, script, secs=40, paused_at=[(10, 30)])
     pauses = [(round(e.ts - T0), e.data["state"]) for e in events if e.topic == TOPIC_PAUSE]
     assert pauses == [(10, "paused"), (30, "resumed")]
-    assert not [e for e in events if 10 < e.ts - T0 < 30]
+    assert not [e for e in events if 10 < e.ts - T0 < 30 and e.topic != TOPIC_PAUSE]
     assert not [t for t in backend.grabbed if 10 <= t - T0 < 30]
     assert "secret channel" not in repr(events)
     assert offsets(frames) == [0, 30]  # the screen after resuming is news

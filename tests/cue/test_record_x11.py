@@ -134,7 +134,12 @@ def session(tmp_path_factory):
         rec = subprocess.Popen([CUE, "record", "--format", "json"], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         _wait_for(lambda: s.frames() if (home / "keyframes").is_dir() else False,
-                  timeout=20, what="the first keyframe")
+                  timeout=60, what="the first keyframe")
+
+        def logged(pred, what):  # wait for the recorder to log something (it flushes each second)
+            since = time.time() - 0.5
+            _wait_for(lambda: any(pred(e) for e in s.events() if e.ts >= since - 30),
+                      timeout=20, what=what)
         time.sleep(0.8)  # let the first grabs settle
         s.status_running = json.loads(subprocess.run(
             [CUE, "status", "--format", "json"], env=env, capture_output=True, text=True,
@@ -146,17 +151,22 @@ def session(tmp_path_factory):
 
         s.mark("type0")
         _x(env, "type", "--delay", "30", TYPED)
-        time.sleep(1.3)
+        _wait_for(lambda: _keys(e for e in s.events() if e.ts >= s.marks["type0"])
+                  >= len(TYPED), timeout=20, what="the typing to be counted")
+        time.sleep(0.2)
         s.mark("type1")
 
         _x(env, "set_window", "--name", "alpha renamed", alpha)
-        time.sleep(0.8)
+        logged(lambda e: e.data.get("title") == "alpha renamed", "the title change")
         s.mark("switch")
         _activate(env, beta)
-        time.sleep(1.2)
+        logged(lambda e: e.ts >= s.marks["switch"] and e.data.get("title") == "beta", "beta")
+        _wait_for(lambda: [f for f in s.frames() if f.ts >= s.marks["switch"]], timeout=20,
+                  what="a keyframe after the switch")
 
         p, vault = _xterm(env, "vault", "-class", "KeePassXC")
         _activate(env, vault)
+        logged(lambda e: e.data.get("app") == "[excluded]", "the [excluded] event")
         s.mark("vault0")
         _x(env, "type", "--delay", "30", VAULT_TYPED)
         time.sleep(1.5)
@@ -164,10 +174,11 @@ def session(tmp_path_factory):
         p.kill()
         p.wait()
         _activate(env, alpha)
-        time.sleep(1.2)
+        logged(lambda e: e.ts >= s.marks["vault1"] and e.data.get("title") == "alpha renamed",
+               "back to alpha")
 
         subprocess.run([CUE, "pause"], env=env, check=True, capture_output=True, timeout=20)
-        time.sleep(1.3)  # the recorder checks once a second
+        logged(lambda e: e.data.get("state") == "paused", "the pause event")
         s.mark("paused0")
         _activate(env, beta)
         _x(env, "set_window", "--name", PAUSED_TITLE, beta)
@@ -177,7 +188,8 @@ def session(tmp_path_factory):
         time.sleep(0.6)
         s.mark("paused1")
         subprocess.run([CUE, "resume"], env=env, check=True, capture_output=True, timeout=20)
-        time.sleep(1.5)
+        logged(lambda e: e.data.get("state") == "resumed", "the resume event")
+        time.sleep(0.5)
 
         s.mark("term")
         rec.send_signal(signal.SIGTERM)
