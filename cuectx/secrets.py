@@ -48,7 +48,7 @@ _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _PLACEHOLDER_PARTS = ("example", "your", "placeholder", "redacted", "changeme", "change_me",
                       "change-me", "dummy", "sample", "xxxx", "****", "...", "…", "<", ">",
                       "${", "{{", "%(", "$(", "[secret", "insert", "replace_me", "replace-me",
-                      "todo", "fixme", "00000000", "12345678", "abcdefgh", "foobar")
+                      "todo", "fixme", "process.env", "environ", "getenv", "env.", "env[", "env(", "00000000", "12345678", "abcdefgh", "foobar")
 _NOT_VALUES = {"none", "null", "nil", "true", "false", "undefined", "required", "optional",
                "str", "string", "hidden", "secret", "password", "token", "env", "tbd", "n/a",
                "empty", "unset", "masked"}
@@ -287,9 +287,9 @@ _RULES: list[_Rule] = [
           r"(?i:aws.{0,24}?secret.{0,24}?)[\"']?\s*(?:=|:|=>)\s*[\"']?(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
           group="v", check=lambda m, s: s or not is_placeholder(m["v"])),
     _Rule("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-          _L + r"gh[pousr]_(?P<body>[A-Za-z0-9]{36})" + _R, check=_checksummed),
+          _L + r"gh[pousr]_(?P<body>[A-Za-z0-9]{36,255})" + _R, check=_checksummed),
     _Rule("github-token", ("github_pat_",),
-          _L + r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}" + _R, check=_random_group(min_len=40)),
+          _L + r"github_pat_[A-Za-z0-9_]{40,255}" + _R, check=_random_group(min_len=40)),
     _Rule("gitlab-token", ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glft-", "gloas-"),
           _L + r"gl(?:pat|dt|rt|ptt|cbt|soat|ft|oas)-[A-Za-z0-9_\-.]{20,}" + _R,
           check=_random_group(min_len=20, min_entropy=3.0)),
@@ -353,12 +353,12 @@ _RULES: list[_Rule] = [
     # -- passwords in URLs: only the password (or a token as the user) goes
     _Rule("url-password", ("://",),
           r"(?i)(?<![A-Za-z0-9+.\-])(?P<scheme>(?:jdbc:)?[a-z][a-z0-9+.\-]{1,20})://"
-          r"(?P<user>[^\s:/@?#\[\]\"'<>`]{1,200})(?::(?P<pw>[^\s@/?#\[\]\"'<>`]{0,200}))?"
+          r"(?P<user>[^\s:/@?#\[\]\"'<>`]{1,200})(?::(?P<pw>[^\s@/\[\]\"'<>`]{0,200}))?"
           r"@(?P<host>[A-Za-z0-9.\-]+|\[[0-9a-fA-F:.]+\])",
           check=_url_secret, priority=2),
     # -- Authorization headers
     _Rule("auth-header", ("authorization", "bearer", "basic", "token "),
-          r"(?i:\b(?:proxy-)?authorization\s*[:=]\s*[\"']?)(?P<scheme>basic|bearer|token|digest)\s+"
+          r"(?i:\b(?:proxy-)?authorization\s*[:=]\s*[\"']?)(?P<scheme>(?i:basic|bearer|token|digest))\s+"
           r"(?P<cred>[A-Za-z0-9._~+/\-]{8,}=*)(?![A-Za-z0-9._~+/=\-])",
           group="cred", check=_basic, priority=2),
     _Rule("bearer-token", ("bearer",),
@@ -378,15 +378,19 @@ _ASSIGNMENT = _RULES[-2]
 
 
 def _find_assignments(text: str, rule: _Rule, out: list) -> None:
-    for m in rule.compiled().finditer(text):
+    """Labelled values. A rejected match resumes right after its label, so in
+    `config: password=…` the `password=…` inside the first value is still seen."""
+    regex, pos = rule.compiled(), 0
+    while (m := regex.search(text, pos)) is not None:
         group = next(g for g in ("v1", "v2", "v3", "v4") if m[g] is not None)
         proxy = {"label": m["label"], "v": m[group], "is": m["is"]}
         if not _assignment(proxy, False):  # type: ignore[arg-type]
+            pos = m.end("label")
             continue
-        start, end = m.span(group)
-        value = m[group]
-        end = start + len(value.rstrip("."))
+        start = m.start(group)
+        end = start + len(m[group].rstrip("."))
         out.append((rule.priority, start, end, _label_kind(m["label"]) or "secret"))
+        pos = m.end()
 
 
 _BEGIN_KEY = (r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
@@ -426,8 +430,8 @@ def _find_private_keys(text: str, out: list) -> None:
             if end := re.match(_END_KEY, stripped):
                 sure, material = line_start + lead + end.end(), material + 4
                 break
-            if re.fullmatch(_KEY_HEADER, stripped):
-                cursor = line_end
+            if re.fullmatch(_KEY_HEADER, stripped) or (not stripped and not material):
+                cursor = line_end  # armor headers, and PGP's blank line before the body
                 continue
             body = re.match(_MATERIAL, stripped)
             if not body:
@@ -446,8 +450,9 @@ def _find_private_keys(text: str, out: list) -> None:
             pos = m.end()
 
 
-def find(text: str, *, strict: bool = False) -> list[Finding]:
-    """Every credential in `text`, in order, none overlapping."""
+def find(text: str, *, strict: bool = False, labelled: bool = True) -> list[Finding]:
+    """Every credential in `text`, in order, none overlapping. `labelled=False` leaves out
+    values found by their label (`password=…`) and passwords in URLs (cue has its own)."""
     if not text:
         return []
     low = text.lower()
@@ -456,6 +461,8 @@ def find(text: str, *, strict: bool = False) -> list[Finding]:
         _find_private_keys(text, candidates)
     for rule in _RULES:
         if rule.anchors and not any(a in low for a in rule.anchors):
+            continue
+        if not labelled and rule.kind in ("secret", "url-password"):
             continue
         if rule is _ASSIGNMENT:
             _find_assignments(text, rule, candidates)

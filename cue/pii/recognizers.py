@@ -109,37 +109,44 @@ class SpanRecognizer(LocalRecognizer):
         return out
 
 
-# --- API keys and tokens -------------------------------------------------------------
+# --- API keys, tokens, JWTs, private keys, Authorization headers ------------------------
+# One copy of these patterns, in cuectx.secrets (ctx's write guard uses the same detector).
 
-_NOT_IN_WORD = r"(?<![A-Za-z0-9_\-])"
-API_KEY_PATTERNS = [
-    r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?![0-9A-Za-z])",  # AWS
-    r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",  # GitHub classic
-    r"github_pat_[A-Za-z0-9_]{22,255}",  # GitHub fine-grained
-    r"sk-ant-[A-Za-z0-9]+-[A-Za-z0-9_\-]{20,}",  # Anthropic
-    r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",  # OpenAI
-    r"xox[abposre]-[A-Za-z0-9\-]{10,}",  # Slack tokens
-    r"xapp-\d-[A-Za-z0-9\-]{10,}",  # Slack app-level
-    r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",  # Slack webhook
-    r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe
-    r"whsec_[A-Za-z0-9]{20,}",  # Stripe webhook secret
-    r"AIza[0-9A-Za-z_\-]{35}",  # Google API key
-    r"ya29\.[0-9A-Za-z_\-]{20,}",  # Google OAuth access token
-    r"GOCSPX-[0-9A-Za-z_\-]{20,}",  # Google OAuth client secret
-    r"glpat-[0-9A-Za-z_\-]{20,}",  # GitLab
-    r"npm_[A-Za-z0-9]{36}",  # npm
-    r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
-    r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",  # JWT
-]
-API_KEY_RE = _NOT_IN_WORD + "(?:" + "|".join(API_KEY_PATTERNS) + ")"
+class SharedSecretRecognizer(LocalRecognizer):
+    """cuectx.secrets' findings as API_KEY (tokens, JWTs, Basic/Bearer credentials) or
+    PRIVATE_KEY (a whole block, or a cut-off one to its last line of key material).
 
-BEARER_RE = (r"(?i:\bbearer)\s+(?P<v>[A-Za-z0-9._~+/\-]{16,}=*)"
-             r"|(?i:authorization:\s*basic)\s+(?P<v2>[A-Za-z0-9+/]{8,}={0,2})")
+    `strict`: a scrubber errs toward removing, so placeholder-looking and low-entropy
+    tokens (AKIAIOSFODNN7EXAMPLE) go too. Labelled values (`password=…`), URL user info and
+    DB URLs stay with cue's recognizers below: cue removes more of them (every password,
+    whole DB URLs) than ctx's guard does.
+    """
 
-# To its END line; a block pasted without one (cut off) runs to a blank line or the end.
-PRIVATE_KEY_RE = (r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-                  r"(?:(?=[\s\S]*?-----END)[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-                  r"|[\s\S]*?(?=\n[ \t]*\n|\Z))")
+    def __init__(self, language: str = "en"):
+        super().__init__(supported_entities=["API_KEY", "PRIVATE_KEY"], supported_language=language,
+                         name="SharedSecretRecognizer")
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text, entities, nlp_artifacts=None):
+        from cuectx.secrets import find
+
+        out = []
+        for f in find(text, strict=True, labelled=False):
+            entity = "PRIVATE_KEY" if f.kind == "private-key" else "API_KEY"
+            if entities and entity not in entities:
+                continue
+            out.append(RecognizerResult(
+                entity_type=entity, start=f.start, end=f.end,
+                score=1.0 if entity == "PRIVATE_KEY" else 0.95,
+                recognition_metadata={
+                    RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
+                    RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+                },
+            ))
+        return out
+
 
 # key = value secrets: the key names it a secret, the value is replaced.
 _SECRET_KEY = (r"(?:비밀번호|패스워드|비번|암호|토큰|"
@@ -529,10 +536,7 @@ def custom_recognizers(language: str = "en") -> list[LocalRecognizer]:
         return SpanRecognizer(name, entity, pattern, score, language=language, **kw)
 
     rec = [
-        span("ApiKeyRecognizer", "API_KEY", API_KEY_RE, 0.95),
-        span("BearerTokenRecognizer", "API_KEY", BEARER_RE, 0.9,
-             trigger="(?i)bearer|authorization"),
-        span("PrivateKeyRecognizer", "PRIVATE_KEY", PRIVATE_KEY_RE, 1.0),
+        SharedSecretRecognizer(language),
         span("SecretValueRecognizer", "SECRET", SECRET_RE, 0.85, check=_is_secret_value,
              trigger="(?i)" + _SECRET_KEY),
         span("CliSecretRecognizer", "SECRET", CLI_SECRET_RE, 0.85, check=_is_cli_secret,
