@@ -154,7 +154,7 @@ def context_recognizers(language: str = "en") -> list:
 
     return [
         rec("KrAddressRecognizer", "ADDRESS", korean.find_kr_addresses, 0.8,
-            korean._ADDRESS_TRIGGER),
+            None),
         rec("KrContextNameRecognizer", "PERSON", korean.find_kr_names, 0.75,
             korean._HANGUL_TRIGGER),
         rec("CapabilityUrlRecognizer", "CAPABILITY_URL", urls.find_capability_urls, 0.9,

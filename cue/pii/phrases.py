@@ -15,9 +15,10 @@ _MEETING_WORD = (r"(?i:zoom|teams|webex|google meet|meet|meeting|conference|webi
 _ID_LABEL = (
     rf"(?:{_MEETING_WORD}\s?(?i:id|i\.d\.|number|no\.?|num|#|code|아이디|번호|코드)"
     r"|(?i:participant\s?id|attendee\s?id|access\s?code|conference\s?id|참가자\s?(?:ID|번호)|"
-    r"액세스\s?코드|회의실\s?(?:번호|ID)|입장\s?번호))"
+    r"액세스\s?코드|회의실\s?(?:번호|ID)|입장\s?번호)"
+    r"|(?i:zoom|webex|teams|줌|웹엑스|팀즈)\s?[:：])"
 )
-_MEETING_ID = r"\d{3}[ \-]?\d{3,4}[ \-]?\d{3,5}(?:[ \-]?\d{1,4})?(?![\d])|[a-z]{3}-[a-z]{4}-[a-z]{3}(?![a-z])"
+_MEETING_ID = r"\d{3,4}[ \-]?\d{3,4}[ \-]?\d{3,5}(?:[ \-]?\d{1,4})?(?![\d])|[a-z]{3}-[a-z]{4}-[a-z]{3}(?![a-z])"
 MEETING_ID_RE = re.compile(
     rf"{_ID_LABEL}\s*(?i:is|는|은)?\s*[:：#=]?\s*(?P<v>{_MEETING_ID})#?")
 _PASS_LABEL = (r"(?i:passcode|pass\s?code|meeting\s?password|password|passwd|pwd|pw|pin|"
@@ -60,7 +61,8 @@ OBFUSCATED_EMAIL_RE = re.compile(
     rf"(?<![A-Za-z0-9._%+\-])(?P<local>[A-Za-z0-9][A-Za-z0-9_%+\-]*(?:(?:\.|{_DOT_OBF})"
     rf"[A-Za-z0-9_%+\-]+)*?)(?P<at>{_AT_OBF}|{_AT_WORD})(?P<domain>{_DOMAIN})(?![A-Za-z0-9\-])",
 )
-OBFUSCATED_EMAIL_TRIGGER = r"(?i)\bat\b|@\s|\s@|골뱅이|\[\s*at|\(\s*at|\{\s*at|<\s*at"
+# A plain " at " counts only with an obfuscated dot, so the trigger needs no bare "at".
+OBFUSCATED_EMAIL_TRIGGER = r"(?i)[\[({<]\s*(?:at|@|dot)\s*[\])}>]|\bdot\b|@\s|\s@|골뱅이|\s점\s"
 _WORD_AT = re.compile(_AT_WORD)
 _OBF_DOT = re.compile(_DOT_OBF)
 

@@ -162,7 +162,6 @@ def gen_addresses():
         else:
             addr, _ = road_addr(kind)
         if kind == "none" and "길" not in addr and "-" not in addr and "층" not in addr and "호" not in addr:
-            addr = addr  # a bare "테헤란로 152": keep it with a place particle below
             text = pick(["{a}에서 점심 약속이 있었다.", "{a} 앞에서 택시를 탔다.", "오늘 {a} 근처 매장 방문."]).format(a=addr)
             pos("kr_address", "ko", "digest", text, ("ADDRESS", addr))
             continue
