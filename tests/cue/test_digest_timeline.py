@@ -61,3 +61,19 @@ def test_no_events_renders_a_plain_note():
     tl = build_timeline([], START, START + 900)
     assert tl.empty
     assert "15-minute window" in tl.render()
+
+
+def test_activity_with_no_window_event_is_listed_under_its_window():
+    events = [Event(START + 10, "/cue/window", {"app": "Firefox", "title": "Mozilla Firefox"}),
+              Event(START + 100, "/cue/window", {"app": "Code", "title": "a.py"})]
+    tl = build_timeline(events, START, START + 200, paused=[(START + 150, START + 170)],
+                        frames=[(0, START + 60), (1, START + 120)],
+                        activity=[(START + 50, START + 100, "screen changed with no window event"),
+                                  (START + 110, START + 140, "typing burst: 90 keys, 0 clicks"),
+                                  (START + 155, START + 165, "inside the pause")])
+    lines = tl.render().splitlines()
+    assert lines[2].startswith("+10s–+100s  Firefox")
+    assert lines[3] == "  · +50s–+100s  screen changed with no window event (frames 0)"
+    assert lines[4].startswith("+100s–+150s  Code")
+    assert lines[5] == "  · +110s–+140s  typing burst: 90 keys, 0 clicks (frames 1)"
+    assert "inside the pause" not in tl.render()
