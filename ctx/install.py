@@ -176,7 +176,8 @@ def install(*, db: str | os.PathLike | None = None, hooks: str | None = None,
                        f"with `ctx install --plugin --remove`")
     if target is not None:
         merged, changed = merge_hooks(read_settings(target), executable, hook_db)
-    text = skill_source() if skill else None
+    # The plugin brings the skill: a second copy in ~/.claude/skills would load twice.
+    text = skill_source() if skill and not plugin_enabled() else None
 
     home = paths.home()
     home.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -118,6 +118,14 @@ def test_plugin_takes_over_the_skill_it_brings(ctx_bin, isolated_home):
     assert p.returncode == 0 and not user_skill.exists() and "brings the same skill" in p.stdout
 
 
+def test_plain_install_leaves_the_skill_to_an_enabled_plugin(ctx_bin, isolated_home):
+    settings = isolated_home / ".claude/settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"enabledPlugins": {"ctx@ctx-local": True}}))
+    assert install(ctx_bin).returncode == 0
+    assert not (isolated_home / ".claude/skills/ctx/SKILL.md").exists()
+
+
 def test_plugin_remove_without_claude_prints_the_commands(ctx_bin, isolated_home):
     assert install(ctx_bin, "--plugin").returncode == 0
     p = install(ctx_bin, "--plugin", "--remove")

@@ -21,8 +21,8 @@ TOOLS = {"remember", "recall", "show", "supersede", "link", "forget", "status", 
 
 
 @asynccontextmanager
-async def server(ctx_bin, *, cwd=None, env=None, errlog=None):
-    params = StdioServerParameters(command=ctx_bin, args=["mcp"], cwd=str(cwd) if cwd else None,
+async def server(ctx_bin, *, cwd=None, env=None, errlog=None, args=("mcp",)):
+    params = StdioServerParameters(command=ctx_bin, args=list(args), cwd=str(cwd) if cwd else None,
                                    env={"CTX_DB": os.environ["CTX_DB"], "HOME": os.environ["HOME"],
                                         **(env or {})})
     # the server's stderr: opening a local file does not block the event loop in any way that matters
@@ -305,6 +305,12 @@ def test_memory_is_scoped_to_the_servers_project_like_the_hooks(ctx_bin, tmp_pat
     assert len(every["results"]) == 2
     assert [r["content"] for r in named["results"]] == ["api deploys with blue-green"]
     assert status["project"] == "web" and status["live_nodes"] == 1
+
+    async def pinned():  # `ctx --project NAME mcp`, e.g. for Claude Desktop (no repository)
+        async with server(ctx_bin, cwd=tmp_path, args=("--project", "api", "mcp")) as s:
+            return await ok(s, "remember", content="api uses gRPC internally", tier="reference")
+
+    assert run(pinned)["node"]["project"] == "api"
     # the hooks agree: a session in api sees the api memory
     hook = subprocess.run([ctx_bin, "hook", "session-start"], cwd=api, capture_output=True,
                           text=True, check=False,
