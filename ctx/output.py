@@ -70,12 +70,16 @@ def emit_nodes(nodes: Sequence[Node], fmt: Format, *, title: str | None = None,
         table.add_column("tier")
         table.add_column("content")
         table.add_column("tags", style="dim")
+        projects = any(n.project for n in nodes)  # a project column once any node has one
+        if projects:
+            table.add_column("project", style="green")
         for n in nodes:
             other = [t for t in n.tags if not t.startswith("tier:")]
             content = _preview(n.content)
             if n.superseded_by:
                 content = f"[strike]{content}[/strike] → {n.superseded_by[:8]}"
-            table.add_row(n.short_id, n.type, n.tier or "", content, ", ".join(other))
+            row = [n.short_id, n.type, n.tier or "", content, ", ".join(other)]
+            table.add_row(*row, *([n.project or "global"] if projects else []))
         Console().print(table)
         print(f"{len(nodes)} node{'s' if len(nodes) != 1 else ''}", file=sys.stderr)
 

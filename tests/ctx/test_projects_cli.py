@@ -102,3 +102,13 @@ def test_add_with_project_option_and_json_records(two_repos):
     assert json.loads(ok("show", nid, "-f", "json"))["project"] == "api"
     out = ok("add", "--json", "-", "-f", "json", input='{"content": "from a pipe", "project_id": 1}\n')
     assert [n["project"] for n in json.loads(out)] == ["web"]  # the input cannot choose one
+
+
+def test_table_shows_the_project_of_each_node(two_repos):
+    out = ok("list", "--all-projects", "-f", "table")
+    header = next(line for line in out.splitlines() if "content" in line)
+    assert "project" in header
+    rows = {line.split("│")[4].strip(): line.split("│")[6].strip()
+            for line in out.splitlines() if line.count("│") >= 7 and "content" not in line}
+    assert rows == {"API staging DB listens on port 6543": "api", "Always sign commits": "global",
+                    "Web deploys on Fridays": "web"}
