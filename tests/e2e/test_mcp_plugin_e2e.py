@@ -121,3 +121,42 @@ def test_plugin_validates_installs_and_its_hooks_carry_memory_to_the_next_sessio
                      reply_text="In config/flags.yaml.", extra=setup)
     body = json.dumps(second.main[0]["body"], ensure_ascii=False)
     assert fact in body and "SessionStart hook additional context" in body
+
+
+def test_install_update_and_remove_with_the_real_claude(claude_bin, ctx_bin, tmp_path):
+    home = tmp_path / "claude-home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "PATH": f"{Path(claude_bin).parent}:/usr/bin:/bin"}
+
+    def ctx(*args, **extra):
+        p = subprocess.run([ctx_bin, *args], env={**env, **extra}, capture_output=True, text=True,
+                           timeout=600, check=False)
+        assert p.returncode == 0, p.stdout + p.stderr
+        return p.stdout
+
+    def listed() -> str:
+        return subprocess.run([claude_bin, "plugin", "list"], env=env, capture_output=True, text=True,
+                              timeout=120, check=True).stdout
+
+    market = home / ".ctx" / "plugin-marketplace"
+    out = ctx("install", "--plugin")
+    assert "Installed in Claude Code" in out
+    version = json.loads((market / "plugins/ctx/.claude-plugin/plugin.json").read_text())["version"]
+    assert "ctx@ctx-local" in listed() and version in listed()
+    assert "unchanged" in ctx("install", "--plugin")  # idempotent, still installed
+    # ctx moves to another database: the plugin is rewritten and Claude Code records the new version
+    ctx("install", "--plugin", CTX_DB=str(tmp_path / "moved.db"))
+    newer = json.loads((market / "plugins/ctx/.claude-plugin/plugin.json").read_text())["version"]
+    assert newer != version and newer in listed()
+    # the MCP server entry for Claude Code's user config, seen by `claude mcp list`
+    ctx("install", "--mcp", "claude-code")
+    health = subprocess.run([claude_bin, "mcp", "list"], env=env, capture_output=True, text=True,
+                            timeout=120, check=False).stdout
+    assert "ctx:" in health and "Connected" in health, health
+    ctx("install", "--mcp", "claude-code", "--remove")
+    # remove
+    assert "uninstalled" in ctx("install", "--plugin", "--remove")
+    assert "ctx@ctx-local" not in listed() and not market.exists()
+    settings = json.loads((home / ".claude/settings.json").read_text())
+    assert "ctx@ctx-local" not in settings.get("enabledPlugins", {})
+    assert "ctx-local" not in settings.get("extraKnownMarketplaces", {})
