@@ -224,10 +224,10 @@ class Store:
               ids_only: bool = False, scope: Scope | None = None) -> list:
         """Nodes (or ids) matching a query-language expression, in ULID (creation) order.
         `scope` applies unless the query names its own (`project:NAME`, `scope:global`)."""
-        from ctx.query import compile_query, names_scope, parse
+        from ctx.query import compile_expr, names_scope, parse
 
         expr_ast = parse(expr)
-        compiled = compile_query(expr)
+        compiled = compile_expr(expr_ast)
         return self.select(compiled.where, compiled.params, include_superseded=include_superseded,
                            limit=limit, ids_only=ids_only,
                            scope=None if names_scope(expr_ast) else scope)
