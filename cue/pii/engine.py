@@ -154,9 +154,9 @@ def context_recognizers(language: str = "en") -> list:
 
     return [
         rec("KrAddressRecognizer", "ADDRESS", korean.find_kr_addresses, 0.8,
-            None),
+            korean.HANGUL_TRIGGER),
         rec("KrContextNameRecognizer", "PERSON", korean.find_kr_names, 0.75,
-            korean._HANGUL_TRIGGER),
+            korean.HANGUL_TRIGGER),
         rec("CapabilityUrlRecognizer", "CAPABILITY_URL", urls.find_capability_urls, 0.9,
             urls.URL_TRIGGER),
         rec("MeetingCodeRecognizer", "MEETING_CODE", phrases.find_meeting_codes, 0.9,

@@ -35,7 +35,7 @@ KR_ADDRESS_RE = re.compile(
     rf"(?:(?P<road>{_ROAD})\s?(?P<bldg>{_BLDG})|(?P<area>{_AREA})\s(?P<lot>{_LOT})){_DETAIL}"
     rf"(?![0-9A-Za-z])(?=[^가-힣]|{_ADDRESS_TAIL}|$)"
 )
-_ADDRESS_TRIGGER = r"\d"
+
 
 # Words ending in 시/군/구/읍/면 that are not districts.
 _NOT_DISTRICTS_TEXT = """
@@ -250,4 +250,5 @@ def _bare_name_lists(text: str, seen: set) -> Iterator[tuple[int, int]]:
             end = nspan[1]
 
 
-_HANGUL_TRIGGER = r"[가-힣]"
+# Both Korean finders only look at lines holding Hangul.
+HANGUL_TRIGGER = r"[가-힣]"

@@ -1,0 +1,112 @@
+"""Issue 17's recognizers, one by one: what each catches and what it must leave alone."""
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from cue.pii import analyze, scrub
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # Korean addresses: 도로명 and 지번, with and without province/city, particles attached.
+    ("서울특별시 강남구 테헤란로 152에서 미팅", "[ADDRESS]에서 미팅"),
+    ("테헤란로 152번길 7 사무실", "[ADDRESS] 사무실"),
+    ("강남구 역삼동 737-1로 이사", "[ADDRESS]로 이사"),
+    ("역삼동 737-1 근처", "[ADDRESS] 근처"),
+    ("주소: 경기도 성남시 분당구 판교역로 235, 3층", "주소: [ADDRESS]"),
+    ("집 주소는 경기 고양시 일산서구 주엽동 18-3 이에요", "집 주소는 [ADDRESS] 이에요"),
+    ("을지로 644 근처 매장", "[ADDRESS] 근처 매장"),
+    ("세종시 한누리대로 2130", "[ADDRESS]"),
+    # Korean names without an honorific, where the context makes them names.
+    ("담당자: 김민수", "담당자: [PERSON]"),
+    ("작성 : 강동원, 검토 : 윤아름", "작성 : [PERSON], 검토 : [PERSON]"),
+    ("참석: 김민수, 이서연, 박지훈", "참석: [PERSON], [PERSON], [PERSON]"),
+    ("오늘 회의: 김태희, 정우성, 한지민 참석", "오늘 회의: [PERSON], [PERSON], [PERSON] 참석"),
+    ("[박보검] [오전 10:05] 안녕하세요", "[[PERSON]] [오전 10:05] 안녕하세요"),
+    ("이수진: 내일 오전에 리뷰해요", "[PERSON]: 내일 오전에 리뷰해요"),
+    ("송민호 - KakaoTalk", "[PERSON] - KakaoTalk"),
+    ("김서연과의 대화 - LINE", "[PERSON]과의 대화 - LINE"),
+    # Capability URLs (whole URL), by parameter, path shape or share host.
+    ("reset: https://id.example.com/reset-password/aB3dE5fG7hJ9kL1mN3pQ", "reset: [CAPABILITY_URL]"),
+    ("https://app.example.com/password/reset?token=Zk9x2LmP4qRs8TuV1wXy3AbC now", "[CAPABILITY_URL] now"),
+    ("https://id.example.com/invite/Zk9x2LmP4qRs8TuV1wXy3AbC.", "[CAPABILITY_URL]."),
+    ("https://app.linear.app/invite/7f3a9c2e1b4d4e6f8a0b2c4d6e8f0a1b", "[CAPABILITY_URL]"),
+    ("https://b.s3.amazonaws.com/a.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=0a1b2c3d4e5f",
+     "[CAPABILITY_URL]"),
+    ("https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&se=2024-02-01&sig=AbCdEf1234567890%3D",
+     "[CAPABILITY_URL]"),
+    ("https://docs.google.com/document/d/1aBcD3fGhIjKlMnOpQrStUvWxYz012345/edit?usp=sharing",
+     "[CAPABILITY_URL]"),
+    ("https://www.dropbox.com/scl/fi/abc123def456/deck.key?rlkey=xyz789abc&dl=0", "[CAPABILITY_URL]"),
+    ("https://www.notion.so/acme/Q3-Roadmap-0123456789abcdef0123456789abcdef", "[CAPABILITY_URL]"),
+    # Meeting IDs and passcodes outside a URL.
+    ("Meeting ID: 812 3456 7890 Passcode: 4f9Kx2", "Meeting ID: [MEETING_CODE] Passcode: [MEETING_CODE]"),
+    ("회의 ID: 812 3456 7890 암호: 123456", "회의 ID: [MEETING_CODE] 암호: [MEETING_CODE]"),
+    ("Webex 액세스 코드 2634 123 4567", "Webex 액세스 코드 [MEETING_CODE]"),
+    ("Google Meet code: abc-defg-hij", "Google Meet code: [MEETING_CODE]"),
+    # Obfuscated emails.
+    ("mail jane.doe at example dot com", "mail [EMAIL]"),
+    ("kim.minsu[at]naver[dot]com 으로", "[EMAIL] 으로"),
+    ("Reach me at craig.fuller at acme dot io for details.", "Reach me at [EMAIL] for details."),
+    ("john AT company DOT co.kr", "[EMAIL]"),
+    # A bare 9-digit SSN next to the word SSN.
+    ("my SSN: 123456789", "my SSN: [SSN]"),
+    ("social security no. 078051121", "social security no. [SSN]"),
+    ("123456789 (SSN)", "[SSN] (SSN)"),
+    # Encoded spans holding PII.
+    ("k8s: DATABASE_URL: " + base64.b64encode(b"postgres://admin:s3cr3t@db.internal/app").decode(),
+     "k8s: DATABASE_URL: [DB_URL]"),
+    ("user_ctx=" + base64.urlsafe_b64encode(b'{"user": "jane@example.com"}').decode().rstrip("="),
+     "user_ctx=[EMAIL]"),
+    ("echo 'YWRtaW46UzNjcmV0UGFzcyE=' | base64 -d", "echo '[SECRET]' | base64 -d"),
+    ("https://x.com/cb?email=kim.minsu%40naver.com", "https://x.com/cb?email=[EMAIL]"),
+    ("r=https%3A%2F%2Fx.com%2F%3Fu%3Djane.doe%2540corp.io ok", "r=https%3A%2F%2Fx.com%2F%3Fu%3D[EMAIL] ok"),
+    # Keys and card numbers broken by a line break.
+    ("card 4111 1111\n1111 1111 ok", "card [CREDIT_CARD] ok"),
+    ("export T=\nghp_1a2B3c4D5e6F7g8H9i0J\nkLmNoPqRsTuVwXyZ12 done", "export T=\n[API_KEY] done"),
+])
+def test_issue_17_kinds_are_scrubbed(text, expected):
+    assert scrub(text) == expected
+    assert scrub(expected) == expected
+
+
+@pytest.mark.parametrize("text", [
+    # Korean words that look like roads, lots, districts or names.
+    "서로 3번 확인했다.", "운동 30분 하고 회의", "주로 2개의 탭", "바로 10분 뒤", "순서대로 1, 2, 3 단계",
+    "자동 저장 3회", "이동 2-3분 소요", "리팩터링 후 테스트 152개 통과", "강남역 2번 출구 앞",
+    "1층 로비에서 2층 회의실로", "기본값으로 3 설정", "역시 서버로 3번 재시도", "서울 날씨 맑음, 최고 24도",
+    "담당자: 미정", "작성자: 관리자", "참석: 전원", "참석자: 개발팀, 기획팀", "이름 변경을 요청했다",
+    "팀장 회의 준비", "[공지] 오후 3:12 서버 점검", "김치찌개, 된장찌개, 부대찌개 주문", "사과, 배, 포도",
+    "강남구청 민원실", "역삼동 맛집 추천", "대표 번호 1588-0000 안내",
+    # Public URLs, including ones about resets, invites and signed URLs.
+    "https://docs.python.org/3/library/base64.html",
+    "https://stackoverflow.com/questions/12345678/how-to-reset-a-password-in-django",
+    "https://docs.aws.amazon.com/AmazonS3/latest/userguide/ShareObjectPreSignedURL.html",
+    "https://github.com/org/repo/blob/9f8e7d6c5b4a39281706f5e4d3c2b1a098765432/README.md",
+    "https://github.com/org/repo/releases/download/v1.2.3/app.tar.gz",
+    "https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=42", "https://www.notion.so/help/sharing-and-permissions",
+    "https://acme-public.s3.amazonaws.com/logo.png", "https://search.example.com/?q=hello%20world",
+    "https://github.com/org/repo/issues?q=is%3Aopen+label%3Abug",
+    # Meeting words with no code, passwords rules, "at" in sentences, 9-digit numbers.
+    "Meeting ID will be shared later", "Passcode required to join", "Password must be at least 8 characters",
+    "The meeting is at 3pm, room 12", "deployed at example.com today", "the process id 123456789 exited",
+    "Order #123456789 shipped", "SSN field left blank",
+    # Harmless base64 and line-wrapped numbers.
+    "SGVsbG8sIHdvcmxkIQ== decoded to a greeting", "build 20240315\n1234 passed",
+    "checksum 9f8e7d6c5b4a3928\n1706f5e4 ok",
+])
+def test_issue_17_decoys_are_left_alone(text):
+    assert scrub(text) == text
+
+
+def test_a_cut_off_private_key_keeps_the_text_after_it():
+    text = ("pasted:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq2abcDEF123\n"
+            "Then the user opened Slack and replied.")
+    assert scrub(text) == "pasted:\n[PRIVATE_KEY]\nThen the user opened Slack and replied."
+
+
+def test_percent_encoded_entity_offsets_cover_whole_escapes():
+    text = "next=%2Fhome%3Femail%3Djane%40example.com&x=1"
+    [entity] = analyze(text)
+    assert text[entity.start:entity.end] == "jane%40example.com"
