@@ -214,11 +214,13 @@ def _recall_search(store: Store, text: str, limit: int, mode: str, filter_: str 
 
     note = None
     if mode != "keyword" and not actions.semantic_available():
-        if mode == "semantic":
-            from ctx.semantic.model import missing_message
+        from ctx.semantic.model import locate, missing_message
 
-            raise CtxError(missing_message() + "; mode \"keyword\" works without it")
-        mode, note = "keyword", "the MiniLM model is not installed: ranked by words only"
+        why = (missing_message() if locate() is None
+               else "meaning search is switched off ($CTX_SEMANTIC)")
+        if mode == "semantic":
+            raise CtxError(why + "; mode \"keyword\" works without it")
+        mode, note = "keyword", f"ranked by words only: {why}"
     if filter_:
         from ctx.query import compile_query
 

@@ -224,6 +224,19 @@ def test_the_secret_guard_covers_remember(ctx_bin, tmp_path):
     assert err and "refused to store" in refused and "S3cr3tPassw0rd" not in refused
 
 
+def test_without_meaning_search_recall_falls_back_to_words_and_says_so(ctx_bin, tmp_path):
+    async def main():
+        async with server(ctx_bin, cwd=tmp_path, env={"CTX_SEMANTIC": "0"}) as s:
+            await ok(s, "remember", content="Backups run nightly at 02:00", tier="reference")
+            return (await ok(s, "recall", query="when do backups run"),
+                    await call(s, "recall", query="when do backups run", mode="semantic"))
+
+    words, semantic = run(main)
+    assert words["mode"] == "keyword" and "switched off" in words["note"]
+    assert words["results"][0]["content"] == "Backups run nightly at 02:00"
+    assert semantic[0] and "switched off" in semantic[1] and 'mode "keyword"' in semantic[1]
+
+
 def test_a_database_that_cannot_open_is_a_tool_error_not_a_crash(ctx_bin, tmp_path):
     broken = tmp_path / "broken.db"
     broken.write_bytes(b"this is not a database" * 100)
