@@ -74,8 +74,17 @@ def show_cmd(
     """
     with _open(readonly=True) as store:
         info = sc.show(store.conn, _named_or_current(store, name))
-    emit_records([info], resolve(fmt, single=True), single=True,
-                 columns=[*COLUMNS, "key", "aliases", "by_type", "by_tier"])
+    out = resolve(fmt, single=True)
+    if out == Format.table:  # one project: a field per line reads better than a wide table
+        for field in [*COLUMNS, "key", "aliases", "by_type", "by_tier"]:
+            value = info.get(field)
+            if isinstance(value, dict):
+                value = ", ".join(f"{k} {v}" for k, v in value.items()) or "-"
+            elif isinstance(value, list):
+                value = ", ".join(value) or "-"
+            print(f"{field}: {'-' if value is None else value}")
+        return
+    emit_records([info], out, single=True)
 
 
 @project_app.command("rename")

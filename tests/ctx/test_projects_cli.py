@@ -112,3 +112,8 @@ def test_table_shows_the_project_of_each_node(two_repos):
             for line in out.splitlines() if line.count("│") >= 7 and "content" not in line}
     assert rows == {"API staging DB listens on port 6543": "api", "Always sign commits": "global",
                     "Web deploys on Fridays": "web"}
+
+
+def test_project_show_for_people_is_one_field_per_line(two_repos):
+    out = ok("project", "show", "api", "-f", "table")
+    assert "name: api\n" in out and "by_tier: tier:reference 1\n" in out and "remote: -\n" in out
