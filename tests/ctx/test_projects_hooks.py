@@ -155,3 +155,22 @@ def test_the_skill_teaches_remembering_globally(ctx_bin, repos, store):
     hook(ctx_bin, "stop", stop(a, "s", example))
     (node,) = store.list_nodes()
     assert node.project is None and node.tier == "pinned"
+
+
+def test_semantic_selection_stays_in_the_project(ctx_bin, repos, store, monkeypatch):
+    """Real MiniLM on the prompt-submit path: a paraphrase whose best match is in another
+    repository gets this repository's memory, and the record says semantic."""
+    a, b, _ = repos
+    monkeypatch.setenv("CTX_SEMANTIC_DEADLINE", "60")  # a cold model on a busy box: still semantic
+    hook(ctx_bin, "stop", stop(a, "sa", "<ctx:remember>The billing worker retries a declined card "
+                                        "charge three times before giving up.</ctx:remember>"))
+    hook(ctx_bin, "stop", stop(b, "sb", "<ctx:remember>Failed payments are emailed to the "
+                                        "customer with a link to update their card.</ctx:remember>"))
+    prompt = {"session_id": "pb", "hook_event_name": "UserPromptSubmit", "cwd": str(b),
+              "prompt": "what happens when a customer's card gets rejected?", "prompt_id": "p1"}
+    text = ctx_text(hook(ctx_bin, "prompt-submit", prompt)[0])
+    assert "emailed to the customer" in text and "three times" not in text
+    rec = rq.get_request(store.conn)
+    assert rec.path == "semantic" and rec.params["scope"] == "beta + global"
+    in_a = {**prompt, "cwd": str(a), "session_id": "pa"}
+    assert "three times" in ctx_text(hook(ctx_bin, "prompt-submit", in_a)[0])
