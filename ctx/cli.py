@@ -33,6 +33,7 @@ LAZY_COMMANDS = {
     "project": "ctx.cli_project",
     "mcp": "ctx.cli_mcp",
     "ui": "ctx.cli_ui",
+    "doctor": "ctx.cli_doctor",
 }
 
 
@@ -107,6 +108,9 @@ FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format
 ProjectOpt = Annotated[str | None, typer.Option(
     "--project", "-P", metavar="NAME", help="This project (+ global) instead of the folder's; `global`: global only.")]
 AllProjectsOpt = Annotated[bool, typer.Option("--all-projects", help="Every project's memory.")]
+AllowSecretsOpt = Annotated[bool, typer.Option(
+    "--allow-secrets", help="Store (or export) credentials as given instead of applying "
+                            "$CTX_SECRETS (redact by default).")]
 IncludeSupersededOpt = Annotated[bool, typer.Option("--include-superseded",
                                                     help="Also show nodes that were superseded.")]
 
@@ -138,14 +142,21 @@ def _root(
 
 
 @contextmanager
-def open_store(*, readonly: bool = False) -> Iterator[Store]:
+def open_store(*, readonly: bool = False, allow_secrets: bool = False) -> Iterator[Store]:
+    """The store for one command. Writes are screened for secrets (ctx.guard: $CTX_SECRETS,
+    or allowed by --allow-secrets); one warning line says what was redacted (kinds only)."""
     conn = db.connect(state.db_path, readonly=readonly)
     try:
-        yield Store(conn)
+        store = Store(conn, secrets="allow" if allow_secrets else None)
+        yield store
     except sqlite3.Error as exc:
         raise db.translate(exc, Path(state.db_path or "")) from exc
     finally:
         conn.close()
+    from ctx import guard
+
+    if store.secret_events and (line := guard.warning(store.secret_events)):
+        say(f"ctx warning: {line}")
 
 
 def scope_options(project: str | None, all_projects: bool) -> None:
@@ -253,6 +264,7 @@ def add(
     global_: Annotated[bool, typer.Option(
         "--global", help="Store as global memory (every project sees it), not in this project.")] = False,
     project: ProjectOpt = None,
+    allow_secrets: AllowSecretsOpt = False,
     fmt: FormatOpt = Format.ids,
 ) -> None:
     """Add a memory node (prints its id) to the current folder's project, or --global.
@@ -287,7 +299,7 @@ def add(
     for r in records:
         if isinstance(r, dict):
             r.pop("project_id", None)  # the project is chosen here, not by the input
-    with open_store() as store, store.transaction():
+    with open_store(allow_secrets=allow_secrets) as store, store.transaction():
         nodes = store.add_many(records, project_id=write_project_id(store, to_global=global_))
     emit_nodes(nodes, fmt, single=json_input is None)
     if len(nodes) > 1:
@@ -390,6 +402,7 @@ def update(
     content: Annotated[str | None, typer.Argument(help="New content, or - for stdin.")] = None,
     type_: Annotated[str | None, typer.Option("--type", "-t")] = None,
     meta: Annotated[list[str] | None, typer.Option("--meta", help="Replace metadata: KEY=VALUE or JSON.")] = None,
+    allow_secrets: AllowSecretsOpt = False,
     fmt: FormatOpt = Format.ids,
 ) -> None:
     """Change a node's content, type or metadata in place (use `supersede` to keep history).
@@ -397,7 +410,7 @@ def update(
     Example: ctx update 01JD3K8W "Staging DB listens on port 6544"
     """
     text = read_text_input("-") if content == "-" else content
-    with open_store() as store:
+    with open_store(allow_secrets=allow_secrets) as store:
         n = store.update(node, content=text, metadata=parse_meta(meta or []), type=type_)
     emit_nodes([n], fmt, single=True)
 
@@ -617,14 +630,22 @@ def status(fmt: FormatOpt = Format.auto, project: ProjectOpt = None,
 @app.command("export")
 def export_(
     output: Annotated[str | None, typer.Argument(help="File to write (default stdout).")] = None,
+    allow_secrets: AllowSecretsOpt = False,
 ) -> None:
     """Export every node, edge and view as JSONL (lossless; `import` reads it back).
+
+    Refuses (writing nothing) when a stored node holds a secret, unless --allow-secrets;
+    `ctx doctor --secrets --fix` redacts them in the store first.
 
     Example: ctx export > backup.jsonl
     """
     from ctx.transfer import export_lines
 
     with open_store(readonly=True) as store:
+        if not allow_secrets:
+            from ctx import guard
+
+            guard.refuse_export(guard.scan_store(store))
         lines = list(export_lines(store))
     text = "".join(line + "\n" for line in lines)
     if output and output != "-":
@@ -638,15 +659,16 @@ def export_(
 def import_(
     source: Annotated[str, typer.Argument(help="JSONL file from `ctx export`, or - for stdin.")] = "-",
     skip_existing: Annotated[bool, typer.Option("--skip-existing", help="Skip nodes whose id exists instead of failing.")] = False,
+    allow_secrets: AllowSecretsOpt = False,
 ) -> None:
-    """Import a JSONL export (all or nothing).
+    """Import a JSONL export (all or nothing; secrets in it follow $CTX_SECRETS).
 
     Example: ctx --db new.db import backup.jsonl
     """
     from ctx.transfer import import_lines
 
     text = read_text_input(source)
-    with open_store() as store:
+    with open_store(allow_secrets=allow_secrets) as store:
         counts = import_lines(store, text.splitlines(), skip_existing=skip_existing)
     say("imported " + ", ".join(f"{v} {k}" for k, v in counts.items()))
 

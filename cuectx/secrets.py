@@ -275,7 +275,7 @@ def _assignment(m: re.Match, strict: bool) -> bool:
 
 
 _LABEL = r"[A-Za-z][A-Za-z0-9_.\-]{0,60}"
-_VALUE_BARE = r"[^\s\"'`,;&<>\[\]{}()|\\]{6,300}"
+_VALUE_BARE = r"[^\s\"'`,;<>\[\]{}()|\\]{6,300}"
 
 _RULES: list[_Rule] = [
     # -- cloud and SaaS tokens, by prefix
@@ -383,12 +383,15 @@ def _find_assignments(text: str, rule: _Rule, out: list) -> None:
     regex, pos = rule.compiled(), 0
     while (m := regex.search(text, pos)) is not None:
         group = next(g for g in ("v1", "v2", "v3", "v4") if m[g] is not None)
-        proxy = {"label": m["label"], "v": m[group], "is": m["is"]}
+        value = m[group]
+        if group == "v4" and text[m.start() - 1:m.start()] in ("?", "&"):
+            value = value.split("&", 1)[0]  # a URL query parameter ends at the next one
+        proxy = {"label": m["label"], "v": value, "is": m["is"]}
         if not _assignment(proxy, False):  # type: ignore[arg-type]
             pos = m.end("label")
             continue
         start = m.start(group)
-        end = start + len(m[group].rstrip("."))
+        end = start + len(value.rstrip("."))
         out.append((rule.priority, start, end, _label_kind(m["label"]) or "secret"))
         pos = m.end()
 

@@ -4,7 +4,7 @@ decoys that must be stored untouched (SHAs, UUIDs, versions, ports, localhost UR
 placeholders, env var names, masked values…).
 
 Deterministic (seeded): `python tests/ctx/data/secrets/make_secrets_set.py` rewrites
-secrets_set.jsonl next to it byte for byte. Each line: {"text", "secret": bool, "kind"
+secrets_set.jsonl next to it byte for byte (tests/cuectx/test_secrets.py checks). Each line: {"text", "secret": bool, "kind"
 (expected, or null), "value" (the secret substring, or null)}. None of these credentials
 is real: they are random characters in the right shape.
 """
@@ -256,7 +256,9 @@ for _ in range(20):
     decoy(f"Decision {rng.randrange(1, 99)}: {' '.join(words)} — measured {rng.randrange(10, 999)} ms "
           f"on {rng.randrange(1, 100)}k nodes (v{rng.randrange(1, 5)}.{rng.randrange(0, 20)}).")
 
-OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+TEXT = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
 if __name__ == "__main__":
+    OUT.write_text(TEXT, encoding="utf-8")
     n_secret = sum(r["secret"] for r in rows)
     print(f"wrote {len(rows)} items ({n_secret} secrets, {len(rows) - n_secret} decoys) to {OUT}")
