@@ -96,7 +96,9 @@ def _explain(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _result(data: dict, text: str | None = None) -> types.CallToolResult:
+def _result(data: dict | None, text: str | None = None) -> types.CallToolResult:
+    """JSON as text and as structured content (Claude Code hands the model the structured
+    form when there is one), or — for prose like compose's markdown — the text alone."""
     body = text if text is not None else json.dumps(data, ensure_ascii=False, indent=1)
     return types.CallToolResult(content=[types.TextContent(type="text", text=body)],
                                 structured_content=data)
@@ -238,13 +240,14 @@ def build_server(db_path: str | os.PathLike | None = None) -> MCPServer:
         query: Annotated[str | None, Field(description=(
             "A query-language expression to compose instead of the view's query."))] = None,
         view: Annotated[str, Field(description="Named view (default: what sessions start with).")] = "default",
-        budget: Annotated[int | None, Field(ge=1, description="Token budget (default: the view's).")] = None,
+        budget: Annotated[int, Field(ge=1, le=mcp_tools.COMPOSE_MAX_BUDGET, description=(
+            "Token budget; larger results are cut by MCP clients."))] = mcp_tools.COMPOSE_BUDGET,
     ) -> types.CallToolResult:
         """The memory block a Claude Code session starts with, as markdown, within a token
         budget: pinned first, then reference (by type), then working memories."""
-        meta, markdown = run(lambda s: mcp_tools.compose(s, query, view=view, budget=budget,
-                                                         scope=_scope(s)), readonly=True)
-        return _result({"meta": meta, "markdown": markdown}, markdown)
+        _meta, markdown = run(lambda s: mcp_tools.compose(s, query, view=view, budget=budget,
+                                                          scope=_scope(s)), readonly=True)
+        return _result(None, markdown)
 
     return server
 

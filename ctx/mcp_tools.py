@@ -33,6 +33,9 @@ SHOW_MAX = 50
 # Claude Code refuses MCP results over ~25k tokens.
 RECALL_CHARS = 2_000
 SHOW_CHARS = 40_000
+SHOW_TOTAL_CHARS = 60_000  # all nodes of one show together (~15k tokens)
+COMPOSE_BUDGET = 8_000  # tokens; Claude Code warns above 10k tokens of tool output, cuts at 25k
+COMPOSE_MAX_BUDGET = 20_000
 INDEX_SECONDS = 20.0  # JIT-embed new nodes for at most this long per recall; the rest by words
 
 
@@ -156,8 +159,9 @@ def show(store: Store, ids: Sequence[str]) -> dict:
     nodes = [store.get(i) for i in dict.fromkeys(ids)]
     edges = store.edges([n.id for n in nodes])
     out = []
+    each = max(RECALL_CHARS, min(SHOW_CHARS, SHOW_TOTAL_CHARS // len(nodes)))
     for n in nodes:
-        record = node_record(n, max_chars=SHOW_CHARS)
+        record = node_record(n, max_chars=each)
         record["updated_at"] = n.updated_at
         record["edges"] = [e.to_dict() for e in edges if n.id in (e.from_id, e.to_id)]
         out.append(record)
