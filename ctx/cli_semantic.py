@@ -93,6 +93,7 @@ def search_cmd(
     Example: ctx search "how do readers avoid blocking the writer?" --filter 'type:decision'
     """
     from ctx.cli import read_scope, scope_options
+    from ctx.query import names_scope, parse
     from ctx.semantic.search import Eligibility, SearchOptions, search
 
     scope_options(project, all_projects)
@@ -106,8 +107,9 @@ def search_cmd(
     callback, close = _progress_bar("embedding")
     try:
         with _open() as store:
+            scope = None if filter_ and names_scope(parse(filter_)) else read_scope(store)
             result = search(store.conn, text, options, progress=callback,
-                            eligibility=Eligibility.within(read_scope(store)))
+                            eligibility=Eligibility.within(scope))
             close()
             rows = _hit_rows(store, result.candidates if all_ else result.hits)
     finally:

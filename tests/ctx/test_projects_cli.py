@@ -117,3 +117,12 @@ def test_table_shows_the_project_of_each_node(two_repos):
 def test_project_show_for_people_is_one_field_per_line(two_repos):
     out = ok("project", "show", "api", "-f", "table")
     assert "name: api\n" in out and "by_tier: tier:reference 1\n" in out and "remote: -\n" in out
+
+
+def test_search_reads_the_scope_unless_its_filter_names_one(two_repos):
+    r = two_repos
+    found = lambda *a: {row["id"] for row in json.loads(ok("search", "staging port deploys", "--mode",
+                                                           "keyword", "-f", "json", *a))}
+    assert found() == {r["b_id"]}
+    assert found("--all-projects") == {r["a_id"], r["b_id"]}
+    assert found("--filter", "project:api") == {r["a_id"]}
