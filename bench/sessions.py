@@ -219,8 +219,15 @@ def _fit(blocks: list[_Block], total: float) -> None:
 
 def make_session(root: Path | str, seed: int = 1, *, start: float = 1_763_766_000.0,
                  size: tuple[int, int] = (480, 300), interval: float | None = None,
-                 quality: int = 80) -> Session:
-    """Write one session under `root` (keyframes/, events/session.mcap)."""
+                 quality: int = 80, lag: float = 0.3, skip_identical: bool = False,
+                 loading: float = 0.0) -> Session:
+    """Write one session under `root` (keyframes/, events/session.mcap).
+
+    Stress variants (off by default): `lag` seconds between a switch and its window event;
+    `skip_identical` writes no frame identical to the last one written for up to 30 s (as
+    recorders that skip idle screens do); `loading` seconds after each switch or tab change
+    show a half-drawn screen (mid-transition frames).
+    """
     rng = random.Random(seed)
     first, second = _script(rng)
     mid = DURATION / 2
@@ -254,28 +261,35 @@ def make_session(root: Path | str, seed: int = 1, *, start: float = 1_763_766_00
     frames: list[Frame] = []
     t = phase
     j = 0
+    last_view, last_t = None, -1e9
     while t < DURATION:
         while spans[j][1] <= t:
             j += 1
         a, _b, seg, blk = spans[j]
         view = blk.view(t - a, blk.secs)
-        path = kdir / f"{round((start + t) * 1000)}.jpg"
-        screens.save(view, path, quality)
-        frames.append(Frame(start + t, path, "paused" if blk.kind == "paused" else seg, view))
+        if loading and t - a < loading and blk.kind in ("app", "tab", "blip", "arrival"):
+            view = f"loading:{view}"
+        if not (skip_identical and view == last_view and t - last_t < 30):
+            path = kdir / f"{round((start + t) * 1000)}.jpg"
+            screens.save(view, path, quality)
+            frames.append(Frame(start + t, path, "paused" if blk.kind == "paused" else seg,
+                                view))
+            last_view, last_t = view, t
         t += interval * rng.uniform(0.85, 1.15)  # capture jitter
 
     paused = []
-    _write_log(edir / "session.mcap", start, spans, rng, paused)
+    _write_log(edir / "session.mcap", start, spans, rng, paused, lag)
     return Session(root, kdir, edir, start, start + DURATION, seed, interval, frames, segments,
                    [(start + a, start + b, s) for a, b, s, _ in spans], paused,
                    [(start + a, start + b) for a, b, _, blk in spans if blk.app is None])
 
 
-def _write_log(path: Path, start: float, spans, rng: random.Random, paused: list) -> None:
+def _write_log(path: Path, start: float, spans, rng: random.Random, paused: list,
+               lag: float = 0.3) -> None:
     events: list[tuple[float, str, dict]] = []
     for a, b, _seg, blk in spans:
         if blk.app is not None:
-            events.append((a + 0.3, "window", {"app": blk.app, "title": blk.title}))
+            events.append((a + lag, "window", {"app": blk.app, "title": blk.title}))
         if blk.kind == "paused":
             events.append((a, "pause", {"state": "paused"}))
             events.append((b, "pause", {"state": "resumed"}))
@@ -332,6 +346,10 @@ class _Screens:
 
     def draw(self, view: str) -> Image.Image:
         kind, _, arg = view.partition(":")
+        if kind == "loading":  # the top third drawn, the rest still blank
+            img = self.draw(arg)
+            img.paste((235, 235, 235), (0, self.h // 3, self.w, self.h))
+            return img
         return getattr(self, "_" + kind)(arg)
 
     # -- helpers

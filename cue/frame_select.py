@@ -409,6 +409,9 @@ def find_segments(scored: list[_Scored], events: list[Event], start: float | Non
         return []
     ts = [s.kf.ts for s in scored]
     changes = _window_changes(events, start)
+    if changes and (start is None or changes[0][0] > start):
+        changes = changes[1:]  # the first window logged, with none known before it, is no
+                               # change: frames captured before its event showed it already
     change_ts = [c[0] for c in changes]
     blips = _blip_windows(events, start)
     iv = [bisect.bisect_right(change_ts, t) for t in ts]  # window interval of each frame
