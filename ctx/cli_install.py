@@ -98,6 +98,9 @@ def _plugin(db, project_dir) -> list[str]:
               f"{_tilde(r.marketplace)} (marketplace ctx-local, plugin ctx@ctx-local)")]
     if r.removed_skill:
         lines.append(f"Removed {_tilde(r.removed_skill)}: the plugin brings the same skill")
+    if r.duplicate_mcp:
+        lines.append(f"Note: {_tilde(r.duplicate_mcp)} also has a ctx MCP server, so Claude Code "
+                     f"would start two; remove it with `ctx install --mcp claude-code --remove`")
     if r.ran:
         lines += ["Installed in Claude Code: " + "; ".join(" ".join(c[1:]) for c in r.commands),
                   "Restart Claude Code (or /reload-plugins) to load it."]

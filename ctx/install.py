@@ -268,6 +268,7 @@ class PluginResult:
     commands: list[list[str]]      # what installs it in Claude Code (run, or to run by hand)
     ran: bool                      # True when `claude` was on PATH and the commands ran
     removed_skill: Path | None = None
+    duplicate_mcp: Path | None = None  # a client config that also runs `ctx mcp`
 
 
 def marketplace_dir() -> Path:
@@ -444,8 +445,15 @@ def install_plugin(*, db: str | os.PathLike | None = None, executable: str | Non
         if changed:  # an installed plugin re-records its version (a fresh one already has it)
             _run_claude([binary, "plugin", "marketplace", "update", MARKETPLACE])
             _run_claude([binary, "plugin", "update", PLUGIN_ID, "--scope", "user"])
+    code_config = mcp_config_path("claude-code")
+    try:
+        servers = read_settings(code_config).get("mcpServers")
+    except (CtxError, OSError):
+        servers = None
+    duplicate = code_config if isinstance(servers, dict) and _is_ctx_entry(servers.get(MCP_SERVER_NAME)) else None
     return PluginResult(marketplace=root, plugin=root / "plugins" / PLUGIN, version=plugin_version(files),
-                        changed=changed, commands=commands, ran=bool(binary), removed_skill=removed_skill)
+                        changed=changed, commands=commands, ran=bool(binary), removed_skill=removed_skill,
+                        duplicate_mcp=duplicate)
 
 
 def remove_plugin(*, claude: str | None | bool = True) -> PluginResult:

@@ -126,6 +126,13 @@ def test_plain_install_leaves_the_skill_to_an_enabled_plugin(ctx_bin, isolated_h
     assert not (isolated_home / ".claude/skills/ctx/SKILL.md").exists()
 
 
+def test_plugin_notes_a_second_ctx_server_in_claude_codes_config(ctx_bin, isolated_home):
+    assert install(ctx_bin, "--mcp", "claude-code").returncode == 0
+    p = install(ctx_bin, "--plugin")
+    assert p.returncode == 0 and "would start two" in p.stdout
+    assert "`ctx install --mcp claude-code --remove`" in p.stdout
+
+
 def test_plugin_remove_without_claude_prints_the_commands(ctx_bin, isolated_home):
     assert install(ctx_bin, "--plugin").returncode == 0
     p = install(ctx_bin, "--plugin", "--remove")
