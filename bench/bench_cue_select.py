@@ -68,6 +68,21 @@ def coverage(bench: Bench, seeds=None) -> None:
                   f"{per_kind}  {sc['anchors']:>5}/3 {sc['paused']:>6} {sc['duplicates']:>5} "
                   f"{sc['same_segment']:>8} {sc['blips']:>5}  {', '.join(sc['missed'])}",
                   flush=True)
+    # Capture variants the script was not tuned on, three seeds each: coverage mean (worst).
+    variants = {"window events logged 1.5 s late": {"lag": 1.5},
+                "recorder skips identical frames": {"skip_identical": True},
+                "3 s of half-drawn screen after each switch": {"loading": 3.0},
+                "all three": {"lag": 1.5, "skip_identical": True, "loading": 3.0}}
+    print(f"\n  {'variant (seeds 11-13)':<44} " + "  ".join(f"{n:>12}" for n in results))
+    for label, kw in variants.items():
+        got: dict[str, list[float]] = {}
+        for seed in (11, 12, 13):
+            session = make_session(root / f"v{seed}", seed, **kw)
+            for name, sc in run_selectors(session, root / f"v{seed}" / "cue.db").items():
+                got.setdefault(name, []).append(sc["coverage"])
+            shutil.rmtree(root / f"v{seed}", ignore_errors=True)
+        print(f"  {label:<44} " + "  ".join(
+            f"{statistics.mean(v):>5.2f} ({min(v):.2f})" for v in got.values()), flush=True)
     shutil.rmtree(root, ignore_errors=True)
     ours = results["cue select"]
     bench.report("cue select: segment coverage, worst seed (max_frames=10)",
