@@ -36,7 +36,7 @@ SHOW_CHARS = 40_000
 SHOW_TOTAL_CHARS = 60_000  # all nodes of one show together (~15k tokens)
 COMPOSE_BUDGET = 8_000  # tokens; Claude Code warns above 10k tokens of tool output, cuts at 25k
 COMPOSE_MAX_BUDGET = 20_000
-INDEX_SECONDS = 20.0  # JIT-embed new nodes for at most this long per recall; the rest by words
+INDEX_SECONDS = 5.0  # JIT-embed new nodes for at most this long per recall; the rest by words
 
 
 def node_record(node: Node, *, max_chars: int | None = None) -> dict:
