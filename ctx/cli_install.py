@@ -42,7 +42,9 @@ def register(app: typer.Typer) -> None:
         plugin, or the MCP server for Claude Desktop and other clients.
 
         Example: ctx install --hooks user
+
         Example: ctx install --plugin
+
         Example: ctx install --mcp claude-desktop
         """
         from ctx.cli import state
