@@ -60,7 +60,6 @@ TAGS_DOC = ("Extra tags, e.g. [\"project:api\", \"topic:auth\"]: each is text wi
 
 Ids = Annotated[list[str], Field(min_length=1, max_length=mcp_tools.SHOW_MAX,
                                  description="Node ids, full or a unique prefix (≥ 4 characters).")]
-Id = Annotated[str, Field(description="A node id, full or a unique prefix (≥ 4 characters).")]
 
 
 class CtxMCPServer(MCPServer):
