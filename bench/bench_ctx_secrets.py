@@ -1,0 +1,107 @@
+"""Issue 18: the secret guard. Recall and false-positive rate of cuectx.secrets on the
+labelled set (tests/ctx/data/secrets, ≥ 300 memory-shaped items), and what the guard adds
+to a Stop hook with three remembers (≤ 2 ms): importing the detector plus screening three
+memories, in a fresh interpreter (so the lazy regex compiles are counted), median of runs.
+For reference, the whole `ctx hook stop` process with the guard on (redact) and off (allow).
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+from bench import ROOT, WORK, Bench, median_wall_ms
+
+DATA = ROOT / "tests" / "ctx" / "data" / "secrets" / "secrets_set.jsonl"
+DIR = WORK / "ctx_secrets"
+CTX = str(Path(sys.executable).parent / "ctx")
+B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+CLEAN = [
+    ("Decision: the API uses SQLite in WAL mode with busy_timeout 5000; migrations are append-only "
+    "and recorded in schema_migrations (see ctx/migrations.py, commit 3f9a2b7c1d4e5f6071)."),
+    ("The staging server listens on localhost:8080; run `make dev` and open http://127.0.0.1:8080/ui. "
+    "Tokens are estimated at 4 characters each; the default view budget is 50000."),
+    ("Pattern: hooks never exit 2 and print one JSON object; the Stop hook parses <ctx:remember> tags "
+    "outside code fences. OPENAI_API_KEY comes from the environment, never from memory."),
+]
+
+
+def _token() -> str:
+    body = "R4nd0mT0k3nV4lu3Xq9Zk2Lm8Np5Wy"
+    n, digits = zlib.crc32(body.encode()), ""
+    while n:
+        n, r = divmod(n, 62)
+        digits = B62[r] + digits
+    return "ghp_" + body + digits.rjust(6, "0")
+
+
+WITH_SECRETS = [
+    CLEAN[0] + f" CI pushes with {_token()}.",
+    CLEAN[1] + " Staging DB: postgres://app:Zx9kq2LmPw@db.staging.internal:5432/app",
+    CLEAN[2] + " aws_secret_access_key = 9sK2/pLm4QzX8vTn+RbY7cWd1HfJ0aEu5GiO3kNs",
+]
+
+# What a Stop hook process has loaded before it screens a memory; the guard's cost is
+# what comes after (importing the detector, compiling the rules the texts need, screening).
+_GUARD = """
+import json, sys, time
+import ctx.actions, ctx.commands, ctx.db, ctx.hooks.entry, ctx.hooks.stop, ctx.store
+texts = json.loads(sys.stdin.read())
+t0 = time.perf_counter()
+from cuectx.secrets import find, redact
+for t in texts:
+    f = find(t)
+    if f:
+        redact(t, f)
+print((time.perf_counter() - t0) * 1000)
+"""
+
+
+def guard_ms(texts: list[str], runs: int = 15) -> float:
+    payload = json.dumps(texts).encode()
+    times = []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", _GUARD], input=payload, capture_output=True,
+                             check=True).stdout
+        times.append(float(out))
+    return statistics.median(times)
+
+
+def evaluate() -> tuple[float, float, int, int]:
+    from cuectx.secrets import find, redact
+
+    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
+    secrets = [r for r in rows if r["secret"]]
+    decoys = [r for r in rows if not r["secret"]]
+    recall = sum(r["value"] not in redact(r["text"]) for r in secrets) / len(secrets)
+    fp = sum(bool(find(r["text"])) for r in decoys) / len(decoys)
+    return recall, fp, len(secrets), len(decoys)
+
+
+def run(bench: Bench) -> None:
+    recall, fp, n_secrets, n_decoys = evaluate()
+    bench.report(f"secrets: recall on the labelled set ({n_secrets} secrets)", recall, 0.98, "",
+                 better="higher")
+    bench.report(f"secrets: false-positive rate ({n_decoys} decoys)", fp * 100, 1, "%")
+    bench.report("secret guard on a Stop with 3 remembers (import + screen, cold)",
+                 guard_ms(CLEAN), 2, "ms")
+    # for reference: secrets in all three compile the URL, label and AWS rules (~3 ms here)
+    bench.report("  same, each remember holding a secret (redacted)", guard_ms(WITH_SECRETS), None, "ms")
+
+    DIR.mkdir(parents=True, exist_ok=True)
+    reply = "\n".join(f'<ctx:remember type="fact" tier="reference">{t}</ctx:remember>'
+                      for t in WITH_SECRETS)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CTX_")}
+    for policy in ("redact", "allow"):
+        db_path = DIR / f"stop-{policy}.db"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+        bench.report(f"  ctx hook stop, 3 remembers with secrets, CTX_SECRETS={policy}",
+                     median_wall_ms([CTX, "hook", "stop", "--response", reply],
+                                    env={**env, "CTX_DB": str(db_path), "CTX_SECRETS": policy,
+                                         "HOME": str(DIR)}, runs=9), None, "ms")
