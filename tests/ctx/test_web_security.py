@@ -577,3 +577,26 @@ def test_opens_the_browser_unless_told_not_to(tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=10) == 0
+
+
+def test_changes_reach_the_hooks_at_once(authed, store, ctx_bin):
+    """What the page changes, the next hook sees: a node added to the session is injected at
+    the next prompt; a node moved out of the always tiers leaves the next session start."""
+    def hook(event, payload):
+        p = subprocess.run([ctx_bin, "hook", event], input=json.dumps(payload).encode(),
+                           capture_output=True, timeout=60, check=False)
+        assert p.returncode == 0, p.stderr
+        out = json.loads(p.stdout or b"{}")
+        return (out.get("hookSpecificOutput") or {}).get("additionalContext", "")
+
+    pinned = store.add("Always answer in terse English.", tags=["tier:pinned"])
+    extra = store.add("The office plant is watered on Fridays.")
+    assert "terse English" in hook("session-start", {"session_id": "H1", "source": "startup",
+                                                     "hook_event_name": "SessionStart"})
+    post(authed, f"/node/{extra.id}/session", session="H1", op="add")
+    text = hook("prompt-submit", {"session_id": "H1", "hook_event_name": "UserPromptSubmit",
+                                  "prompt": "what is the deploy process?"})
+    assert "office plant" in text and "Added to this session by the user" in text
+    post(authed, f"/node/{pinned.id}/tier", tier="off-context")
+    assert "terse English" not in hook("session-start", {"session_id": "H2", "source": "startup",
+                                                         "hook_event_name": "SessionStart"})
