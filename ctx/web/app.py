@@ -29,7 +29,7 @@ from ctx.model import NODE_TYPES, TIERS
 from ctx.store import Store
 from ctx.web import cue_client, data
 from ctx.web.security import CSRF_FIELD, Guard, same
-from ctx.web.thumbs import Frame, Refused, Thumbnails
+from ctx.web.thumbs import Refused, Thumbnails, frame_from_selection
 
 HERE = Path(__file__).parent
 STATIC_DIR = HERE / "static"
@@ -440,10 +440,9 @@ class Viewer:
             if sel.error or not isinstance(sel.data, dict):
                 frames_error = sel.error or "cue select printed nothing"
             else:
-                paused = tuple((float(a), float(b)) for a, b in sel.data.get("paused") or [])
+                paused = sel.data.get("paused") or []
                 for f in sel.data.get("frames") or []:
-                    frame = Frame(str(f.get("path", "")), f.get("ts"), paused,
-                                  bool(f.get("excluded")))
+                    frame = frame_from_selection(f, paused)
                     try:
                         self.thumbs.allowed(frame)
                         key = self.thumbs.register(frame)

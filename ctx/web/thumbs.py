@@ -29,6 +29,18 @@ class Frame:
     excluded: bool = False
 
 
+EXCLUDED_MARK = "[excluded]"  # what cue record writes for a window it must never capture
+
+
+def frame_from_selection(item: dict, paused) -> Frame:
+    """A Frame from one entry of `cue select --format json`: excluded when cue says so, or
+    when the window it shows is one cue's recorder marks as never to be captured."""
+    excluded = bool(item.get("excluded")) or EXCLUDED_MARK in (item.get("app"), item.get("title"))
+    ts = item.get("ts")
+    return Frame(str(item.get("path", "")), float(ts) if isinstance(ts, (int, float)) else None,
+                 tuple((float(a), float(b)) for a, b in paused or []), excluded)
+
+
 class Refused(Exception):
     """This frame may not be shown (the reason is for the log and tests, not the page)."""
 

@@ -423,6 +423,16 @@ def test_thumbnail_rules(tmp_path):
     for frame in refused:
         with pytest.raises(Refused):
             thumbs.jpeg(thumbs.register(frame))
+    # From `cue select` JSON: a frame showing a window cue's recorder excludes is refused too.
+    from ctx.web.thumbs import frame_from_selection
+
+    entry = {"path": str(inside), "ts": 1763733787.25, "app": "Firefox", "title": "docs"}
+    assert thumbs.jpeg(thumbs.register(frame_from_selection(entry, [])))
+    for bad in ({"app": "[excluded]"}, {"title": "[excluded]"}, {"excluded": True}):
+        with pytest.raises(Refused):
+            thumbs.jpeg(thumbs.register(frame_from_selection({**entry, **bad}, [])))
+    with pytest.raises(Refused):
+        thumbs.jpeg(thumbs.register(frame_from_selection(entry, [[1763733787.0, 1763733788.0]])))
 
 
 # ------------------------------------------------------------------ the real server
