@@ -21,8 +21,13 @@ _ROAD = r"[가-힣][가-힣0-9]{0,12}?(?:대로|로|길|거리|가)(?:\s?\d{1,4}
 _AREA = r"[가-힣][가-힣0-9]{0,10}?(?:동|리|가|읍|면|마을)"
 _BLDG = r"(?:지하\s?)?\d{1,5}(?:-\d{1,4})?"
 _LOT = r"(?:산\s?)?\d{1,5}(?:-\d{1,5})?(?:번지)?"
+# After the number: unit/floor, the neighbourhood in brackets, a building name, its
+# building letter/number and unit ("(역삼동) 래미안아파트 B동 1203호").
+_BUILDING = r"(?:아파트|빌라|연립|타운|타워|빌딩|맨션|오피스텔|하우스|캐슬|팰리스|프라자|플라자|센터|마을|스퀘어|시티)"
 _DETAIL = (r"(?P<detail>(?:,?\s?(?:지하\s?)?\d{1,4}(?:동|층|호)(?:\s?\d{1,5}호)?)?"
-           r"(?:\s?\([가-힣0-9][가-힣0-9 ,.\-]{0,24}\))?)")
+           r"(?:\s?\([가-힣0-9][가-힣0-9 ,.\-]{0,24}\))?"
+           rf"(?:,?\s[가-힣A-Za-z0-9]{{1,14}}?{_BUILDING})?"
+           r"(?:,?\s(?:[가나다라마바]|[A-Z]|\d{1,4})동)?(?:,?\s?\d{1,5}(?:호|층))?)")
 # Particles and place words that may follow an address; any other Hangul right after the
 # number ("3개", "10분", "2번") means the number was a count, not a building number.
 _ADDRESS_TAIL = (r"(?:에서|에게|으로|로|에|의|은|는|이|가|을|를|와|과|도|까지|부터|근처|인근|쪽|"
@@ -97,10 +102,9 @@ def _weak_address_ok(m: re.Match, text: str) -> bool:
             text, max(0, m.start() - 24), m.start()):
         return True
     if m["road"]:
-        road = m["road"]
-        if re.search(r"\d\s?번?길$", road) or re.search(r"[가-힣]{2,}(?:대로|로)\d{1,4}번?길$", road):
-            return True
-        return "-" in m["bldg"] and len(road) >= 3 and road.endswith(("로", "길"))
+        # "코드로 3-1" reads like a road and a building number; without a district, a
+        # 번길, a detail, a place particle or an address word it is not taken as one.
+        return re.search(r"\d\s?번?길$", m["road"]) is not None
     return "-" in m["lot"] or m["lot"].endswith("번지")
 
 
@@ -115,7 +119,7 @@ _GIVEN = set(
     "가각간갑강개거건걸겸경계고곤공관광교구국군권규균근금기길나난남내녀노다단달담대덕도돈동두득"
     "라란람랑래량려련렬령례로록룡루류륜률름리린림마만말매맹면명모목몽무문미민밀바박반방배백범벽별"
     "병보복봉부분비빈빛사산삼상새샘서석선설섭성세소솔송수숙순술슬승시식신실심아안애야양어언엽여연"
-    "열염영예오옥온완왕요용우욱운웅원월위유육윤율융은음이익인일임자작잔장재전절정제조종주준중"
+    "열염영예오옥온완왕요용우욱운웅원월위유육윤율융은이익인일자작잔장재전절정제조종주준중"
     "지직진찬참창채천철청초총추춘충치탁태택판평표풍필하학한해행향허헌혁현협형혜호홍화환활황회효후"
     "훈휘희흠늘봄결든솜누니울검탄슬빈랑람온래"
 )
@@ -130,7 +134,7 @@ _ROLE = (
     r"보고자|보고|검토|승인|결재|기안|확인자|요청자|요청인|신청자|승인자|검토자|결재자|기안자|리뷰어|수신자|수신|발신자|발신|참조|"
     r"보낸 ?사람|받는 ?사람|보낸이|받는이|고객명|성명|이름|성함|예약자|주문자|수령인|수령자|"
     r"보호자|상담원|문의자|작업자|등록자|수정자|배정|멤버|팀원|구성원|명단|인원|진행자|사회자|"
-    r"연사|강사|저자|지은이|글쓴이|편집자|기자|코치|멘토|멘티|"
+    r"회의|미팅|모임|면담|통화|인터뷰|회식|연사|강사|저자|지은이|글쓴이|편집자|기자|코치|멘토|멘티|"
     r"(?i:assignee|reporter|author|owner|reviewer|from|to|cc|attendees?|participants?|members?)"
 )
 _ROLE_NAMES_RE = re.compile(
@@ -228,12 +232,20 @@ _BARE_LIST_RE = re.compile(
     rf"(?<![가-힣])(?P<a>{_NAME})(?:님|씨)?\s*[,，、·]\s*(?P<b>{_NAME})(?:님|씨)?{_NAME_END}")
 
 
+# Last syllables of places, teams and companies: "서울시, 부산시" is not a list of people.
+_NOT_NAME_ENDINGS = set("시구군도동읍면리팀부실과사점장관청국소단회화성률량")
+
+
 def _bare_name_lists(text: str, seen: set) -> Iterator[tuple[int, int]]:
     """Two or more names in a comma list with no label ("김민수, 이서연, 박지훈 참석")."""
     for m in _BARE_LIST_RE.finditer(text):
         a = _name_span(text, m.start("a"))
         b = _name_span(text, m.start("b"))
-        if not (_is_name(text[a[0]:a[1]]) and _is_name(text[b[0]:b[1]])):
+        first, second = text[a[0]:a[1]], text[b[0]:b[1]]
+        # "안정성, 확장성" and "서울시, 부산시" end like places or qualities; one such
+        # ending in a pair of names ("김태희, 정우성") is still a pair of names.
+        if not (_is_name(first) and _is_name(second)) or (
+                first[-1] in _NOT_NAME_ENDINGS and second[-1] in _NOT_NAME_ENDINGS):
             continue
         for span in (a, b):
             if span not in seen:

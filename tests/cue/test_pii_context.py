@@ -26,6 +26,10 @@ from cue.pii import analyze, scrub
     ("[박보검] [오전 10:05] 안녕하세요", "[[PERSON]] [오전 10:05] 안녕하세요"),
     ("이수진: 내일 오전에 리뷰해요", "[PERSON]: 내일 오전에 리뷰해요"),
     ("송민호 - KakaoTalk", "[PERSON] - KakaoTalk"),
+    ("김태희, 정우성 점심", "[PERSON], [PERSON] 점심"),
+    # Faker's formats: odd road suffixes, 지하, a building name and unit after the number.
+    ("광주광역시 광진구 역삼0로 604-38 (성호김이마을) 순옥배아파트 552호 확인", "[ADDRESS] 확인"),
+    ("전라남도 고양시 테헤란1거리 지하991 상철하김아파트으로 이사", "[ADDRESS]으로 이사"),
     ("김서연과의 대화 - LINE", "[PERSON]과의 대화 - LINE"),
     # Capability URLs (whole URL), by parameter, path shape or share host.
     ("reset: https://id.example.com/reset-password/aB3dE5fG7hJ9kL1mN3pQ", "reset: [CAPABILITY_URL]"),
@@ -79,6 +83,8 @@ def test_issue_17_kinds_are_scrubbed(text, expected):
     "담당자: 미정", "작성자: 관리자", "참석: 전원", "참석자: 개발팀, 기획팀", "이름 변경을 요청했다",
     "팀장 회의 준비", "[공지] 오후 3:12 서버 점검", "김치찌개, 된장찌개, 부대찌개 주문", "사과, 배, 포도",
     "강남구청 민원실", "역삼동 맛집 추천", "대표 번호 1588-0000 안내",
+    "서울시, 부산시, 대구시 순회", "가용성, 확장성, 안정성", "정상화, 안정화 작업", "참석 예정임",
+    "에러 코드로 3-1 반환", "홍보팀, 기획팀 참석", "회의 결과: 승인",
     # Public URLs, including ones about resets, invites and signed URLs.
     "https://docs.python.org/3/library/base64.html",
     "https://stackoverflow.com/questions/12345678/how-to-reset-a-password-in-django",
