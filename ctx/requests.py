@@ -269,6 +269,20 @@ def _touch_session(conn, session_id: str, now: str) -> None:
 
 # ------------------------------------------------------------------------------ requests
 
+def _kept_prompt(prompt: str) -> str:
+    """The prompt as the request record keeps it: cut to PROMPT_KEEP_CHARS, with credentials
+    the user pasted redacted (ctx.guard) unless CTX_SECRETS=allow — a record is not memory,
+    so `refuse` redacts here too rather than losing the record."""
+    from ctx import guard
+
+    kept = prompt[:PROMPT_KEEP_CHARS]
+    try:
+        mode = guard.policy()
+    except CtxError:
+        mode = guard.REDACT
+    return kept if mode == guard.ALLOW else guard.screen(kept, guard.REDACT)[0]
+
+
 def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str, *,
                   max_chars: int, options=None, now: str | None = None,
                   db_path: str | None = None, scope=None) -> BuiltRequest:
@@ -296,7 +310,7 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
     selection = select_for_prompt(conn, prompt, eligibility=eligibility,
                                   options=options, db_path=db_path)
 
-    record = RequestRecord(new_ulid(), session_id, now, prompt[:PROMPT_KEEP_CHARS],
+    record = RequestRecord(new_ulid(), session_id, now, _kept_prompt(prompt),
                            selection.path, selection.fallback_reason, params={
                                **options.to_dict(), "max_chars": max_chars,
                                "timings": selection.timings,

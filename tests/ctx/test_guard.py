@@ -171,3 +171,15 @@ def test_stop_hook_refuse_stores_nothing_exits_0_and_the_next_prompt_says_why(ct
     assert "## Memory Refused" in text and "NOT stored" in text and "github-token" in text
     _, again = hook(ctx_bin, "prompt-submit", prompt("and then"))
     assert "Memory Refused" not in json.dumps(again)
+
+
+def test_a_token_pasted_into_a_prompt_is_redacted_in_the_request_record(ctx_bin):
+    ok("add", "--tag", "tier:reference", "The deploy pipeline runs on merge to main")
+    proc, _ = hook(ctx_bin, "prompt-submit", prompt(f"why does deploy fail with {TOKEN}?"))
+    assert proc.returncode == 0
+    conn = sqlite3.connect(_db_path())
+    try:
+        (kept,) = conn.execute("SELECT prompt FROM requests").fetchone()
+    finally:
+        conn.close()
+    assert kept == "why does deploy fail with [SECRET:github-token]?"
