@@ -140,7 +140,9 @@ def layout(n: int, pairs: list[tuple[int, int]], iterations: int = 50) -> list[t
     for _ in range(iterations):
         dx = pos[:, 0, None] - pos[None, :, 0]
         dy = pos[:, 1, None] - pos[None, :, 1]
-        w = k * k / (dx * dx + dy * dy + 1e-9)                     # repulsion k²/d along d
+        d2 = dx * dx + dy * dy + 1e-9
+        w = np.where(d2 < 9 * k * k, k * k / d2, 0.0)              # repulsion k²/d along d,
+        #                                       cut off at 3k so separate islands stay close
         disp = np.stack([(w * dx).sum(1), (w * dy).sum(1)], axis=1)
         if len(src):
             d = pos[src] - pos[dst]
