@@ -56,7 +56,7 @@ def build(conn: sqlite3.Connection, focus: str | None = None, *, depth: int = 2,
         focus = store.resolve(focus)
         ids, capped = _neighbourhood(conn, focus, depth, limit)
     else:
-        ids, capped = most_connected(conn, limit)
+        ids, capped = overview(conn, limit)
     edges = store.edges(ids) if ids else []
     idset = set(ids)
     edges = [e for e in edges if e.from_id in idset and e.to_id in idset]
@@ -82,6 +82,28 @@ def build(conn: sqlite3.Connection, focus: str | None = None, *, depth: int = 2,
               if e.from_id in gnodes and e.to_id in gnodes]
     total = conn.execute("SELECT count(*) FROM edges").fetchone()[0]
     return Graph(list(gnodes.values()), gedges, total, capped, focus)
+
+
+def overview(conn, limit: int, hubs: int = 12) -> tuple[list[str], bool]:
+    """The most connected nodes and their neighbours: a dozen hubs with what hangs off them
+    says more than the top 120 by degree, which in a large store rarely link to each other."""
+    ids: list[str] = []
+    seen: set[str] = set()
+    capped = False
+    for hub in most_connected(conn, hubs)[0]:
+        if hub not in seen:
+            seen.add(hub)
+            ids.append(hub)
+        for (other,) in conn.execute("SELECT to_id FROM edges WHERE from_id = ? UNION "
+                                     "SELECT from_id FROM edges WHERE to_id = ? LIMIT ?",
+                                     (hub, hub, limit)):
+            if other in seen:
+                continue
+            if len(ids) >= limit:
+                return ids, True
+            seen.add(other)
+            ids.append(other)
+    return ids, capped
 
 
 def most_connected(conn, limit: int) -> tuple[list[str], bool]:
