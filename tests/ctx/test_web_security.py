@@ -560,7 +560,8 @@ def test_graph_stays_bounded(authed, store):
             "INSERT OR IGNORE INTO edges (from_id, to_id, type, created_at) VALUES (?, ?, "
             "'RELATES_TO', '2026-01-01T00:00:00.000Z')",
             [(ids[i], ids[(i * 7 + 1) % 400]) for i in range(400)]
-            + [(ids[0], ids[j]) for j in range(1, 60)])
+            + [(ids[0], ids[j]) for j in range(1, 60)]
+            + [(ids[h * 30], ids[(h * 30 + j) % 400]) for h in range(1, 12) for j in range(1, 25)])
     page = authed.get("/graph").text
     assert 1 <= page.count("<circle") <= MAX_NODES and "capped at" in page
     assert f"/node/{ids[0]}" in page  # the most connected node is in the overview
