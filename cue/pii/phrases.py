@@ -16,11 +16,14 @@ _ID_LABEL = (
     rf"(?:{_MEETING_WORD}\s?(?i:id|i\.d\.|number|no\.?|num|#|code|아이디|번호|코드)"
     r"|(?i:participant\s?id|attendee\s?id|access\s?code|conference\s?id|참가자\s?(?:ID|번호)|"
     r"액세스\s?코드|회의실\s?(?:번호|ID)|입장\s?번호)"
-    r"|(?i:zoom|webex|teams|줌|웹엑스|팀즈)\s?[:：])"
+    r"|(?i:zoom|webex|teams|줌|웹엑스|팀즈)(?:\s?(?i:meeting|회의|미팅))?\s?[:：]?"
+    r"|(?i:meeting|회의|미팅)(?=\s\d{3}))"
 )
 _MEETING_ID = r"\d{3,4}[ \-]?\d{3,4}[ \-]?\d{3,5}(?:[ \-]?\d{1,4})?(?![\d])|[a-z]{3}-[a-z]{4}-[a-z]{3}(?![a-z])"
 MEETING_ID_RE = re.compile(
-    rf"{_ID_LABEL}\s*(?i:is|는|은)?\s*[:：#=]?\s*(?P<v>{_MEETING_ID})#?")
+    rf"{_ID_LABEL}\s*(?:\([^)\n]{{0,24}}\))?\s*(?i:is|는|은)?\s*[:：#=]?\s*(?P<v>{_MEETING_ID})#?")
+# A bare "ID: 812 3456 7890" counts when a meeting word is near.
+BARE_ID_RE = re.compile(rf"(?<![A-Za-z])(?:ID|Id|id|아이디)\s*[:：#]?\s*(?P<v>{_MEETING_ID})")
 _PASS_LABEL = (r"(?i:passcode|pass\s?code|meeting\s?password|password|passwd|pwd|pw|pin|"
                r"access\s?code|암호|비밀번호|비번|패스코드|회의\s?암호|입장\s?(?:코드|암호)|"
                r"참가\s?(?:코드|암호))")
@@ -36,6 +39,9 @@ MEETING_TRIGGER = (r"(?i)zoom|teams|webex|meet|conference|webinar|call|bridge|pa
 
 def find_meeting_codes(text: str) -> Iterator[tuple[int, int]]:
     ids = [m.span("v") for m in MEETING_ID_RE.finditer(text)]
+    ids += [m.span("v") for m in BARE_ID_RE.finditer(text)
+            if m.span("v") not in ids
+            and _MEETING_NEAR.search(text, max(0, m.start() - 80), m.end() + 80)]
     yield from ids
     for m in PASSCODE_RE.finditer(text):
         if m["v"].lower() in {"required", "optional", "none", "enabled", "disabled", "protected"}:
@@ -49,7 +55,7 @@ def find_meeting_codes(text: str) -> Iterator[tuple[int, int]]:
 
 # --- obfuscated emails ------------------------------------------------------------------
 
-_AT_OBF = r"\s*[\[\(\{<]\s*(?:at|AT|At|@|골뱅이)\s*[\]\)\}>]\s*|\s+골뱅이\s+|\s*@\s+|\s+@\s*"
+_AT_OBF = r"\s*[\[\(\{<]\s*(?:at|AT|At|@|골뱅이)\s*[\]\)\}>]\s*|\s+골뱅이\s+|\s*@\s+|\s+@\s*|@"
 _AT_WORD = r"\s+(?:at|AT)\s+"
 _DOT_OBF = r"\s*[\[\(\{<]\s*(?:dot|DOT|Dot|\.|점)\s*[\]\)\}>]\s*|\s+(?:dot|DOT)\s+|\s+점\s+"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]{0,62}[A-Za-z0-9])?"
@@ -62,8 +68,11 @@ OBFUSCATED_EMAIL_RE = re.compile(
     rf"[A-Za-z0-9_%+\-]+)*?)(?P<at>{_AT_OBF}|{_AT_WORD})(?P<domain>{_DOMAIN})(?![A-Za-z0-9\-])",
 )
 # A plain " at " counts only with an obfuscated dot, so the trigger needs no bare "at".
-OBFUSCATED_EMAIL_TRIGGER = r"(?i)[\[({<]\s*(?:at|@|dot)\s*[\])}>]|\bdot\b|@\s|\s@|골뱅이|\s점\s"
+OBFUSCATED_EMAIL_TRIGGER = (r"(?i)[\[({<]\s*(?:at|@|dot)\s*[\])}>]|\bdot\b|@\s|\s@|골뱅이|\s점\s"
+                            r"|[A-Za-z0-9][._][A-Za-z0-9]+\s+at\s")
 _WORD_AT = re.compile(_AT_WORD)
+# "jane.doe at example.com": a local part shaped like a user name (first.last, first_last).
+_USERNAME = re.compile(r"[A-Za-z0-9][._][A-Za-z0-9]")
 _OBF_DOT = re.compile(_DOT_OBF)
 
 
@@ -76,7 +85,9 @@ def find_obfuscated_emails(text: str) -> Iterator[tuple[int, int]]:
             continue
         at_plain_word = _WORD_AT.fullmatch(m["at"]) is not None
         dot_obfuscated = _OBF_DOT.search(m["domain"]) is not None
-        if at_plain_word and not dot_obfuscated:
+        if m["at"] == "@" and not dot_obfuscated:
+            continue  # a plain address: Presidio's recognizer has it
+        if at_plain_word and not dot_obfuscated and not _USERNAME.search(m["local"]):
             continue  # "deployed at example.com" is a sentence, not an address
         pos = m.end()
         yield m.span()
@@ -85,9 +96,9 @@ def find_obfuscated_emails(text: str) -> Iterator[tuple[int, int]]:
 # --- SSN without separators, next to the word SSN -----------------------------------------
 
 _SSN_WORD = r"(?i:\bSSN|\bSS#|social\s+security(?:\s+(?:number|no\.?|num|#))?|사회보장번호)"
-_SSN_DIGITS = r"\d{3}[ .]?\d{2}[ .]?\d{4}"
+_SSN_DIGITS = r"\d{3}[ .\-]?\d{2}[ .\-]?\d{4}"
 SSN_CONTEXT_RE = re.compile(
-    rf"{_SSN_WORD}[^\d\n]{{0,24}}?(?<!\d)(?P<v>{_SSN_DIGITS})(?![\d\-])"
+    rf"{_SSN_WORD}[^\d\n]{{0,24}}?(?<![\d\-])(?P<v>{_SSN_DIGITS})(?![\d\-])"
     rf"|(?<![\d\-])(?P<v2>{_SSN_DIGITS})(?!\d)\s*\(?\s*{_SSN_WORD}"
 )
 SSN_TRIGGER = r"(?i)ssn|ss#|social\s+security|사회보장"

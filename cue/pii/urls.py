@@ -81,6 +81,8 @@ _SHARE_LINKS = [
     (r"chat\.whatsapp\.com", r"/."),
     (r"open\.kakao\.com", r"/o/"),
     (r"(?:www\.)?loom\.com", r"/share/"),
+    (r"(?:[a-z0-9\-]+\.)?zoom\.us", r"/rec/(?:share|play)/"),
+    (r"[a-z0-9\-]+\.slack\.com", r"/(?:join/)?shared_invite/"),
     (r"photos\.app\.goo\.gl", r"/."),
     (r"airtable\.com", r"/(?:shr|app[A-Za-z0-9]+/shr)"),
     (r"trello\.com", r"/invite/"),
@@ -126,14 +128,15 @@ def token_like(value: str, min_len: int = 16) -> bool:
     return False
 
 
-def _param_is_capability(name: str, value: str) -> bool:
+def _param_is_capability(name: str, value: str, path_says_so: bool = False) -> bool:
     name = name.lower()
     if name not in _TOKEN_PARAMS or not value:
         return False
     if name in _SIGNATURE_PARAMS:
         return len(value) >= 8
     if name in _WEAK_PARAMS:
-        return token_like(value, 20)
+        # "?code=" is a capability on an invite/reset/verify path, a search term elsewhere.
+        return token_like(value, 8 if path_says_so else 20)
     return token_like(value, 8) or (len(value) >= 6 and any(c.isdigit() for c in value)
                                     and any(c.isalpha() for c in value))
 
@@ -151,15 +154,17 @@ def is_capability_url(url: str) -> bool:
     for host_re, path_re in _SHARE_RES:
         if host_re.match(host) and path_re.search(path + ("?" + parts.query if parts.query else "")):
             return True
+    segments = [s for s in path.split("/") if s]
+    path_says_so = any(seg.lower() in _PATH_WORDS and seg.lower() not in _SHORT_PATH_WORDS
+                       for seg in segments)
     for query in (parts.query, parts.fragment):
         if query and "=" in query:
             try:
                 pairs = parse_qsl(query, keep_blank_values=True)
             except ValueError:
                 pairs = []
-            if any(_param_is_capability(k, v) for k, v in pairs):
+            if any(_param_is_capability(k, v, path_says_so) for k, v in pairs):
                 return True
-    segments = [s for s in path.split("/") if s]
     for i, seg in enumerate(segments):
         if seg.lower() in _PATH_WORDS:
             short = seg.lower() in _SHORT_PATH_WORDS

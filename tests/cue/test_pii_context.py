@@ -44,20 +44,32 @@ from cue.pii import analyze, scrub
      "[CAPABILITY_URL]"),
     ("https://www.dropbox.com/scl/fi/abc123def456/deck.key?rlkey=xyz789abc&dl=0", "[CAPABILITY_URL]"),
     ("https://www.notion.so/acme/Q3-Roadmap-0123456789abcdef0123456789abcdef", "[CAPABILITY_URL]"),
+    ("https://teams.example.com/invite?code=8f3KdLx92mQpZ", "[CAPABILITY_URL]"),
+    ("https://zoom.us/rec/share/AbCdEf123456?startTime=1700000000000", "[CAPABILITY_URL]"),
+    ("https://d1.cloudfront.net/i.jpg?Expires=1700000000&Signature=AbCdEfGh~IjKl&Key-Pair-Id=K2JCJMDEHXQW5F",
+     "[CAPABILITY_URL]"),
     # Meeting IDs and passcodes outside a URL.
     ("Meeting ID: 812 3456 7890 Passcode: 4f9Kx2", "Meeting ID: [MEETING_CODE] Passcode: [MEETING_CODE]"),
     ("회의 ID: 812 3456 7890 암호: 123456", "회의 ID: [MEETING_CODE] 암호: [MEETING_CODE]"),
     ("Webex 액세스 코드 2634 123 4567", "Webex 액세스 코드 [MEETING_CODE]"),
     ("Google Meet code: abc-defg-hij", "Google Meet code: [MEETING_CODE]"),
+    ("Zoom meeting 812-3456-7890, password 123456", "Zoom meeting [MEETING_CODE], password [MEETING_CODE]"),
+    ("ID: 812 3456 7890 Passcode: 4f9Kx2 (Zoom)", "ID: [MEETING_CODE] Passcode: [MEETING_CODE] (Zoom)"),
+    ("Webex Meeting number (access code): 2634 123 4567",
+     "Webex Meeting number (access code): [MEETING_CODE]"),
+    ("줌 회의 아이디 81234567890 비번 1234", "줌 회의 아이디 [MEETING_CODE] 비번 [MEETING_CODE]"),
     # Obfuscated emails.
     ("mail jane.doe at example dot com", "mail [EMAIL]"),
     ("kim.minsu[at]naver[dot]com 으로", "[EMAIL] 으로"),
     ("Reach me at craig.fuller at acme dot io for details.", "Reach me at [EMAIL] for details."),
     ("john AT company DOT co.kr", "[EMAIL]"),
+    ("jane.doe at example.com", "[EMAIL]"),
+    ("jane.doe@example dot com", "[EMAIL]"),
     # A bare 9-digit SSN next to the word SSN.
     ("my SSN: 123456789", "my SSN: [SSN]"),
     ("social security no. 078051121", "social security no. [SSN]"),
     ("123456789 (SSN)", "[SSN] (SSN)"),
+    ("SSN 123-45-6789", "SSN [SSN]"),
     # Encoded spans holding PII.
     ("k8s: DATABASE_URL: " + base64.b64encode(b"postgres://admin:s3cr3t@db.internal/app").decode(),
      "k8s: DATABASE_URL: [DB_URL]"),
@@ -97,7 +109,8 @@ def test_issue_17_kinds_are_scrubbed(text, expected):
     # Meeting words with no code, passwords rules, "at" in sentences, 9-digit numbers.
     "Meeting ID will be shared later", "Passcode required to join", "Password must be at least 8 characters",
     "The meeting is at 3pm, room 12", "deployed at example.com today", "the process id 123456789 exited",
-    "Order #123456789 shipped", "SSN field left blank",
+    "Order #123456789 shipped", "SSN field left blank", "https://example.com/search?code=python",
+    "Meet jane at example.com", "https://calendly.com/jane-doe/30min", "Project ID: 12345",
     # Harmless base64 and line-wrapped numbers.
     "SGVsbG8sIHdvcmxkIQ== decoded to a greeting", "build 20240315\n1234 passed",
     "checksum 9f8e7d6c5b4a3928\n1706f5e4 ok",
