@@ -4,7 +4,8 @@ A 2560×1600 Xvfb screen with openbox and three xterms (a shell in each). `cue r
 with its defaults (grab every 2 s, heartbeat 60 s while active, keyframes ≤ 1920 px JPEG
 q70) in two sessions:
 
-- idle: nobody touches anything for IDLE_SECS;
+- idle: nobody touches anything; measured over its first IDLE_SECS (grabs every 2 s) and
+  over IDLE_SECS after the first minute (the recorder then looks every 10 s);
 - active: for ACTIVE_SECS someone types shell commands (each prints a screenful), and
   switches windows every ~8 s — busier than a person at a desk.
 
@@ -12,7 +13,8 @@ CPU is the recorder process's user+system time (/proc/PID/stat) over the session
 time, as % of one core; the X server's share of the grabs is reported beside it (no
 budget: it is the server's). MB per hour is what the session wrote (keyframes + MCAP)
 scaled to an hour. Budgets, against peers (SPEC §4.1: screenpipe ~10 % CPU and
-15–30 GB/month): idle ≤ 2 % and active ≤ 8 % of one core; idle ≤ 5 MB/h and active
+15–30 GB/month): idle ≤ 2 % in its first minute and ≤ 1 % after it, active ≤ 8 % of
+one core; idle ≤ 5 MB/h and active
 ≤ 150 MB/h (8 h × 21 workdays of non-stop activity ≈ 25 GB/month before `record.max_disk`
 caps what is kept; real days are mostly idle-ish, and the default budget keeps 2 GB).
 """
@@ -51,8 +53,8 @@ def _x(env, *args):
 
 
 def _session(env: dict, home: Path, secs: float, active: bool, windows: list[str],
-             xvfb_pid: int) -> tuple[float, float, float]:
-    """(recorder CPU %, X server CPU %, MB/h) over one session."""
+             xvfb_pid: int, skip: float = 0.0) -> tuple[float, float, float]:
+    """(recorder CPU %, X server CPU %, MB/h) over one session, measured after `skip` s."""
     shutil.rmtree(home, ignore_errors=True)
     cue = str(Path(sys.executable).parent / "cue")
     rec = subprocess.Popen([cue, "record"], env={**env, "CUE_HOME": str(home)},
@@ -63,7 +65,7 @@ def _session(env: dict, home: Path, secs: float, active: bool, windows: list[str
             rec.kill()
             raise RuntimeError(f"cue record did not start: {rec.stderr.read().decode()[-400:]}")
         time.sleep(0.1)
-    time.sleep(1.0)
+    time.sleep(1.0 + skip)
     cpu0, x0, b0, t0 = _cpu_secs(rec.pid), _cpu_secs(xvfb_pid), _bytes(home), time.time()
     i = 0
     while time.time() - t0 < secs:
@@ -110,13 +112,16 @@ def run(bench: Bench) -> None:
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
             windows.append(_x(env, "search", "--sync", "--name", f"^{title}$").split()[0])
         home = work / "home"
-        for name, secs, active in (("idle", IDLE_SECS, False), ("active", ACTIVE_SECS, True)):
-            cpu, xcpu, mbh = _session(env, home, secs, active, windows, xvfb.pid)
+        sessions = (  # name, seconds measured, active?, skipped first, CPU and MB/h budgets
+            ("idle, first minute", IDLE_SECS, False, 0.0, 2.0, 5.0),
+            ("idle, after a minute", IDLE_SECS, False, 61.0, 1.0, 5.0),
+            ("active", ACTIVE_SECS, True, 0.0, 8.0, 150.0))
+        for name, secs, active, skip, cpu_budget, mb_budget in sessions:
+            cpu, xcpu, mbh = _session(env, home, secs, active, windows, xvfb.pid, skip)
             bench.report(f"cue record {name}: recorder CPU (% of one core)", cpu,
-                         2.0 if name == "idle" else 8.0, "%")
+                         cpu_budget, "%")
             bench.report(f"cue record {name}: X server CPU for the grabs", xcpu, None, "%")
-            bench.report(f"cue record {name}: written per hour", mbh,
-                         5.0 if name == "idle" else 150.0, "MB/h")
+            bench.report(f"cue record {name}: written per hour", mbh, mb_budget, "MB/h")
     finally:
         for p in reversed(procs):
             p.kill()

@@ -45,6 +45,27 @@ class Monitor:
     height: int
 
 
+class Grab:
+    """One grabbed monitor. `small()` is a small grayscale copy for change detection (how
+    it is made is the backend's business: it is only compared with other grabs from the
+    same backend); `rgb()` the full image, built only when a keyframe is written."""
+
+    def __init__(self, image):
+        self._image = image
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self._image.size
+
+    def small(self):
+        factor = max(1, min(8, min(self._image.size) // 64))
+        small = self._image.reduce(factor) if factor > 1 else self._image
+        return small.convert("L")
+
+    def rgb(self):
+        return self._image if self._image.mode == "RGB" else self._image.convert("RGB")
+
+
 class CaptureBackend(ABC):
     """One platform's capture primitives. Used from one thread (the loop's), except that
     `start` may run its own threads that feed `window_changes` and the input counters."""
@@ -69,8 +90,8 @@ class CaptureBackend(ABC):
         """The monitors to capture (one keyframe stream each)."""
 
     @abstractmethod
-    def grab(self, monitor: Monitor):
-        """A PIL RGB image of one monitor, now."""
+    def grab(self, monitor: Monitor) -> Grab:
+        """One monitor, now."""
 
     @abstractmethod
     def active_window(self) -> WindowInfo:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from cue import prune
 from cue.events import TOPIC_INPUT, TOPIC_PAUSE, TOPIC_WINDOW
-from cue.record.backend import CaptureBackend, Monitor, WindowInfo
+from cue.record.backend import CaptureBackend, Grab, Monitor, WindowInfo
 from cue.record.privacy import EXCLUDED, Exclusions
 from cue.record.writer import HourlyLog, keyframe_path, private_dir, write_atomic, write_status
 
@@ -65,14 +65,12 @@ class Stats:
     notes: list[str] = field(default_factory=list)
 
 
-def frame_hash(image):
-    """dhash of a 1/8-scale grayscale copy: ~3 ms on a 2560×1600 grab (box-filter reduce
-    first; dhash's own resize from full size costs ~4× more)."""
+def frame_hash(grab: Grab):
+    """dhash (HASH_SIZE²) of the grab's small grayscale copy (dhash's own resize from full
+    size would cost ~20× more)."""
     import imagehash
 
-    factor = max(1, min(8, min(image.size) // (4 * HASH_SIZE)))
-    small = image.reduce(factor) if factor > 1 else image
-    return imagehash.dhash(small.convert("L"), hash_size=HASH_SIZE)
+    return imagehash.dhash(grab.small(), hash_size=HASH_SIZE)
 
 
 def encode_jpeg(image, max_width: int, quality: int) -> bytes:
@@ -130,9 +128,9 @@ class Recorder:
 
     def _window(self, ts: float, window: WindowInfo) -> None:
         shown = self._shown(window)
-        self.window_news = True
-        self.last_activity = max(self.last_activity, ts)
         if shown != self.logged:
+            self.window_news = True
+            self.last_activity = max(self.last_activity, ts)
             self._write(TOPIC_WINDOW, {"app": shown.app, "title": shown.title}, ts)
             self.logged = shown  # after the write: a new file restates the previous one
 
@@ -157,7 +155,7 @@ class Recorder:
             if not (changed or self.window_news or heartbeat):
                 self.stats.unchanged += 1
                 continue
-            data = encode_jpeg(image, self.s.max_width, self.s.quality)
+            data = encode_jpeg(image.rgb(), self.s.max_width, self.s.quality)
             path = keyframe_path(self.s.keyframes, now, mon.index, several)
             if path.parent not in self._day_dirs:
                 private_dir(path.parent)

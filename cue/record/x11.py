@@ -17,7 +17,13 @@ import threading
 import time
 from collections.abc import Callable
 
-from cue.record.backend import CaptureBackend, CaptureUnavailable, Monitor, WindowInfo
+from cue.record.backend import (
+    CaptureBackend,
+    CaptureUnavailable,
+    Grab,
+    Monitor,
+    WindowInfo,
+)
 
 NO_WINDOW = WindowInfo("", "")
 NONE_GRACE_SECS = 0.4
@@ -79,6 +85,34 @@ def _active_id(d, atoms: _Atoms, root) -> int:
     return int(prop.value[0]) if prop and len(prop.value) else 0
 
 
+class _ShotGrab(Grab):
+    """An mss screenshot. `small()` samples every 4th pixel of the green channel (the
+    largest share of luminance) straight from the BGRA buffer: ~0.3 ms at 2560×1600, where
+    a full-size RGB conversion plus a box reduce costs ~11 ms — per grab, every 2 s, all
+    day. dhash then low-pass filters it to 17×16. The RGB image is built only for a
+    keyframe that will be written."""
+
+    def __init__(self, shot):
+        self._shot = shot
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return tuple(self._shot.size)
+
+    def small(self):
+        import numpy as np
+        from PIL import Image
+
+        w, h = self._shot.size
+        pixels = np.frombuffer(self._shot.raw, np.uint8).reshape(h, w, 4)
+        return Image.fromarray(np.ascontiguousarray(pixels[::4, ::4, 1]))
+
+    def rgb(self):
+        from PIL import Image
+
+        return Image.frombuffer("RGB", self._shot.size, self._shot.raw, "raw", "BGRX", 0, 1)
+
+
 class X11Backend(CaptureBackend):
     name = "x11"
 
@@ -116,7 +150,7 @@ class X11Backend(CaptureBackend):
                                                                    watcher.screen().root))
         self._front_excluded = excluded(front)
         self._changes.append((time.time(), front))
-        t = threading.Thread(target=self._watch, args=(watcher,), name="cue-x11-windows",
+        t = threading.Thread(target=self._watch, args=(watcher, front), name="cue-x11-windows",
                              daemon=True)
         t.start()
         self._threads.append(t)
@@ -159,12 +193,10 @@ class X11Backend(CaptureBackend):
         return [Monitor(i + 1, m["left"], m["top"], m["width"], m["height"])
                 for i, m in enumerate(mons)]
 
-    def grab(self, monitor: Monitor):
-        from PIL import Image
-
+    def grab(self, monitor: Monitor) -> Grab:
         shot = self._mss.grab({"left": monitor.left, "top": monitor.top,
                                "width": monitor.width, "height": monitor.height})
-        return Image.frombuffer("RGB", shot.size, shot.bgra, "raw", "BGRX", 0, 1)
+        return _ShotGrab(shot)
 
     # ------------------------------------------------------------------ windows
     def active_window(self) -> WindowInfo:
@@ -199,7 +231,7 @@ class X11Backend(CaptureBackend):
             changes, self._changes = self._changes, []
         return changes
 
-    def _watch(self, d) -> None:
+    def _watch(self, d, front: WindowInfo) -> None:
         """Follow the foreground window by PropertyNotify; sleeps in select() between events."""
         from Xlib import X, error
 
@@ -207,7 +239,7 @@ class X11Backend(CaptureBackend):
         root = d.screen().root
         root.change_attributes(event_mask=X.PropertyChangeMask)
         watched = None
-        last = None
+        last = front  # start() reported it already
         pending_none: float | None = None
 
         def follow() -> None:

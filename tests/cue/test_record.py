@@ -14,7 +14,14 @@ from cue import config, paths, prune
 from cue.errors import CueError, ExitCode
 from cue.events import TOPIC_INPUT, TOPIC_PAUSE, TOPIC_WINDOW, read_events
 from cue.keyframes import list_keyframes
-from cue.record.backend import CaptureBackend, CaptureUnavailable, Monitor, WindowInfo, detect
+from cue.record.backend import (
+    CaptureBackend,
+    CaptureUnavailable,
+    Grab,
+    Monitor,
+    WindowInfo,
+    detect,
+)
 from cue.record.loop import Recorder, RecordSettings
 from cue.record.privacy import DEFAULT_EXCLUDE_APPS, DEFAULT_EXCLUDE_TITLES, Exclusions
 from cue.record.writer import RecorderLock, keyframe_path, recorder_running, write_atomic
@@ -93,7 +100,7 @@ class ScriptedBackend(CaptureBackend):
         draw = ImageDraw.Draw(img)
         for i in range(self.screen):  # each screen state: a different set of black bars
             draw.rectangle((40 * i, 60 * (i % 5), 40 * i + 30, 60 * (i % 5) + 200), fill="black")
-        return img
+        return Grab(img)
 
     def active_window(self):
         self._advance()
