@@ -176,7 +176,7 @@ def _jwt(m: re.Match, strict: bool) -> bool:
 
 
 _LOCAL_HOSTS = (r"(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?|"
-                          r"[a-z0-9.-]+\.(?:local|localhost|test|example|invalid)|example\.(?:com|org|net))$")
+                          r"[a-z0-9.-]+\.(?:localhost|test|example|invalid)|example\.(?:com|org|net))$")
 _GENERIC_USERS = {"git", "anonymous", "ftp", "guest", "hg", "svn", "user", "username", "root",
                   "admin", "postgres", "oauth2", "x-access-token", "token", "x-token-auth"}
 _DB_SCHEMES = {"postgres", "postgresql", "mysql", "mariadb", "mongodb", "mongodb+srv", "redis",
@@ -194,6 +194,8 @@ def _url_secret(m: re.Match, strict: bool) -> bool:
         return bool(pw) and (strict or not (is_placeholder(pw) or pw.lower() in
                                             {"pass", "pwd", "passwd", "secret", "password"}))
     user = m["user"]  # user info without a password: a secret only when it is a token
+    if not user:
+        return False
     return user.lower() not in _GENERIC_USERS and looks_random(user, min_len=20, min_entropy=3.5)
 
 
@@ -222,6 +224,31 @@ def _basic(m: re.Match, strict: bool) -> bool:
     return bool(sep and user and pw) and raw.isprintable() and (strict or not is_placeholder(pw))
 
 
+def _loose_basic(m: re.Match, strict: bool) -> bool:
+    """`basic auth header value dXNlcjpwYXNz…`: no header name, so it must decode to user:pass."""
+    import base64
+    import binascii
+
+    value = m["cred"]
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode()
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return False
+    user, sep, pw = raw.partition(":")
+    return bool(sep and user and len(pw) >= 4) and raw.isprintable() and " " not in raw and (
+        strict or not is_placeholder(pw))
+
+
+def _cli_secret(m: re.Match, strict: bool) -> bool:
+    """`--password hunter22`, `--api-key=…`, `curl -u admin:S3cret`."""
+    if m["pw"] is not None:
+        pw = m["pw"]
+        return len(pw) >= 4 and (strict or not (is_placeholder(pw) or pw.lower() in _NOT_VALUES))
+    if m["v"].startswith("-"):
+        return False
+    return _assignment({"label": m["label"], "v": m["v"], "is": None}, strict)  # type: ignore[arg-type]
+
+
 def _bare_bearer(m: re.Match, strict: bool) -> bool:
     return strict or looks_random(m["cred"], min_len=20, min_entropy=3.5)
 
@@ -236,8 +263,10 @@ def _aws_secret(m: re.Match, strict: bool) -> bool:
 
 
 # `password = …`, `"api_key": "…"`, `DB_PASSWORD=…`, `the token is …`
-_PASSWORD_WORDS = {"password", "passwd", "passphrase", "pwd", "pass"}
-_SECRET_WORDS = {"secret", "token", "apikey", "credential", "credentials", "accountkey", "auth"}
+_PASSWORD_WORDS = {"password", "passwd", "passphrase", "pwd", "pass", "비밀번호", "패스워드", "비번",
+                   "암호"}
+_SECRET_WORDS = {"secret", "token", "apikey", "credential", "credentials", "accountkey", "auth",
+                 "토큰"}
 _KEY_PAIRS = {("api", "key"), ("access", "key"), ("auth", "key"), ("private", "key"),
               ("secret", "key"), ("client", "secret"), ("access", "token"), ("auth", "token"),
               ("refresh", "token"), ("id", "token"), ("account", "key"), ("signing", "key"),
@@ -246,8 +275,9 @@ _KEY_PAIRS = {("api", "key"), ("access", "key"), ("auth", "key"), ("private", "k
 _NOT_VALUE_WORDS = {"file", "path", "dir", "env", "length", "len", "count", "prompt", "policy",
                     "min", "max", "reset", "field", "url", "type", "name", "limit", "expiry",
                     "hash", "id", "ids", "header", "endpoint", "uri", "rotation", "ttl", "lifetime",
-                    "format", "mode", "scope", "scopes", "expires", "expiration", "usage", "size"}
-_KEY_WORDS = (r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+                    "format", "mode", "scope", "scopes", "expires", "expiration", "usage", "size",
+                    "budget"}
+_KEY_WORDS = (r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[가-힣]+")
 
 
 def _label_kind(label: str) -> str | None:
@@ -270,7 +300,7 @@ def _label_kind(label: str) -> str | None:
 def _assignment(m: re.Match, strict: bool) -> bool:
     kind = _label_kind(m["label"])
     value = m["v"].rstrip(".")
-    if kind is None or len(value) < 8 or is_placeholder(value):
+    if kind is None or len(value) < (6 if kind == "password" else 8) or is_placeholder(value):
         return False
     if value.isdigit() or _is_uuid(value) or (value[0] in "vV0123456789"
                                                and re.fullmatch(_VERSION, value)):
@@ -279,16 +309,20 @@ def _assignment(m: re.Match, strict: bool) -> bool:
         return False
     if m["is"]:  # "the token is …": prose, so the value must look like a credential
         return looks_random(value, min_len=12, min_entropy=3.2)
-    if kind == "password":
-        return _classes(value) >= 3 or (any(c.isdigit() for c in value)
-                                        and any(c.isalpha() for c in value) and len(value) >= 10
-                                        and entropy(value) >= 3.0)
+    if kind == "password":  # any real-looking password: a digit or a symbol in it, or long
+        return (len(value) >= 12 or any(not c.isalpha() for c in value)) and \
+            value.lower() not in _PROSE_VALUES
     return looks_random(value, min_len=16, min_entropy=3.3) or (
         len(value) >= 12 and _classes(value) >= 3 and entropy(value) >= 3.2)
 
 
-_LABEL = r"[A-Za-z][A-Za-z0-9_.\-]{0,60}"
-_LABEL_ANCHORS = ("pass", "pwd", "secret", "token", "key", "auth", "credential")
+_LABEL = r"[A-Za-z가-힣][A-Za-z0-9_.\-가-힣]{0,60}"
+_LABEL_ANCHORS = ("pass", "pwd", "secret", "token", "key", "auth", "credential", "비밀번호", "패스워드",
+                  "비번", "암호", "토큰")
+# Words after `password:` that describe it rather than being it.
+_PROSE_VALUES = {"incorrect", "required", "optional", "disabled", "enabled", "expired", "changed",
+                 "invalid", "missing", "protected", "reset", "rotated", "set", "unchanged",
+                 "same-as-staging", "see-vault", "see-1password", "in-vault", "n/a"}
 
 
 def _labelled_near(text: str, low: str) -> bool:
@@ -380,7 +414,7 @@ _RULES: list[_Rule] = [
     # -- passwords in URLs: only the password (or a token as the user) goes
     _Rule("url-password", ("://",),
           r"(?<![A-Za-z0-9+.\-])(?P<scheme>(?:jdbc:)?[A-Za-z][A-Za-z0-9+.\-]{1,20})://"
-          r"(?P<user>[^\s:/@?#\[\]\"'<>`]{1,200})(?::(?P<pw>[^\s@/\[\]\"'<>`]{0,200}))?"
+          r"(?P<user>[^\s:/@?#\[\]\"'<>`]{0,200})(?::(?P<pw>[^\s@/\[\]\"'<>`]{0,200}))?"
           r"@(?P<host>[A-Za-z0-9.\-]+|\[[0-9a-fA-F:.]+\])",
           check=_url_secret, priority=2, gate=lambda text, low: "@" in text),
     # -- Authorization headers
@@ -391,6 +425,14 @@ _RULES: list[_Rule] = [
     _Rule("bearer-token", ("bearer",),
           r"(?i:\bbearer)\s+(?P<cred>[A-Za-z0-9._~+/\-]{16,}=*)(?![A-Za-z0-9._~+/=\-])",
           group="cred", check=_bare_bearer, priority=3, anycase=True),
+    _Rule("basic-auth", ("basic",),
+          r"(?i:\bbasic\b)[^\n]{0,30}?\s(?P<cred>[A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])",
+          group="cred", check=_loose_basic, priority=3, anycase=True),
+    # -- command-line flags
+    _Rule("cli-secret", ("--", "-u "),
+          r"(?<!\S)(?:--(?P<label>[A-Za-z0-9\-]*(?:password|passwd|token|secret|api-key|apikey)"
+          r"[A-Za-z0-9\-]*)(?:=|[ \t]+)[\"']?(?P<v>[^\s'\"]+)|-u[ \t]+[^:\s/]+:(?P<pw>[^\s'\"@]+))",
+          check=_cli_secret, priority=3),
     # -- labelled values
     _Rule("secret", _LABEL_ANCHORS,
           r"(?<![A-Za-z0-9])(?P<label>" + _LABEL + r")[\"']?[ \t]*(?:(?P<op>:=|=>|=|:)|(?P<is>[ \t]+(?:is|was)))[ \t]*"
@@ -494,7 +536,7 @@ def find(text: str, *, strict: bool = False, labelled: bool = True) -> list[Find
             continue
         if rule.gate is not None and not rule.gate(text, low):
             continue
-        if not labelled and rule.kind in ("secret", "url-password"):
+        if not labelled and rule.kind in ("secret", "url-password", "cli-secret", "basic-auth"):
             continue
         if rule is _ASSIGNMENT:
             _find_assignments(text, rule, candidates)
@@ -511,6 +553,9 @@ def find(text: str, *, strict: bool = False, labelled: bool = True) -> list[Find
                 kind = _url_kind(m)
             elif rule.kind == "auth-header":
                 kind = "basic-auth" if m["scheme"].lower() == "basic" else "bearer-token"
+            elif rule.kind == "cli-secret":
+                start, end = m.span("pw" if m["pw"] is not None else "v")
+                kind = "password" if m["pw"] is not None else _label_kind(m["label"]) or "secret"
             else:
                 kind = rule.kind
             if end > start:

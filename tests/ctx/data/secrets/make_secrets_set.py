@@ -155,7 +155,32 @@ for _ in range(6):
     tok = rand(ALNUM + "-._~", 40)
     secret(f"Requests need the header Authorization: Bearer {tok}", "bearer-token", tok)
 
+# command-line flags, header values without the header name, plain passwords in config
+for _ in range(4):
+    pw = password()
+    secret(f"mysql -u root --password {pw} --host db.internal", "cli-secret", pw)
+    pw = password()
+    secret(f"curl -u deploy:{pw} https://ci.partner.com/api/health", "cli-secret", pw)
+    tok = rand(ALNUM, 32)
+    secret(f"vault login --token={tok}", "cli-secret", tok)
+    cred = base64.b64encode(f"svc{rand(string.ascii_lowercase, 4)}:{password()}".encode()).decode()
+    secret(f"basic auth header value {cred} shown in DevTools", "basic-auth", cred)
+for word in ["hunter22", "Summer2024", "tr0ub4dor", "qwerty!23", "correct-horse-battery", "dkssud1234"]:
+    secret(f"docker-compose.yml: MYSQL_ROOT_PASSWORD: {word}", "assignment", word)
+    secret(f"비밀번호: {word} 입력 완료", "assignment", word)
+for _ in range(3):
+    pw = password()
+    secret(f"Cache: redis://:{pw}@cache.prod.local:6379/0", "url-password", pw)
+
 # --------------------------------------------------------------------------- decoys
+for d in ["password: incorrect (the login failed twice)", "Password: required for admin accounts",
+          "the password was reset yesterday", "password: see the vault entry",
+          "python -m pytest -x --token-budget 4000", "gh auth login --with-token < token.txt",
+          "psql --password-file /run/secrets/db_password", "curl -u $USER:$PASS https://x.dev",
+          "ls -la --color=auto; git log --format=%H", "Basic plan costs 10 USD per seat",
+          "basic auth is off; use SSO", "비밀번호: 변경 필요", "토큰: 환경변수 GITHUB_TOKEN 참고",
+          "mysql -u root -p (it prompts for the password)", "--secret-name prod-db passes the name, not the value"]:
+    decoy(d)
 for _ in range(12):
     decoy(f"Fixed in commit {rand(HEX, 40)} (short {rand(HEX, 7)}); see PR #{rng.randrange(100, 9999)}.")
 for _ in range(8):
