@@ -26,7 +26,7 @@ MAX_DEPTH = 2
 # --- base64 --------------------------------------------------------------------------------
 
 _B64_RE = re.compile(r"(?<![A-Za-z0-9+/_\-%])[A-Za-z0-9+/_\-]{16,}={0,2}(?![A-Za-z0-9+/=_\-])")
-_BASIC_PAIR = re.compile(r"[^\s:]{1,64}:[^\s]{3,128}")
+_BASIC_PAIR = re.compile(r"[\w.@+\-]{1,64}:[^\s\"'{}\[\],]{3,128}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
 
@@ -103,7 +103,10 @@ def percent_findings(text: str, find: Find, depth: int) -> list[Entity]:
     out = []
     for m in _PCT_RUN.finditer(text):
         decoded, offsets = _percent_decode(m.group())
-        for e in find(decoded, depth + 1):
+        found = find(decoded, depth + 1)
+        if "+" in decoded:  # in a query string '+' is a space: "q=%EC%97%B0+010-1234-5678"
+            found += find(decoded.replace("+", " "), depth + 1)
+        for e in found:
             start = m.start() + offsets[e.start]
             end = m.start() + (offsets[e.end] if e.end < len(decoded) else len(m.group()))
             end = _escape_end(text, end, m.end())  # never leave half an escape behind
@@ -126,9 +129,9 @@ _KEY_PREFIXES = ("AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github
                  "whsec_", "GOCSPX-", "xapp-")
 _KEY_BREAK = re.compile(
     r"(?<![A-Za-z0-9_\-+/=.])(?P<a>[A-Za-z0-9_\-+/=.]{4,})[ \t]*\r?\n[ \t>]*"
-    r"(?=(?P<b>[A-Za-z0-9_\-+/=]{2,}))")
+    r"(?=(?P<b>[A-Za-z0-9_\-+/=.][A-Za-z0-9_\-+/=.]+))")
 _CARD_BREAK = re.compile(
-    r"(?<![\d])(?P<a>\d[\d \-]{2,22}\d)[ \t]*\r?\n[ \t>]*(?=(?P<b>\d[\d \-]{0,22}\d|\d)(?![\d]))")
+    r"(?<![\d])(?P<a>\d[\d \-]{2,22}\d[ \-]?)[ \t]*\r?\n[ \t>]*(?=(?P<b>\d[\d \-]{0,22}\d|\d)(?![\d]))")
 
 
 def _keyish(a: str) -> bool:
@@ -147,9 +150,11 @@ def _breaks(text: str) -> list[tuple[int, int, str]]:
     for m in _CARD_BREAK.finditer(text):
         digits = sum(c.isdigit() for c in m["a"] + m["b"])
         if 13 <= digits <= 19:
-            grouped = " " in m["a"] or "-" in m["a"]
-            last = re.split(r"[ \-]", m["a"])[-1]
-            joiner = (" " if " " in m["a"] else "-") if grouped and len(last) == 4 else ""
+            a = m["a"]
+            grouped = " " in a.rstrip(" -") or "-" in a.rstrip(" -")
+            last = re.split(r"[ \-]", a.rstrip(" -"))[-1]
+            joiner = "" if a[-1] in " -" or not grouped or len(last) != 4 else (
+                " " if " " in a else "-")
             out.append((m.end("a"), m.start("b"), joiner))
     kept: list[tuple[int, int, str]] = []
     for brk in sorted(set(out)):

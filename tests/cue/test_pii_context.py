@@ -80,6 +80,10 @@ from cue.pii import analyze, scrub
     ("r=https%3A%2F%2Fx.com%2F%3Fu%3Djane.doe%2540corp.io ok", "r=https%3A%2F%2Fx.com%2F%3Fu%3D[EMAIL] ok"),
     # Keys and card numbers broken by a line break.
     ("card 4111 1111\n1111 1111 ok", "card [CREDIT_CARD] ok"),
+    ("card 4111-1111-\n1111-1111", "card [CREDIT_CARD]"),
+    ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0\n.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+     "jwt [API_KEY]"),
+    ("search?q=%EC%97%B0%EB%9D%BD%EC%B2%98+010-1234-5678", "search?q=%EC%97%B0%EB%9D%BD%EC%B2%98+[PHONE]"),
     ("export T=\nghp_1a2B3c4D5e6F7g8H9i0J\nkLmNoPqRsTuVwXyZ12 done", "export T=\n[API_KEY] done"),
 ])
 def test_issue_17_kinds_are_scrubbed(text, expected):
@@ -112,7 +116,7 @@ def test_issue_17_kinds_are_scrubbed(text, expected):
     "Order #123456789 shipped", "SSN field left blank", "https://example.com/search?code=python",
     "Meet jane at example.com", "https://calendly.com/jane-doe/30min", "Project ID: 12345",
     # Harmless base64 and line-wrapped numbers.
-    "SGVsbG8sIHdvcmxkIQ== decoded to a greeting", "build 20240315\n1234 passed",
+    "SGVsbG8sIHdvcmxkIQ== decoded to a greeting", "eyJhbGciOiJIUzI1NiJ9 is a JWT header", "build 20240315\n1234 passed",
     "checksum 9f8e7d6c5b4a3928\n1706f5e4 ok",
 ])
 def test_issue_17_decoys_are_left_alone(text):
