@@ -61,7 +61,11 @@ def screen(text: str, mode: str, where: str = "content") -> tuple[str, list]:
         return text, []
     from cuectx.secrets import find, redact
 
-    findings = find(text)
+    try:
+        findings = find(text)
+    except Exception as exc:  # noqa: BLE001 — a bug in the check must not let a secret through
+        raise CtxError(f"the secret check failed ({type(exc).__name__}); nothing was stored — "
+                       f"report this, or store it with --allow-secrets") from None
     if not findings:
         return text, []
     if mode == REFUSE:
