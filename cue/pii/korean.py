@@ -124,7 +124,8 @@ _GIVEN = set(
     "훈휘희흠늘봄결든솜누니울검탄슬빈랑람온래"
 )
 _NAME = rf"(?:{_SURNAME})[가-힣]{{2}}"
-_PARTICLE = r"(?:에게서|에게|께서|께|한테|이랑|랑|하고|와|과|은|는|이|가|을|를|의|도|만|님|씨)"
+_PARTICLE = (r"(?:에게서|에게|께서|께|한테|이랑|랑|하고|입니다|이에요|예요|이며|이고|와|과|은|는|이|가|을|를|"
+             r"의|도|만|님|씨)")
 _NAME_END = rf"(?=(?:님|씨)?{_PARTICLE}?(?![가-힣]))"
 _SEP = r"\s*[,，、·/&]\s*|\s+(?:및|와|과|and)\s+|\s+"
 # Words before a name that make it one: roles, authorship, attendance, messaging.
@@ -135,10 +136,11 @@ _ROLE = (
     r"보낸 ?사람|받는 ?사람|보낸이|받는이|고객명|성명|이름|성함|예약자|주문자|수령인|수령자|"
     r"보호자|상담원|문의자|작업자|등록자|수정자|배정|멤버|팀원|구성원|명단|인원|진행자|사회자|"
     r"회의|미팅|모임|면담|통화|인터뷰|회식|연사|강사|저자|지은이|글쓴이|편집자|기자|코치|멘토|멘티|"
-    r"(?i:assignee|reporter|author|owner|reviewer|from|to|cc|attendees?|participants?|members?)"
+    r"(?i:assignee|reporter|author|owner|reviewer|from|to|cc|attendees?|participants?|members?|"
+    r"by|with)"
 )
 _ROLE_NAMES_RE = re.compile(
-    rf"(?<![가-힣A-Za-z])(?:{_ROLE})\s*[:：=]?\s*(?P<first>{_NAME}){_NAME_END}")
+    rf"(?<![가-힣A-Za-z])(?:{_ROLE})(?:은|는|이|가)?\s*[:：=\-]?\s*(?P<first>{_NAME}){_NAME_END}")
 _LIST_ITEM_RE = re.compile(rf"{_PARTICLE}?(?:{_SEP})(?P<name>{_NAME}){_NAME_END}")
 # Chat headers and messenger window titles.
 _TIME = r"(?:오전|오후)\s?\d{1,2}:\d{2}|\d{1,2}:\d{2}(?:\s?[AaPp][Mm])?"
@@ -147,7 +149,7 @@ _APPS = (r"카카오톡|KakaoTalk|Kakao|Slack|슬랙|Teams|팀즈|Microsoft Team
 _CHAT_RES = [
     re.compile(rf"\[(?P<n>{_NAME})\]\s*\[?(?:{_TIME})"),                      # [김민수] [오후 3:12]
     re.compile(rf"(?:{_TIME})\]?\s*,?\s*(?P<n>{_NAME})\s*[:：]"),              # 오후 3:12, 김민수 :
-    re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s+(?:{_TIME})(?![0-9])"),            # 김민수  오후 3:12
+    re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s+\[?(?:{_TIME})(?![0-9])"),            # 김민수  오후 3:12
     re.compile(rf"(?m)^\s*\[?(?:{_TIME})\]?\s*(?P<n>{_NAME})\s*[:：]"),        # [15:12] 김민수:
     re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s*[:：]\s"),                           # 김민수: 네 확인
     re.compile(rf"(?<![가-힣])(?P<n>{_NAME})\s*[-–—|·]\s*(?:{_APPS})\b"),      # 김민수 - 카카오톡

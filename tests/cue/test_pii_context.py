@@ -31,6 +31,9 @@ from cue.pii import analyze, scrub
     ("광주광역시 광진구 역삼0로 604-38 (성호김이마을) 순옥배아파트 552호 확인", "[ADDRESS] 확인"),
     ("전라남도 고양시 테헤란1거리 지하991 상철하김아파트으로 이사", "[ADDRESS]으로 이사"),
     ("김서연과의 대화 - LINE", "[PERSON]과의 대화 - LINE"),
+    ("담당자는 김민수입니다", "담당자는 [PERSON]입니다"),
+    ("Reviewed by 박지훈", "Reviewed by [PERSON]"),
+    ("김민수 [오후 3:12] 안녕", "[PERSON] [오후 3:12] 안녕"),
     # Capability URLs (whole URL), by parameter, path shape or share host.
     ("reset: https://id.example.com/reset-password/aB3dE5fG7hJ9kL1mN3pQ", "reset: [CAPABILITY_URL]"),
     ("https://app.example.com/password/reset?token=Zk9x2LmP4qRs8TuV1wXy3AbC now", "[CAPABILITY_URL] now"),
