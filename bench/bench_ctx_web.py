@@ -132,7 +132,7 @@ def run(bench: Bench) -> None:
             "filtered: tier + tag": "/?tier=reference&tag=project:api",
             "type filter, no tier": "/?type=decision&tier=none",
             "keyword search": "/?q=rollback+flaky+cache&mode=keyword",
-            "graph, 120 most connected": "/graph",
+            "graph overview (hubs + neighbours)": "/graph",
             "sessions (50 newest)": "/sessions",
             "requests (50 newest)": "/requests",
         }
