@@ -611,3 +611,11 @@ def test_changes_reach_the_hooks_at_once(authed, store, ctx_bin):
     post(authed, f"/node/{pinned.id}/tier", tier="off-context")
     assert "terse English" not in hook("session-start", {"session_id": "H2", "source": "startup",
                                                          "hook_event_name": "SessionStart"})
+
+
+def test_search_without_the_model_says_so_and_uses_keywords(authed, some_nodes, monkeypatch,
+                                                             tmp_path):
+    monkeypatch.setenv("CTX_MODEL_DIR", str(tmp_path / "no-model-here"))
+    page = authed.get("/", params={"q": "writers block readers"}).text
+    assert "keyword search" in page and "make model" in page
+    assert "Readers use WAL" in page
