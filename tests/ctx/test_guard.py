@@ -183,3 +183,23 @@ def test_a_token_pasted_into_a_prompt_is_redacted_in_the_request_record(ctx_bin)
     finally:
         conn.close()
     assert kept == "why does deploy fail with [SECRET:github-token]?"
+
+
+def test_doctor_fix_takes_the_embedding_index_along_and_leaves_no_bytes_on_disk(monkeypatch):
+    monkeypatch.setenv("CTX_SEMANTIC_DEADLINE", "60")
+    ok("add", "--allow-secrets", f"deploy from CI with {TOKEN}")
+    ok("add", "Standups are at 9:30 in the big room.")
+    ok("index")
+    ok("doctor", "--secrets", "--fix")
+    conn = sqlite3.connect(_db_path())
+    try:
+        assert conn.execute("SELECT count(*) FROM embedded_nodes").fetchone()[0] == 1  # the other
+        assert conn.execute("SELECT count(*) FROM dead_chunks").fetchone()[0] == 0  # compacted
+    finally:
+        conn.close()
+    rows = json.loads(ok("search", "deploy from CI", "--format", "json"))  # re-embedded JIT
+    assert rows[0]["chunk"] == "deploy from CI with [SECRET:github-token]"
+    for path in (_db_path(), _db_path() + "-wal"):
+        if os.path.exists(path):
+            with open(path, "rb") as f:  # FTS keeps tokens lower-cased
+                assert TOKEN.lower().encode() not in f.read().lower()
