@@ -83,8 +83,9 @@ class Guard:
 
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
-                message.setdefault("headers", [])
-                message["headers"] = list(message["headers"]) + SECURITY_HEADERS
+                headers = list(message.get("headers") or [])
+                have = {k.lower() for k, _ in headers}
+                message["headers"] = headers + [h for h in SECURITY_HEADERS if h[0] not in have]
             await send(message)
 
         return await self.app(scope, receive, send_with_headers)
