@@ -137,7 +137,8 @@ _ROLE = (
     r"보호자|상담원|문의자|작업자|등록자|수정자|배정|멤버|팀원|구성원|명단|인원|진행자|사회자|"
     r"회의|미팅|모임|면담|통화|인터뷰|회식|연사|강사|저자|지은이|글쓴이|편집자|기자|코치|멘토|멘티|"
     r"(?i:assignee|reporter|author|owner|reviewer|from|to|cc|attendees?|participants?|members?|"
-    r"by|with)"
+    r"by|with|name|full_?name|display_?name|nick_?name|user_?name|user|sender|recipient|customer|"
+    r"contact|host|speaker)"
 )
 _ROLE_NAMES_RE = re.compile(
     rf"(?<![가-힣A-Za-z])(?:{_ROLE})(?:은|는|이|가)?\s*[:：=\-]?\s*(?P<first>{_NAME}){_NAME_END}")

@@ -33,6 +33,7 @@ from cue.pii import analyze, scrub
     ("김서연과의 대화 - LINE", "[PERSON]과의 대화 - LINE"),
     ("담당자는 김민수입니다", "담당자는 [PERSON]입니다"),
     ("Reviewed by 박지훈", "Reviewed by [PERSON]"),
+    ("https://x.com/profile?name=%ED%99%8D%EA%B8%B8%EB%8F%99&age=3", "https://x.com/profile?name=[PERSON]&age=3"),
     ("김민수 [오후 3:12] 안녕", "[PERSON] [오후 3:12] 안녕"),
     # Capability URLs (whole URL), by parameter, path shape or share host.
     ("reset: https://id.example.com/reset-password/aB3dE5fG7hJ9kL1mN3pQ", "reset: [CAPABILITY_URL]"),
