@@ -619,3 +619,17 @@ def test_search_without_the_model_says_so_and_uses_keywords(authed, some_nodes, 
     page = authed.get("/", params={"q": "writers block readers"}).text
     assert "keyword search" in page and "make model" in page
     assert "Readers use WAL" in page
+
+
+def test_hooks_do_not_load_the_web_stack(tmp_path):
+    code = ("import io, json, sys\n"
+            "sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps({'session_id': 'W', "
+            "'hook_event_name': 'SessionStart', 'source': 'startup'}).encode()))\n"
+            "from ctx.hooks.entry import main\n"
+            "main(['session-start'], process_exits=False)\n"
+            "print()\n"
+            "print(sorted(m for m in ('starlette', 'uvicorn', 'jinja2', 'multipart', 'ctx.web')"
+            " if m in sys.modules))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip().splitlines()[-1] == "[]"
