@@ -155,6 +155,8 @@ def context_recognizers(language: str = "en") -> list:
     return [
         rec("KrAddressRecognizer", "ADDRESS", korean.find_kr_addresses, 0.8,
             korean.HANGUL_TRIGGER),
+        rec("KrRomanAddressRecognizer", "ADDRESS", korean.find_kr_roman_addresses, 0.8,
+            korean.ROMAN_ADDRESS_TRIGGER),
         rec("KrContextNameRecognizer", "PERSON", korean.find_kr_names, 0.75,
             korean.HANGUL_TRIGGER),
         rec("CapabilityUrlRecognizer", "CAPABILITY_URL", urls.find_capability_urls, 0.9,

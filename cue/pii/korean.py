@@ -108,6 +108,26 @@ def _weak_address_ok(m: re.Match, text: str) -> bool:
     return "-" in m["lot"] or m["lot"].endswith("번지")
 
 
+# Romanized: "152 Teheran-ro, Gangnam-gu, Seoul", "Teheran-ro 152, Gangnam-gu",
+# "737-1 Yeoksam-dong, Gangnam-gu". A road or neighbourhood with a number, plus a district.
+_ROMAN_PLACE = r"[A-Z][a-z]+(?:-?[a-z]+)*\d*"
+_ROMAN_DISTRICT = rf"{_ROMAN_PLACE}-(?:gu|si|gun|eup|myeon)"
+_ROMAN_CITY = (r"Seoul|Busan|Incheon|Daegu|Daejeon|Gwangju|Ulsan|Sejong|Jeju|"
+               rf"{_ROMAN_PLACE}-do|Gyeonggi(?:-do)?|Gangwon(?:-do)?")
+_ROMAN_NUM = r"\d{1,5}(?:-\d{1,4})?"
+_ROMAN_STREET = rf"{_ROMAN_PLACE}-(?:daero|ro|gil|dong|ri|ga)(?:\s\d{{1,4}}(?:beon)?-gil)?"
+KR_ROMAN_ADDRESS_RE = re.compile(
+    rf"\b(?:{_ROMAN_NUM},?\s{_ROMAN_STREET}|{_ROMAN_STREET},?\s{_ROMAN_NUM})"
+    rf"(?:,?\s(?:{_ROMAN_PLACE}-dong|{_ROMAN_DISTRICT}))+(?:,?\s(?:{_ROMAN_CITY}))?"
+    r"(?:,?\s(?:South\s)?Korea)?(?:\s\d{5})?\b")
+ROMAN_ADDRESS_TRIGGER = r"-(?:gu|si|gun|dong)\b"
+
+
+def find_kr_roman_addresses(text: str) -> Iterator[tuple[int, int]]:
+    for m in KR_ROMAN_ADDRESS_RE.finditer(text):
+        yield m.span()
+
+
 # --- names without an honorific ------------------------------------------------------------
 
 # Two-syllable surnames, then one character class of the single ones (a class is far

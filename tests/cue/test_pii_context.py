@@ -18,6 +18,8 @@ from cue.pii import analyze, scrub
     ("집 주소는 경기 고양시 일산서구 주엽동 18-3 이에요", "집 주소는 [ADDRESS] 이에요"),
     ("을지로 644 근처 매장", "[ADDRESS] 근처 매장"),
     ("세종시 한누리대로 2130", "[ADDRESS]"),
+    ("Office: 152 Teheran-ro, Gangnam-gu, Seoul 06236", "Office: [ADDRESS]"),
+    ("737-1 Yeoksam-dong, Gangnam-gu", "[ADDRESS]"),
     # Korean names without an honorific, where the context makes them names.
     ("담당자: 김민수", "담당자: [PERSON]"),
     ("작성 : 강동원, 검토 : 윤아름", "작성 : [PERSON], 검토 : [PERSON]"),
@@ -102,7 +104,7 @@ def test_issue_17_kinds_are_scrubbed(text, expected):
     "1층 로비에서 2층 회의실로", "기본값으로 3 설정", "역시 서버로 3번 재시도", "서울 날씨 맑음, 최고 24도",
     "담당자: 미정", "작성자: 관리자", "참석: 전원", "참석자: 개발팀, 기획팀", "이름 변경을 요청했다",
     "팀장 회의 준비", "[공지] 오후 3:12 서버 점검", "김치찌개, 된장찌개, 부대찌개 주문", "사과, 배, 포도",
-    "강남구청 민원실", "역삼동 맛집 추천", "대표 번호 1588-0000 안내",
+    "강남구청 민원실", "역삼동 맛집 추천", "Gangnam-gu office", "Route 66, Gangnam-gu", "대표 번호 1588-0000 안내",
     "서울시, 부산시, 대구시 순회", "가용성, 확장성, 안정성", "정상화, 안정화 작업", "참석 예정임",
     "에러 코드로 3-1 반환", "홍보팀, 기획팀 참석", "회의 결과: 승인",
     # Public URLs, including ones about resets, invites and signed URLs.
