@@ -86,6 +86,17 @@ def screen_value(value, mode: str, found: list, where: str = "metadata"):
     return value
 
 
+def screen_tags(tags: list[str], mode: str, found: list, where: str = "the tags") -> list[str]:
+    """Tags with secrets redacted (`api-key:[SECRET:openai-key]`), duplicates dropped."""
+    out: list[str] = []
+    for tag in tags:
+        text, findings = screen(tag, mode, where)
+        found += findings
+        if text not in out:
+            out.append(text)
+    return out
+
+
 def warning(events: list[SecretEvent], *, short=lambda i: (i or "")[:10]) -> str | None:
     """One line for a person: how many secrets of which kinds were redacted in which nodes."""
     redacted = [e for e in events if e.action == "redacted"]
@@ -104,9 +115,10 @@ def warning(events: list[SecretEvent], *, short=lambda i: (i or "")[:10]) -> str
 
 @dataclass(frozen=True)
 class StoredSecret:
-    """A secret found in a stored node: where it is, never what it is."""
+    """A secret found in a stored node (or request record): where it is, never what it is.
+    `node_id` is the request's id for a request prompt."""
     node_id: str
-    field: str  # "content" or "metadata"
+    field: str  # "content", "metadata", "tag" or "request prompt"
     kind: str
     start: int  # character offsets in the content, or in the metadata's JSON text
     end: int
@@ -130,11 +142,29 @@ def scan_store(store, *, ids=None) -> list[StoredSecret]:
         if metadata and metadata != "{}":
             hits += [StoredSecret(node_id, "metadata", f.kind, f.start, f.end)
                      for f in find(metadata)]
+    tag_sql = "SELECT node_id, tag FROM tags" + (sql[sql.index(" WHERE"):].replace("id IN", "node_id IN")
+                                                 if ids is not None else "")
+    for node_id, tag in store.conn.execute(tag_sql + " ORDER BY node_id, tag", params):
+        hits += [StoredSecret(node_id, "tag", f.kind, f.start, f.end) for f in find(tag)]
+    hits.sort(key=lambda h: h.node_id)
     return hits
 
 
+def scan_requests(store) -> list[StoredSecret]:
+    """Secrets in the prompts kept by request records (ctx.requests) from before the guard."""
+    from cuectx.secrets import find
+
+    try:
+        rows = store.conn.execute("SELECT id, prompt FROM requests ORDER BY id").fetchall()
+    except sqlite3.OperationalError:  # a store without the semantic tables
+        return []
+    return [StoredSecret(rid, "request prompt", f.kind, f.start, f.end)
+            for rid, prompt in rows for f in find(prompt or "")]
+
+
 def fix_store(store, hits: list[StoredSecret]) -> int:
-    """Redact the nodes in `hits` in place (content and metadata); returns how many nodes.
+    """Redact what `hits` found in place — nodes (content, metadata, tags) and request
+    prompts; returns how many nodes and requests changed.
     The FTS index follows through its triggers, the embedding index drops the old chunks
     through its own (the node is re-embedded from the redacted text by the next search), and
     the old text is overwritten on disk (secure_delete, FTS optimize, WAL truncated)."""
@@ -143,13 +173,23 @@ def fix_store(store, hits: list[StoredSecret]) -> int:
     from ctx.model import token_estimate
     from ctx.store import now_iso
 
-    ids = list(dict.fromkeys(h.node_id for h in hits))
-    if not ids:
+    ids = list(dict.fromkeys(h.node_id for h in hits if h.field != "request prompt"))
+    requests = list(dict.fromkeys(h.node_id for h in hits if h.field == "request prompt"))
+    if not ids and not requests:
         return 0
     conn = store.conn
     conn.execute("PRAGMA secure_delete = ON")
     with store.transaction():
+        for request_id in requests:
+            (prompt,) = conn.execute("SELECT prompt FROM requests WHERE id = ?", (request_id,)).fetchone()
+            conn.execute("UPDATE requests SET prompt = ? WHERE id = ?",
+                         (screen(prompt, REDACT)[0], request_id))
         for node_id in ids:
+            for (tag,) in conn.execute("SELECT tag FROM tags WHERE node_id = ?", (node_id,)).fetchall():
+                clean = screen(tag, REDACT)[0]
+                if clean != tag:
+                    conn.execute("DELETE FROM tags WHERE node_id = ? AND tag = ?", (node_id, tag))
+                    conn.execute("INSERT OR IGNORE INTO tags (node_id, tag) VALUES (?, ?)", (node_id, clean))
             content, metadata = conn.execute("SELECT content, metadata FROM nodes WHERE id = ?",
                                              (node_id,)).fetchone()
             new_content = screen(content, REDACT)[0]
@@ -164,7 +204,7 @@ def fix_store(store, hits: list[StoredSecret]) -> int:
             conn.execute("INSERT INTO nodes_fts(nodes_fts) VALUES ('optimize')")
     _compact_vectors(conn)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return len(ids)
+    return len(ids) + len(requests)
 
 
 def _compact_vectors(conn) -> None:

@@ -348,6 +348,7 @@ class Store:
             where = "the content" if len(prepared) == 1 else f"record {i + 1}"
             try:
                 content, found = guard.screen(p["content"], mode, where)
+                p["tags"] = guard.screen_tags(p["tags"], mode, found, where)
                 if p["metadata"] != "{}":
                     meta = guard.screen_value(json.loads(p["metadata"]), mode, found, where)
                     p["metadata"] = json.dumps(meta, ensure_ascii=False, sort_keys=True)
@@ -379,6 +380,23 @@ class Store:
             self.secret_events.append(guard.SecretEvent(
                 node_id, tuple(dict.fromkeys(f.kind for f in found)), len(found), "redacted"))
         return content, metadata
+
+    def _screen_new_tags(self, node_id: str, tags: list[str]) -> list[str]:
+        from ctx import guard
+
+        mode = guard.policy(self.secrets)
+        if mode == guard.ALLOW:
+            return tags
+        found: list = []
+        try:
+            tags = guard.screen_tags(tags, mode, found, "the tags")
+        except guard.SecretRefusedError as exc:
+            self.secret_events.append(guard.SecretEvent(node_id, tuple(exc.kinds), 1, "refused"))
+            raise
+        if found:
+            self.secret_events.append(guard.SecretEvent(
+                node_id, tuple(dict.fromkeys(f.kind for f in found)), len(found), "redacted"))
+        return tags
 
     def _prepare(self, record: dict, index: int) -> dict:
         if not isinstance(record, dict):
@@ -442,7 +460,7 @@ class Store:
 
     def tag(self, ref: str, tags: Iterable[str]) -> Node:
         node = self.get(ref)
-        new = validate_tags(tags)
+        new = self._screen_new_tags(node.id, validate_tags(tags))
         with self.transaction():
             if any(t.startswith("tier:") for t in new):
                 # A node has one tier: setting one replaces the old.

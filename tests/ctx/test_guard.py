@@ -203,3 +203,24 @@ def test_doctor_fix_takes_the_embedding_index_along_and_leaves_no_bytes_on_disk(
         if os.path.exists(path):
             with open(path, "rb") as f:  # FTS keeps tokens lower-cased
                 assert TOKEN.lower().encode() not in f.read().lower()
+
+
+def test_tags_are_screened_too(store):
+    node = store.add("a node", tags=[f"deploy-key:{TOKEN}", "tier:reference"])
+    assert set(node.tags) == {"deploy-key:[SECRET:github-token]", "tier:reference"}
+    assert store.tag(node.id, [f"other:{TOKEN}"]).tags.count("other:[SECRET:github-token]") == 1
+
+
+def test_doctor_finds_and_fixes_tags_and_request_prompts_from_before_the_guard(ctx_bin, monkeypatch):
+    ok("add", "--allow-secrets", "--tag", f"k:{TOKEN}", "tagged")
+    hook(ctx_bin, "prompt-submit", prompt(f"debug {TOKEN} please"), env={"CTX_SECRETS": "allow"})
+    found = json.loads(ctx("doctor", "-f", "json").stdout)
+    assert sorted(h["field"] for h in found) == ["request prompt", "tag"]
+    assert ctx("doctor", "--secrets", "--fix").exit_code == 0
+    conn = sqlite3.connect(_db_path())
+    try:
+        assert conn.execute("SELECT tag FROM tags").fetchall() == [("k:[SECRET:github-token]",)]
+        assert conn.execute("SELECT prompt FROM requests").fetchall() == [
+            ("debug [SECRET:github-token] please",)]
+    finally:
+        conn.close()
