@@ -61,6 +61,7 @@ def create_app(*, token: str, port: int, db_path: str | None = None,
         Route("/node/{ref}/supersede", viewer.supersede, methods=["POST"]),
         Route("/node/{ref}/forget", viewer.forget, methods=["POST"]),
         Route("/node/{ref}/session", viewer.node_session, methods=["POST"]),
+        Route("/context", viewer.context),
         Route("/graph", viewer.graph),
         Route("/sessions", viewer.sessions),
         Route("/sessions/{sid}", viewer.session),
@@ -299,6 +300,30 @@ class Viewer:
             return f"Forgot {node.id} ({node.type}: {item_name(node.content)}).", "/"
 
         return await self.change(request, work, "/")
+
+    # ------------------------------------------------------------------ session start
+    def context(self, request: Request) -> HTMLResponse:
+        """What a new Claude Code session is given: the default view composed under the
+        hook's character cap, for a project (+ global) — the same compose() the hook runs."""
+        from ctx import scope as sc
+        from ctx.compose import compose, render_markdown
+        from ctx.hooks.entry import max_chars_from_env
+
+        wanted = (request.query_params.get("project") or "").strip()
+        cap = max_chars_from_env()
+        with self.conn() as conn:
+            store = Store(conn)
+            if wanted == "all":
+                scope = sc.EVERYTHING
+            elif wanted:
+                scope = sc.current_scope(conn, project=wanted)  # NotFoundError → error page
+            else:
+                scope = sc.current_scope(conn)  # the folder `ctx ui` runs in, as a hook would
+            comp = compose(store, max_chars=cap, scope=scope)
+            text = render_markdown(comp)
+            names = data.projects(conn)
+        return self.render(request, "context.html", comp=comp, text=text, cap=cap,
+                           scope_label=scope.label, wanted=wanted, projects=names)
 
     # ------------------------------------------------------------------ graph
     def graph(self, request: Request) -> HTMLResponse:

@@ -173,6 +173,10 @@ def test_every_page_in_chromium(server, browser, tmp_path):
     assert "tier:working" in _ctx_show(data["a"].id)["tags"]
     _shot(browser, tmp_path, "04-tier-changed")
 
+    browser.get(f"{base}/context")
+    assert "staging database" in browser.find_element(By.ID, "context-text").text
+    _shot(browser, tmp_path, "05a-session-start")
+
     browser.get(f"{base}/graph")
     circles = browser.find_elements(By.CSS_SELECTOR, "#graph circle")
     assert len(circles) >= 5

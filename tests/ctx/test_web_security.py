@@ -633,3 +633,17 @@ def test_hooks_do_not_load_the_web_stack(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_session_start_page_shows_what_the_hook_injects(authed, memory, ctx_bin):
+    page = authed.get("/context").text
+    assert "Staging database listens on port 6543" in page
+    assert "&lt;script&gt;" in page and SCRIPT not in page
+    p = subprocess.run([ctx_bin, "hook", "session-start"], capture_output=True, check=False,
+                       input=json.dumps({"session_id": "C1", "source": "startup",
+                                         "hook_event_name": "SessionStart"}).encode())
+    injected = json.loads(p.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Staging database listens on port 6543" in injected
+    assert memory["old"].content not in page  # no tier, superseded: not given
+    assert "all projects" in authed.get("/context?project=all").text
+    assert authed.get("/context?project=no-such-project").status_code == 404
