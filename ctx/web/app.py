@@ -183,7 +183,8 @@ class Viewer:
         mode = params.get("mode") if params.get("mode") in ("hybrid", "semantic", "keyword") \
             else "hybrid"
         context = {"filters": filters, "problems": problems, "q": q, "mode": mode,
-                   "show_all": params.get("all") == "1"}
+                   "show_all": params.get("all") == "1",
+                   "top_k": _int(params.get("k"), 20, 1, 500)}
         t0 = time.perf_counter()
         if q and _ID_LIKE.match(q):  # a pasted id: open that node
             with self.conn() as conn:
@@ -192,7 +193,8 @@ class Viewer:
                 except CtxError:
                     pass  # not an id after all: search for it
         if q:
-            context.update(self._search(q, mode, filters, context["show_all"]))
+            context.update(self._search(q, mode, filters, context["show_all"],
+                                        context["top_k"]))
             with self.conn() as conn:
                 context["facets"] = data.facets(conn)
                 context["projects"] = data.projects(conn)
@@ -207,7 +209,8 @@ class Viewer:
         context["elapsed_ms"] = (time.perf_counter() - t0) * 1000
         return self.render(request, "memory.html", **context)
 
-    def _search(self, q: str, mode: str, filters: data.Filters, show_all: bool) -> dict:
+    def _search(self, q: str, mode: str, filters: data.Filters, show_all: bool,
+                top_k: int = 20) -> dict:
         from ctx.semantic.search import SearchOptions, search
 
         note = None
@@ -218,7 +221,7 @@ class Viewer:
                 note = ("The embedding model is not built, so this is a keyword search "
                         "(`make model` builds it).")
                 mode = "keyword"
-        options = SearchOptions(mode=mode, filter=filters.expr(),
+        options = SearchOptions(mode=mode, filter=filters.expr(), top_k=top_k,
                                 include_superseded=filters.include_superseded)
         try:
             with self.conn(write=True) as conn:

@@ -647,3 +647,13 @@ def test_session_start_page_shows_what_the_hook_injects(authed, memory, ctx_bin)
     assert memory["old"].content not in page  # no tier, superseded: not given
     assert "all projects" in authed.get("/context?project=all").text
     assert authed.get("/context?project=no-such-project").status_code == 404
+
+
+def test_search_can_rank_more_candidates(authed, store):
+    store.add_many([{"content": f"rollback plan number {i} for the payments service"}
+                    for i in range(40)])
+    first = authed.get("/", params={"q": "rollback payments", "mode": "keyword", "all": "1"}).text
+    assert "20 of 20 ranked" in first and 'id="more-candidates"' in first
+    more = authed.get("/", params={"q": "rollback payments", "mode": "keyword", "all": "1",
+                                   "k": "100"}).text
+    assert "40 of 40 ranked" in more
