@@ -657,3 +657,16 @@ def test_search_can_rank_more_candidates(authed, store):
     more = authed.get("/", params={"q": "rollback payments", "mode": "keyword", "all": "1",
                                    "k": "100"}).text
     assert "40 of 40 ranked" in more
+
+
+def test_supersede_chain_reads_oldest_first_from_any_version(authed, store):
+    from ctx.web.data import supersede_chain
+
+    v1, v2, v3 = (store.add(f"Deploy window, version {i}", "decision") for i in (1, 2, 3))
+    store.supersede(v1.id, v2.id)
+    store.supersede(v2.id, v3.id)
+    for node in (v1, v2, v3):
+        assert supersede_chain(store.conn, node.id) == [v1.id, v2.id, v3.id]
+    page = authed.get(f"/node/{v2.id}").text
+    chain = page[page.index('id="chain"'):]
+    assert chain.index("version 1") < chain.index("version 2") < chain.index("version 3")
