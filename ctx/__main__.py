@@ -5,22 +5,45 @@ from __future__ import annotations
 import os
 import sys
 
+# ctx's global options (the root callback in ctx/cli.py; a test keeps the two in step) and
+# whether each takes a value. Any of them may come before `hook`: it stays on the hook path.
+GLOBAL_OPTIONS = {"--db": True, "--project": True, "-P": True, "--all-projects": False,
+                  "--traceback": False}
+
 
 def hook_argv(argv: list[str]) -> list[str] | None:
-    """The hook's arguments when `argv` is `[--db PATH] hook EVENT …`, else None."""
+    """The hook's arguments when `argv` is `[global options…] hook EVENT …`, else None.
+
+    `--db PATH` is handed to the hook; `--traceback` sets CTX_DEBUG and `--project NAME`
+    sets CTX_PROJECT for this process (what hooks read); `--all-projects` reaches the hook,
+    which says it does not apply. Anything else (`--help`, a typo) goes to Typer."""
     lead: list[str] = []
+    env: dict[str, str] = {}
     i = 0
     while i < len(argv) and argv[i] != "hook":
-        if argv[i] == "--db" and i + 1 < len(argv):
-            lead += ["--db", argv[i + 1]]
-            i += 2
-        elif argv[i].startswith("--db="):
-            lead += ["--db", argv[i][5:]]
-            i += 1
-        else:
+        name, eq, value = argv[i].partition("=")
+        if name.startswith("-P") and len(name) > 2 and not eq:  # -Papi
+            name, eq, value = "-P", "=", argv[i][2:]
+        takes_value = GLOBAL_OPTIONS.get(name)
+        if takes_value is None or (eq and not takes_value):
             return None
+        if takes_value and not eq:
+            if i + 1 >= len(argv):
+                return None
+            value = argv[i + 1]
+            i += 1
+        i += 1
+        if name == "--db":
+            lead += ["--db", value]
+        elif name in ("--project", "-P"):
+            env["CTX_PROJECT"] = value
+        elif name == "--traceback":
+            env["CTX_DEBUG"] = "1"
+        else:
+            lead.append(name)
     if i == len(argv):
         return None
+    os.environ.update(env)
     rest = argv[i + 1:]
     return rest[:1] + lead + rest[1:] if rest else rest
 

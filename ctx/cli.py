@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from typer.core import TyperGroup
 
 from ctx import db
-from ctx.errors import CtxError, ExitCode
+from ctx.errors import CtxError
 from ctx.output import Format, dumps, emit_nodes, emit_records, resolve, say
 from ctx.store import LARGE_CONTENT_CHARS, Store
+from cuectx.cli import EdgeGroup, set_traceback
+from cuectx.cli import run as run_app
 
 # Command groups loaded only when asked for: converting their Typer commands costs a few
 # milliseconds on every `ctx` run, and most runs are `add`, `query` or a hook.
@@ -37,9 +38,14 @@ LAZY_COMMANDS = {
 }
 
 
-class CtxGroup(TyperGroup):
-    """Loads LAZY_COMMANDS on first use, and turns domain errors into one `Error: …` line
-    on stderr and a documented exit code."""
+class CtxGroup(EdgeGroup):
+    """Loads LAZY_COMMANDS on first use; errors become one `Error: …` line on stderr and a
+    documented exit code (cuectx.cli.EdgeGroup)."""
+
+    debug_env = "CTX_DEBUG"
+
+    def translate_sqlite(self, exc):
+        return db.translate(exc, Path(state.db_path or os.environ.get("CTX_DB") or "store.db"))
 
     def list_commands(self, ctx):
         return list(dict.fromkeys([*super().list_commands(ctx), *LAZY_COMMANDS]))
@@ -57,29 +63,6 @@ class CtxGroup(TyperGroup):
         group = typer.main.get_command(sub)
         for name, command in getattr(group, "commands", {group.name: group}).items():
             self.add_command(command, name)
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except CtxError as exc:
-            if os.environ.get("CTX_DEBUG"):
-                raise
-            typer.echo(f"Error: {exc}", err=True)
-            sys.exit(int(exc.exit_code))
-        except sqlite3.Error as exc:
-            if os.environ.get("CTX_DEBUG"):
-                raise
-            err = db.translate(exc, Path(state.db_path or os.environ.get("CTX_DB") or "store.db"))
-            typer.echo(f"Error: {err}", err=True)
-            sys.exit(int(err.exit_code))
-        except BrokenPipeError:
-            raise  # `ctx list | head`: handled in run()
-        except OSError as exc:  # a file to read or write: missing folder, permissions, disk full
-            if os.environ.get("CTX_DEBUG"):
-                raise
-            where = f": {exc.filename}" if exc.filename else ""
-            typer.echo(f"Error: {exc.strerror or exc}{where}", err=True)
-            sys.exit(int(ExitCode.ERROR))
 
 
 app = typer.Typer(
@@ -137,8 +120,7 @@ def _root(
     state.db_path = db_path
     state.project = project
     state.all_projects = all_projects
-    if traceback:
-        os.environ["CTX_DEBUG"] = "1"
+    set_traceback(traceback, "CTX_DEBUG")
 
 
 @contextmanager
@@ -674,9 +656,4 @@ def import_(
 
 
 def run() -> None:
-    try:
-        app()
-    except BrokenPipeError:
-        # `ctx list | head`: the reader went away; not an error.
-        sys.stderr.close()
-        sys.exit(0)
+    run_app(app)

@@ -9,23 +9,24 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
+KEEP = ("CTX_MODEL_DIR",)  # environment a test may inherit (the model cache's location)
 
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path, monkeypatch):
+    # A developer's shell (CTX_DEBUG=1, CTX_HOOK_MAX_CHARS=400, CUE_DIGEST_BACKEND=…) must
+    # not change a test's outcome: every CTX_*/CUE_* variable goes, except where the built
+    # model lives (outside HOME, see ctx.semantic.model), which tests still need to find.
+    for name in list(os.environ):
+        if name.startswith(("CTX_", "CUE_")) and name not in KEEP:
+            monkeypatch.delenv(name)
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     (tmp_path / "ctx").mkdir()
     monkeypatch.setenv("CTX_DB", str(tmp_path / "ctx" / "store.db"))
     monkeypatch.setenv("CUE_HOME", str(tmp_path / "cue"))
-    monkeypatch.delenv("CTX_DEFAULT_BUDGET", raising=False)
-    monkeypatch.delenv("CTX_PROJECT", raising=False)  # the project comes from the folder
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    # The model cache lives outside HOME (see ctx.semantic.model); keep finding it.
-    for name in ("CTX_MODEL_DIR", "XDG_CACHE_HOME"):
-        if name in os.environ:
-            monkeypatch.setenv(name, os.environ[name])
     return home
 
 

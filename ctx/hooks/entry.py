@@ -111,6 +111,9 @@ def parse_args(argv: list[str]) -> tuple[HookCall | None, list[str]]:
                 problems.append(f"--max-chars needs a positive number, not {value!r}; ignored")
         elif arg in ("-v", "--verbose"):
             call.verbose = True
+        elif arg == "--all-projects":
+            problems.append("--all-projects does not apply to hooks (they read the project of "
+                            "their cwd + global); ignored")
         else:
             problems.append(f"unknown option {arg!r}; ignored")
         i += 1

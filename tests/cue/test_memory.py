@@ -217,7 +217,7 @@ def test_model_failure_writes_nothing_and_keeps_the_previous_memory(
     monkeypatch.setattr("time.time", lambda: NOW + 60)
     code, out, err = run_cue(monkeypatch, capsysbinary, "memory", "--format", "json")
 
-    assert code == 4 and out == ""
+    assert code == 5 and out == ""
     assert err.count("\n") == 1 and err.startswith("Error: memory not updated: the cloud model")
     assert "previous memory is kept" in err
     assert paths.memory_md().read_bytes() == before_md
@@ -231,7 +231,7 @@ def test_no_api_key_sends_nothing(conn, cloud, monkeypatch, capsysbinary):
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     plant(conn, "Worked on Atlas.", ended=NOW - 600)
     code, out, err = run_cue(monkeypatch, capsysbinary, "memory")
-    assert (code, out, cloud.count) == (4, "", 0)
+    assert (code, out, cloud.count) == (5, "", 0)
     assert err.startswith("Error: memory not updated")
     assert not paths.memory_md().exists()
 
@@ -242,7 +242,7 @@ def test_local_failure_without_fallback_never_reaches_the_cloud(conn, cloud, mon
     monkeypatch.setenv("CUE_LOCAL_MODEL", str(tmp_path / "missing.gguf"))
     plant(conn, "Worked on Atlas.", ended=NOW - 600)
     code, _, err = run_cue(monkeypatch, capsysbinary, "memory")
-    assert code == 4 and "local model could not answer" in err
+    assert code == 5 and "local model could not answer" in err
     assert cloud.count == 0 and not paths.memory_md().exists()
     assert str(tmp_path) not in err  # the path is only in privacy.log (as [PATH]/scrubbed)
 
@@ -322,7 +322,7 @@ def test_a_reply_with_no_items_never_wipes_the_memory(conn, cloud, monkeypatch, 
     plant(conn, "Idle.", ended=NOW - 60)
     cloud.reply = "## Ongoing projects\n(no changes)\n## Open loops\n- none\n"
     code, out, err = run_cue(monkeypatch, capsysbinary, "memory")
-    assert (code, out) == (4, "") and "held no memory items" in err
+    assert (code, out) == (5, "") and "held no memory items" in err
     assert paths.memory_md().read_bytes() == before
     assert conn.execute("SELECT count(*) FROM memory").fetchone()[0] == 1
 

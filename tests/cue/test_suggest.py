@@ -102,7 +102,7 @@ def test_model_failure_is_one_error_line_and_nothing_on_stdout(conn, cloud, monk
     plant_digest(conn, "Reviewed PR 42.", ended=NOW - 600)
     cloud.status = 529
     code, out, err = run_cue(monkeypatch, capsysbinary, "suggest", "-f", "json")
-    assert code == 4 and out == ""
+    assert code == 5 and out == ""
     assert err.startswith("Error: no suggestions: the cloud model could not answer")
     assert err.count("\n") == 1
     events = [json.loads(line)["event"] for line in paths.privacy_log().read_text().splitlines()]

@@ -1,0 +1,76 @@
+"""The error edge both Typer apps share (imported only on their CLI paths, never by hooks).
+
+`EdgeGroup` turns what a command raises into one `Error: …` line on stderr, nothing more on
+stdout, and the documented exit code (cuectx.exits.ExitCode):
+
+- a domain error (cuectx.errors.Error and the programs' subclasses): its sentence, its code;
+- a sqlite3 error: the program's sentence for it (`translate_sqlite`), exit 4;
+- an OSError (a file to read or write): the reason and the file, exit 1.
+
+`--traceback` (each program's root option) or `CTX_DEBUG=1` / `CUE_DEBUG=1` re-raise instead,
+so the full traceback is shown. `run()` treats a closed pipe (`… | head`) as success.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from collections.abc import Callable
+
+import typer
+from typer.core import TyperGroup
+
+from cuectx.errors import Error
+from cuectx.exits import ExitCode
+
+
+class EdgeGroup(TyperGroup):
+    """A TyperGroup with the shared error edge. Subclasses set `debug_env` and
+    `translate_sqlite`."""
+
+    debug_env = "CUECTX_DEBUG"
+
+    def translate_sqlite(self, exc: sqlite3.Error) -> Error:
+        from cuectx.sqlite import translate
+
+        return translate(exc, "the database")
+
+    def debugging(self) -> bool:
+        return os.environ.get(self.debug_env, "").strip() not in ("", "0")
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise  # `… | head`: handled in run()
+        except Error as exc:
+            self.fail(exc, exc)
+        except sqlite3.Error as exc:
+            self.fail(exc, self.translate_sqlite(exc))
+        except OSError as exc:  # a file to read or write: missing folder, permissions, disk full
+            where = f": {exc.filename}" if exc.filename else ""
+            self.fail(exc, f"{exc.strerror or exc}{where}", ExitCode.ERROR)
+
+    def fail(self, exc: BaseException, message, code: int | None = None):
+        if self.debugging():
+            raise exc
+        typer.echo(f"Error: {message}", err=True)
+        sys.exit(int(code if code is not None else message.exit_code))
+
+
+def set_traceback(enabled: bool, debug_env: str) -> None:
+    """What the root `--traceback` option does: errors show their traceback from now on."""
+    if enabled:
+        os.environ[debug_env] = "1"
+
+
+def run(app: Callable[[], object]) -> None:
+    """Run a Typer app as a program: a reader that went away (`ctx list | head`) is not an
+    error."""
+    try:
+        app()
+    except BrokenPipeError:
+        # Python's advice: point stdout at devnull so the flush at exit does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(0)
