@@ -72,7 +72,9 @@ def coverage(bench: Bench, seeds=None) -> None:
     variants = {"window events logged 1.5 s late": {"lag": 1.5},
                 "recorder skips identical frames": {"skip_identical": True},
                 "3 s of half-drawn screen after each switch": {"loading": 3.0},
-                "all three": {"lag": 1.5, "skip_identical": True, "loading": 3.0}}
+                "a dialog halfway through long app segments": {"popups": True},
+                "all four": {"lag": 1.5, "skip_identical": True, "loading": 3.0,
+                             "popups": True}}
     print(f"\n  {'variant (seeds 11-13)':<44} " + "  ".join(f"{n:>12}" for n in results))
     for label, kw in variants.items():
         got: dict[str, list[float]] = {}

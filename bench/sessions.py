@@ -220,13 +220,14 @@ def _fit(blocks: list[_Block], total: float) -> None:
 def make_session(root: Path | str, seed: int = 1, *, start: float = 1_763_766_000.0,
                  size: tuple[int, int] = (480, 300), interval: float | None = None,
                  quality: int = 80, lag: float = 0.3, skip_identical: bool = False,
-                 loading: float = 0.0) -> Session:
+                 loading: float = 0.0, popups: bool = False) -> Session:
     """Write one session under `root` (keyframes/, events/session.mcap).
 
     Stress variants (off by default): `lag` seconds between a switch and its window event;
     `skip_identical` writes no frame identical to the last one written for up to 30 s (as
     recorders that skip idle screens do); `loading` seconds after each switch or tab change
-    show a half-drawn screen (mid-transition frames).
+    show a half-drawn screen (mid-transition frames); `popups` opens a dialog halfway
+    through each long app segment (the same segment, a little more on screen).
     """
     rng = random.Random(seed)
     first, second = _script(rng)
@@ -269,6 +270,8 @@ def make_session(root: Path | str, seed: int = 1, *, start: float = 1_763_766_00
         view = blk.view(t - a, blk.secs)
         if loading and t - a < loading and blk.kind in ("app", "tab", "blip", "arrival"):
             view = f"loading:{view}"
+        if popups and blk.kind == "app" and blk.secs > 40 and t - a > blk.secs / 2:
+            view = f"popup:{view}"
         if not (skip_identical and view == last_view and t - last_t < 30):
             path = kdir / f"{round((start + t) * 1000)}.jpg"
             screens.save(view, path, quality)
@@ -349,6 +352,15 @@ class _Screens:
         if kind == "loading":  # the top third drawn, the rest still blank
             img = self.draw(arg)
             img.paste((235, 235, 235), (0, self.h // 3, self.w, self.h))
+            return img
+        if kind == "popup":  # a dialog over the middle of the screen
+            img = self.draw(arg)
+            d = ImageDraw.Draw(img)
+            x0, y0 = int(self.w * 0.3), int(self.h * 0.35)
+            d.rectangle([x0, y0, self.w - x0, self.h - y0], fill=(250, 250, 250),
+                        outline=(90, 90, 90), width=2)
+            self._lines(d, x0 + 8, y0 + 10, self.w - x0 - 8, self.h - y0 - 8,
+                        random.Random(self.seed), (90, 90, 90), int(10 * self.s))
             return img
         return getattr(self, "_" + kind)(arg)
 

@@ -51,6 +51,8 @@ BLIP_DISCOUNT = 0.1  # what a blip's change (and its segment) is worth
 STABLE_SECS = 8.0  # a screen unchanged this long has settled
 PRIORITY_CAP_SECS = 240.0  # past this, a longer segment is not more telling
 MOTION_BOOST = 1.5  # a segment whose screen moved (scroll, typing) carries more news
+SIMILAR_HAMMING = 10  # a segment this close to a frame taken in the same window stretch…
+SIMILAR_DISCOUNT = 0.3  # …pulls this much: it is mostly shown already
 BURST_KEYS = 20  # keys in a segment that make it an input burst
 PAUSE_MARK = "/cue/.paused"  # pseudo-event at each pause's start and end (never stored)
 PAUSED_STATE = "\x00paused"
@@ -305,6 +307,7 @@ class FrameSegment:
     keys: int = 0
     clicks: int = 0
     priority: float = 0.0
+    interval: int = 0  # which stretch of one foreground window it is in
 
     settled_ts: float = 0.0  # capture time of the settled frame
 
@@ -493,7 +496,7 @@ def find_segments(scored: list[_Scored], events: list[Event], start: float | Non
         blip = _in_blip(blips, ts[first]) and b_t - a_t < BLIP_SECS + step
         segs.append(FrameSegment(first, last, a_t, b_t, kind, settled, stable_from,
                                  scored[settled].window, cause, blip, moved, keys, clicks,
-                                 settled_ts=ts[settled]))
+                                 settled_ts=ts[settled], interval=iv[first]))
     for s in segs:
         s.priority = _priority(s)
     return segs
@@ -564,25 +567,36 @@ def choose_with_segments(usable: list[tuple[Keyframe, FrameFeatures]], events: l
 
     # 1. One frame for each segment not yet shown, the most telling segments first.
     picked: list[int] = []
-    for k in sorted(range(len(segs)), key=lambda k: (-segs[k].priority, segs[k].start)):
-        if len(picked) >= budget:
-            break
+
+    def lookalike(k: int) -> int | None:
+        """dhash distance from segment k's settled frame to the nearest frame taken in the
+        same window stretch, if that is ≤ SIMILAR_HAMMING (a dialog, a new message: the
+        same screen with a little more), else None."""
+        near = [hamming(scored[segs[k].settled].dhash, scored[j].dhash) for j in taken
+                if segs[seg_of[j]].interval == segs[k].interval]
+        return min(near) if near and min(near) <= SIMILAR_HAMMING else None
+
+    def pull(k: int) -> float:
+        return segs[k].priority * (SIMILAR_DISCOUNT if lookalike(k) is not None else 1.0)
+
+    # blips and seconds-long stretches only get slots left at the end (step 2)
+    todo = [k for k in range(len(segs))
+            if k not in shown and not segs[k].blip and segs[k].secs >= BLIP_SECS]
+    while todo and len(picked) < budget:
+        k = max(todo, key=lambda k: (pull(k), -segs[k].start))
+        todo.remove(k)
         s = segs[k]
-        if k in shown or s.blip or s.secs < BLIP_SECS:
-            continue  # blips and seconds-long stretches only get slots left at the end
-        # Else the frames nearest the settled one: its stable part, then (for a run of
-        # changes) the latest frames first, the arrival last.
-        order = [s.settled] + sorted(
-            (i for i in range(s.first, s.last + 1) if i != s.settled and i not in anchor_set),
-            key=lambda i: (i < s.stable_from, -ts[i] if s.moved else 0.0,
-                           -round(scored[i].combined, 4), ts[i]))
-        best = next((i for i in order if i not in anchor_set and distinct(i)), None)
-        if best is None:
-            continue  # everything in it is already on screen elsewhere (a recurring screen)
+        if not distinct(s.settled):
+            shown.add(k)  # the screen it settles on is already chosen (a recurring screen)
+            continue
+        best = s.settled
+        like = lookalike(k)
         picked.append(best)
         taken.append(best)
         shown.add(k)
-        reasons[best] = _segment_reason(s, best, scored)
+        reasons[best] = _segment_reason(s, best, scored) + (
+            f"; close to a frame already chosen in this window (dhash {like}), so taken "
+            "after the others" if like is not None else "")
 
     # 2. Slots left: the best-scoring frames that still show something new.
     extra: list[int] = []
@@ -657,12 +671,10 @@ def _segment_reason(s: FrameSegment, i: int, scored: list[_Scored]) -> str:
         what = f"screen kept changing with no window event{where} (scrolling?)"
     else:
         what = s.cause
-    if i == s.settled and s.moved:
+    if s.moved:
         when = "settled end of the change" if s.stable_from <= s.last else "last frame of the run"
-    elif i == s.settled:
-        when = "new segment"
     else:
-        when = "new segment; its settled frame already shown elsewhere"
+        when = "new segment"
     if s.blip:
         when += "; a blip (gone within seconds), taken only because slots were left"
     return f"{what}; {when}"
