@@ -144,8 +144,9 @@ def build_engine(model: str | None = None):
 def context_recognizers(language: str = "en") -> list:
     """Recognizers that need a phrase around the entity or a URL's shape (issue 17):
     Korean addresses and names without honorifics, capability URLs, meeting IDs and
-    passcodes, obfuscated emails, bare SSNs next to the word SSN."""
-    from cue.pii import korean, phrases, urls
+    passcodes, obfuscated emails, bare SSNs next to the word SSN; and the card, phone and
+    RRN shapes Presidio's own recognizers turn away (cue.pii.numbers, korean)."""
+    from cue.pii import korean, numbers, phrases, urls
     from cue.pii.spans import FunctionRecognizer
 
     def rec(name, entity, finder, score, trigger=None):
@@ -157,6 +158,10 @@ def context_recognizers(language: str = "en") -> list:
             korean.HANGUL_TRIGGER),
         rec("KrRomanAddressRecognizer", "ADDRESS", korean.find_kr_roman_addresses, 0.8,
             korean.ROMAN_ADDRESS_TRIGGER),
+        rec("LuhnCardRecognizer", "CREDIT_CARD", numbers.find_cards, 0.7, numbers.CARD_TRIGGER),
+        rec("NanpPhoneRecognizer", "PHONE_NUMBER", numbers.find_nanp_phones, 0.6,
+            numbers.PHONE_TRIGGER),
+        rec("KrRrnShapeRecognizer", "KR_RRN", korean.find_rrn_shapes, 0.6, korean.RRN_TRIGGER),
         rec("KrContextNameRecognizer", "PERSON", korean.find_kr_names, 0.75,
             korean.HANGUL_TRIGGER),
         rec("CapabilityUrlRecognizer", "CAPABILITY_URL", urls.find_capability_urls, 0.9,

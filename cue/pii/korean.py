@@ -128,6 +128,20 @@ def find_kr_roman_addresses(text: str) -> Iterator[tuple[int, int]]:
         yield m.span()
 
 
+# --- resident registration numbers Presidio's date check turns away ----------------------------
+
+# Presidio's KR RRN pattern insists on a real month and day; a dashed 6+7 run with a gender
+# digit 1-8 is an RRN shape even when its date is not (typos, generated test data, masked
+# dates), and nothing else is written that way.
+KR_RRN_SHAPE_RE = re.compile(r"(?<![\d\-])\d{2}[01]\d[0-3]\d-[1-8]\d{6}(?![\d\-])")
+RRN_TRIGGER = r"\d{6}-\d{7}"
+
+
+def find_rrn_shapes(text: str) -> Iterator[tuple[int, int]]:
+    for m in KR_RRN_SHAPE_RE.finditer(text):
+        yield m.span()
+
+
 # --- names without an honorific ------------------------------------------------------------
 
 # Two-syllable surnames, then one character class of the single ones (a class is far
@@ -144,8 +158,8 @@ _GIVEN = set(
     "훈휘희흠늘봄결든솜누니울검탄슬빈랑람온래"
 )
 _NAME = rf"(?:{_SURNAME})[가-힣]{{2}}"
-_PARTICLE = (r"(?:에게서|에게|께서|께|한테|이랑|랑|하고|입니다|이에요|예요|이며|이고|와|과|은|는|이|가|을|를|"
-             r"의|도|만|님|씨)")
+_PARTICLE = (r"(?:에게서|에게|께서|께|한테|이랑|랑|하고|입니다|이에요|예요|이며|이고|이라고|라고|이라는|라는|"
+             r"이가|이는|이를|이의|이와|이도|와|과|은|는|이|가|을|를|의|도|만|님|씨)")
 _NAME_END = rf"(?=(?:님|씨)?{_PARTICLE}?(?![가-힣]))"
 _SEP = r"\s*[,，、·/&]\s*|\s+(?:및|와|과|and)\s+|\s+"
 # Words before a name that make it one: roles, authorship, attendance, messaging.

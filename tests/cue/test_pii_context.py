@@ -84,6 +84,15 @@ from cue.pii import analyze, scrub
     ("echo 'YWRtaW46UzNjcmV0UGFzcyE=' | base64 -d", "echo '[SECRET]' | base64 -d"),
     ("https://x.com/cb?email=kim.minsu%40naver.com", "https://x.com/cb?email=[EMAIL]"),
     ("r=https%3A%2F%2Fx.com%2F%3Fu%3Djane.doe%2540corp.io ok", "r=https%3A%2F%2Fx.com%2F%3Fu%3D[EMAIL] ok"),
+    # Card, phone and RRN shapes Presidio's recognizers turn away.
+    ("card 2286486247898804 charged", "card [CREDIT_CARD] charged"),
+    ("card 4812533174719531686", "card [CREDIT_CARD]"),
+    ("maestro card 501844466190", "maestro card [CREDIT_CARD]"),
+    ("call 221.432.2419 today", "call [PHONE] today"),
+    ("call +1-524-584-8359x882 today", "call [PHONE] today"),
+    ("phone 2953136743", "phone [PHONE]"),
+    ("주민번호 270022-2716603 입력", "주민번호 [KR_RRN] 입력"),
+    ("작성자가 문하준이라고 적혀 있다", "작성자가 [PERSON]이라고 적혀 있다"),
     # Keys and card numbers broken by a line break.
     ("card 4111 1111\n1111 1111 ok", "card [CREDIT_CARD] ok"),
     ("card 4111-1111-\n1111-1111", "card [CREDIT_CARD]"),
@@ -120,7 +129,9 @@ def test_issue_17_kinds_are_scrubbed(text, expected):
     "Meeting ID will be shared later", "Passcode required to join", "Password must be at least 8 characters",
     "The meeting is at 3pm, room 12", "deployed at example.com today", "the process id 123456789 exited",
     "Order #123456789 shipped", "SSN field left blank", "https://example.com/search?code=python",
-    "Meet jane at example.com", "https://calendly.com/jane-doe/30min", "Project ID: 12345",
+    "Meet jane at example.com", "epoch 1700000000000", "ns 1700000000123456789",
+    "tracking 1Z999AA10123456784", "order 4000123412341234000", "ticket 1234567890",
+    "주문번호 20240315-0042", "id 123456-1234567890", "https://calendly.com/jane-doe/30min", "Project ID: 12345",
     # Harmless base64 and line-wrapped numbers.
     "SGVsbG8sIHdvcmxkIQ== decoded to a greeting", "eyJhbGciOiJIUzI1NiJ9 is a JWT header", "build 20240315\n1234 passed",
     "checksum 9f8e7d6c5b4a3928\n1706f5e4 ok",

@@ -170,15 +170,27 @@ def gen_addresses():
         text = tpl.format(a=addr).replace("(으)로", "로")
         lang = "en" if tpl.startswith(("The user", "Opened", "Google")) else "ko"
         pos("kr_address", lang, shape, text, ("ADDRESS", addr))
-    for _ in range(8):  # Faker's own address formats (odd road suffixes, 지하, 읍/면/리)
-        addr = pick([ko.address(), ko.road_address(), ko.land_address()])
-        addr = addr.split(" (")[0]
+    for _ in range(12):  # Faker's own address formats (odd road suffixes, 지하, 읍/면/리, detail)
+        addr = pick([ko.address(), ko.road_address(), ko.land_address(),
+                     ko.road_address() + " " + ko.address_detail()])
         pos("kr_address", "ko", pick(["digest", "title"]),
             pick(["고객 주소 {a} 확인 완료.", "{a} - 네이버 지도", "주문서 배송지: {a}"]).format(a=addr),
             ("ADDRESS", addr))
 
 
 # --- Korean names without honorifics -----------------------------------------------------------
+def gen_roman_addresses():
+    for _ in range(6):
+        road = pick(["Teheran-ro", "Gangnam-daero", "Sejong-daero", "Olympic-ro", "Pangyoyeok-ro"])
+        gu = pick(["Gangnam-gu", "Jongno-gu", "Mapo-gu", "Bundang-gu, Seongnam-si", "Haeundae-gu"])
+        city = pick(["Seoul", "Busan", "Gyeonggi-do", ""])
+        n = rng.randint(1, 500)
+        addr = pick([f"{n} {road}, {gu}", f"{road} {n}, {gu}"]) + (f", {city}" if city else "")
+        pos("kr_address", "en", pick(["digest", "title"]),
+            pick(["Shipping address: {a}", "{a} - Google Maps", "The form had {a} as the office."]).format(a=addr),
+            ("ADDRESS", addr))
+
+
 def gen_names():
     roles = ["담당자", "담당", "작성자", "팀장", "대표", "PM", "요청자", "승인자", "검토자", "보낸 사람",
              "받는 사람", "발신자", "수신자", "예약자", "고객명", "성명", "이름", "리뷰어", "기안자", "문의자"]
@@ -212,6 +224,15 @@ def gen_names():
         text = pick(["{ns} 참석 확정.", "{ns}와 점심 식사 후 리뷰 진행.", "슬랙 채널에 {ns} 초대함."]).format(
             ns=", ".join(names))
         pos("kr_name_list", "ko", "digest", text, *[("PERSON", n) for n in names])
+    for _ in range(10):  # a particle after the role word, English labels, query strings
+        name = ko_name()
+        tpl = pick(["담당자는 {n}입니다.", "Reviewed by {n}", "이번 건 작성자가 {n}이라고 적혀 있다.",
+                    "name: {n}, dept: 개발", "Call with {n} at 4pm"])
+        pos("kr_name_role", "en" if tpl[0].isascii() else "ko", "digest", tpl.format(n=name), ("PERSON", name))
+    for _ in range(4):
+        name = ko_name()
+        enc = quote(name, safe="")
+        pos("percent", "en", "digest", f"https://crm.example.com/contacts?name={enc}&page=2", ("PERSON", enc))
     for _ in range(22):
         name = ko_name()
         h, mnt = rng.randint(1, 12), rng.randint(0, 59)
@@ -319,6 +340,10 @@ def gen_meetings():
         ("Zoom 회의 참가 - 회의 ID {i} 암호 {p}", "ko", "title"),
         ("The calendar event lists Zoom ID {i} and pwd {p}.", "en", "digest"),
         ("Conference ID: {i} PIN: {p}", "en", "digest"),
+        ("Zoom meeting {i}, password {p}", "en", "digest"),
+        ("ID: {i} Passcode: {p} (Zoom)", "en", "title"),
+        ("줌 회의 아이디 {i} 비번 {p}", "ko", "digest"),
+        ("Meeting ID is {i} and the passcode is {p}", "en", "digest"),
     ]
     for _ in range(3):
         for tpl, lang, shape in tpls:
@@ -477,7 +502,7 @@ def gen_basics():
         pos("phone", "ko", "digest", pick(["연락처 {p} 로 문자 발송", "전화번호: {p}", "고객 휴대폰 {p} 확인"]).format(p=p),
             ("PHONE_NUMBER", p))
     for _ in range(6):
-        p = en.numerify("(###) 555-####").replace("(0", "(2").replace("(1", "(3")
+        p = f"({pick(['212', '415', '646', '312', '617', '206', '503', '720'])}) 555-{rng.randint(1000, 9999)}"
         pos("phone", "en", "digest", f"Call back at {p} tomorrow.", ("PHONE_NUMBER", p))
     for _ in range(6):
         c = luhn_card(pick(["4", "51", "37"]), 16)
@@ -564,6 +589,7 @@ def gen_decoys():
 
 def main() -> None:
     gen_addresses()
+    gen_roman_addresses()
     gen_names()
     gen_capability_urls()
     gen_meetings()
