@@ -5,7 +5,8 @@ input counts of that second. Every `interval` (× IDLE_SLOWDOWN after IDLE_AFTER
 input or window changes; activity brings it back at once): the pre-capture privacy check,
 then one grab per monitor; a keyframe is written only when the screen moved (dhash distance over
 `change_threshold` from the last *written* frame), the foreground window changed, or — while
-the user is active — `heartbeat` seconds have passed. Every hour: `cue prune`.
+the user is active — `heartbeat` seconds have passed. A screen that keeps changing is
+written when it settles (a grab equal to the one before), or every `min_gap` seconds. Every hour: `cue prune`.
 
 Nothing is captured, counted or logged while paused, and no screenshot is taken while an
 excluded window is in front or visible (its window event reads `[excluded]`).
@@ -44,6 +45,7 @@ class RecordSettings:
     change_threshold: int = 6
     max_width: int = 1920
     quality: int = 70
+    min_gap: float = 10.0  # a screen still changing gets a keyframe at least this often
     keep_secs: float = 7 * 86400.0
     max_bytes: int = 2 * 10**9
 
@@ -100,7 +102,8 @@ class Recorder:
         self.logged: WindowInfo | None = None  # the window as last written ([excluded] or real)
         self.window_news = False  # the foreground changed since the last keyframe
         self.last_activity = float("-inf")
-        self.hashes: dict[int, object] = {}
+        self.hashes: dict[int, object] = {}  # per monitor: the last keyframe's hash
+        self.previous: dict[int, object] = {}  # per monitor: the last grab's hash
         self.last_frame_at: dict[int, float] = {}
         self.log = HourlyLog(settings.events, on_open=self._restate)
         self._day_dirs: set[Path] = set()
@@ -148,11 +151,17 @@ class Recorder:
             self.stats.grabs += 1
             h = frame_hash(image)
             last = self.hashes.get(mon.index)
+            previous = self.previous.get(mon.index)
+            self.previous[mon.index] = h
             last_at = self.last_frame_at.get(mon.index, float("-inf"))
             changed = last is None or (h - last) > self.s.change_threshold
+            # While the screen keeps moving (typing, scrolling, a build log) wait for it to
+            # settle — the end of a burst shows more than its start — but not past min_gap.
+            settled = previous is None or (h - previous) <= self.s.change_threshold
             heartbeat = (self.s.heartbeat > 0 and now - last_at >= self.s.heartbeat
                          and self.last_activity > last_at)
-            if not (changed or self.window_news or heartbeat):
+            due = changed and (settled or now - last_at >= self.s.min_gap)
+            if not (due or self.window_news or heartbeat):
                 self.stats.unchanged += 1
                 continue
             data = encode_jpeg(image.rgb(), self.s.max_width, self.s.quality)
@@ -266,6 +275,7 @@ class Recorder:
                 self.logged = None
                 self._window(now, self.backend.active_window())
                 self.hashes.clear()
+                self.previous.clear()
             return
         if paused:
             self.stats.paused_ticks += 1

@@ -194,14 +194,28 @@ class X11Backend(CaptureBackend):
                 for i, m in enumerate(mons)]
 
     def grab(self, monitor: Monitor) -> Grab:
-        shot = self._mss.grab({"left": monitor.left, "top": monitor.top,
-                               "width": monitor.width, "height": monitor.height})
+        from mss.exception import ScreenShotError
+
+        try:
+            shot = self._mss.grab({"left": monitor.left, "top": monitor.top,
+                                   "width": monitor.width, "height": monitor.height})
+        except ScreenShotError as exc:
+            raise self._lost(exc) from None
         return _ShotGrab(shot)
+
+    def _lost(self, exc: Exception) -> CaptureUnavailable:
+        return CaptureUnavailable(f"lost the X display {self.display_name} ({exc}); "
+                                  "the event log was finished cleanly")
 
     # ------------------------------------------------------------------ windows
     def active_window(self) -> WindowInfo:
-        return _window_info(self._main, self._atoms,
-                            _active_id(self._main, self._atoms, self._root))
+        from Xlib import error
+
+        try:
+            return _window_info(self._main, self._atoms,
+                                _active_id(self._main, self._atoms, self._root))
+        except (error.ConnectionClosedError, OSError) as exc:
+            raise self._lost(exc) from None
 
     def visible_windows(self) -> list[WindowInfo]:
         """Managed windows that are mapped and not minimized (what a screenshot can show)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 from pathlib import Path
 
 import pytest
@@ -98,8 +99,11 @@ class ScriptedBackend(CaptureBackend):
         self.grabbed.append(self.clock())
         img = Image.new("RGB", (640, 400), "white")
         draw = ImageDraw.Draw(img)
-        for i in range(self.screen):  # each screen state: a different set of black bars
-            draw.rectangle((40 * i, 60 * (i % 5), 40 * i + 30, 60 * (i % 5) + 200), fill="black")
+        rng = random.Random(self.screen)  # each screen state: its own black blocks
+        for _ in range(12 if self.screen else 0):
+            x, y = rng.randrange(600), rng.randrange(360)
+            draw.rectangle((x, y, x + rng.randrange(20, 120), y + rng.randrange(20, 120)),
+                           fill="black")
         return Grab(img)
 
     def active_window(self):
@@ -167,6 +171,13 @@ def test_activity_after_idle_brings_the_interval_back(tmp_path):
     assert 95 <= back <= 96, grabbed  # at once, not at the idle pace (100)
     assert grabbed[grabbed.index(back):] == list(range(back, 110, 2))
     assert back in offsets(frames)
+
+
+def test_a_screen_that_keeps_changing_is_kept_when_it_settles(tmp_path):
+    # the screen changes every 2 s from 11 s to 37 s (a scrolling log), then stays
+    script = [(t, "screen", t) for t in range(11, 38, 2)]
+    _, _, frames, _ = record(tmp_path, script, secs=60)
+    assert offsets(frames) == [0, 12, 22, 32, 40]  # every min_gap (10 s), then settled
 
 
 def test_heartbeat_only_while_active(tmp_path):

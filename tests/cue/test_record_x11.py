@@ -349,3 +349,23 @@ def test_cue_digest_reads_the_recording(session, cloud, monkeypatch):
     images = [b for m in body["messages"] for b in m["content"] if isinstance(b, dict)
               and b.get("type") == "image"]
     assert images
+
+
+def test_losing_the_x_server_finishes_the_log_and_exits_5(tmp_path):
+    xvfb, display = _start_xvfb(tmp_path)
+    home = tmp_path / "cue"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path),
+           "DISPLAY": display, "CUE_HOME": str(home), "CUE_RECORD_INTERVAL": "0.5"}
+    rec = subprocess.Popen([CUE, "record"], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+    try:
+        _wait_for(lambda: (home / "recorder.json").exists(), timeout=60, what="the recorder")
+    finally:
+        xvfb.kill()
+        xvfb.wait()
+    _, err = rec.communicate(timeout=30)
+    assert rec.returncode == 5, err
+    lines = err.decode().strip().splitlines()
+    assert lines[-1].startswith("Error: lost the X display") and "Traceback" not in err.decode()
+    files = list((home / "events").glob("*.mcap"))
+    assert files and all(f.read_bytes().endswith(b"\x89MCAP0\r\n") for f in files)
