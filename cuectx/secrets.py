@@ -438,12 +438,9 @@ _RULES: list[_Rule] = [
           r"(?<![A-Za-z0-9])(?P<label>" + _LABEL + r")[\"']?[ \t]*(?:(?P<op>:=|=>|=|:)|(?P<is>[ \t]+(?:is|was)))[ \t]*"
           r"(?:\"(?P<v1>[^\"\n]{6,300})\"|'(?P<v2>[^'\n]{6,300})'|`(?P<v3>[^`\n]{6,300})`|(?P<v4>" + _VALUE_BARE + r"))",
           check=None, priority=4, anycase=True, gate=_labelled_near),
-    # -- an AWS secret key by shape alone: 40 random base64 characters
-    _Rule("aws-secret-access-key", (),
-          r"(?<![A-Za-z0-9/+=])(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-          group="v", check=_aws_secret, priority=5),
+    # (an AWS secret key by shape alone, and base64 that hides a credential: _find_runs)
 ]
-_ASSIGNMENT = _RULES[-2]
+_ASSIGNMENT = _RULES[-1]
 
 
 def _find_assignments(text: str, rule: _Rule, out: list) -> None:
@@ -522,15 +519,75 @@ def _find_private_keys(text: str, out: list) -> None:
             pos = m.end()
 
 
-def find(text: str, *, strict: bool = False, labelled: bool = True) -> list[Finding]:
+# A prefixed token wrapped onto the next line(s) when it was pasted.
+_BROKEN_PREFIXES = ("AKIA", "ASIA", "gh", "github_pat_", "glpat-", "xox", "sk-", "sk_live_",
+                    "rk_live_", "AIza", "npm_", "hf_", "pypi-")
+_BROKEN = (r"(?<![A-Za-z0-9_\-])(?:AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|xox[abposre]-|sk-|"
+           r"[sr]k_live_|AIza|npm_|hf_|pypi-)[A-Za-z0-9_\-]*[ \t]*\r?\n[ \t]*[A-Za-z0-9_\-]+"
+           r"(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9_\-]+){0,3}")
+# A base64 run long enough to hide a credential (a Kubernetes secret's data, a config blob).
+_B64_RUN = r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/=_\-])"
+
+
+def _find_broken(text: str, out: list, strict: bool) -> None:
+    """Rejoin a prefixed token broken across lines and report the whole broken span — only
+    when its first line alone is not already a complete token, and with as few lines as
+    make one (a variable-length token must not swallow the next line's word)."""
+    for m in _compiled(_BROKEN).finditer(text):
+        lines = m[0].split("\n")
+        if any(f.start == 0 for f in find(lines[0].strip(), strict=strict, labelled=False, _depth=1)):
+            continue
+        for k in range(2, len(lines) + 1):
+            piece = "\n".join(lines[:k])
+            offsets = [m.start() + i for i, ch in enumerate(piece) if not ch.isspace()]
+            joined = "".join(ch for ch in piece if not ch.isspace())
+            hit = next((f for f in find(joined, strict=strict, labelled=False, _depth=1)
+                        if f.start == 0 and offsets[f.end - 1] >= m.start() + len(lines[0])), None)
+            if hit is not None:
+                out.append((0, m.start(), offsets[hit.end - 1] + 1, hit.kind))
+                break
+
+
+def _find_runs(text: str, out: list, strict: bool, decode: bool) -> None:
+    """Runs of base64 characters (one regex for both): 40 random ones are an AWS secret key
+    by shape alone; with `decode`, one that decodes to text holding a credential is one,
+    of the same kind."""
+    for m in _compiled(_B64_RUN).finditer(text):
+        value = m[0]
+        if len(value) == 40 and _aws_secret({"v": value}, strict):  # type: ignore[arg-type]
+            out.append((5, m.start(), m.end(), "aws-secret-access-key"))
+            continue
+        if not decode or len(value.rstrip("=")) % 4 == 1:
+            continue
+        import base64  # here, not above: most texts have no run to decode
+        import binascii
+
+        try:
+            raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+        except (ValueError, binascii.Error, UnicodeDecodeError):
+            continue
+        if not all(c.isprintable() or c in "\n\r\t" for c in raw):
+            continue
+        inner = find(raw, strict=strict, _depth=1)
+        if inner:
+            out.append((1, m.start(), m.end(), inner[0].kind))
+
+
+def find(text: str, *, strict: bool = False, labelled: bool = True, _depth: int = 0) -> list[Finding]:
     """Every credential in `text`, in order, none overlapping. `labelled=False` leaves out
-    values found by their label (`password=…`) and passwords in URLs (cue has its own)."""
+    values found by their label (`password=…`) and passwords in URLs (cue has its own).
+    Also found: a prefixed token broken across lines, and a base64 value that decodes to
+    text holding a credential (one level deep)."""
     if not text:
         return []
     low = text.lower()
     candidates: list[tuple[int, int, int, str]] = []  # (priority, start, end, kind)
     if "private key" in low:
         _find_private_keys(text, candidates)
+    if not _depth and "\n" in text and any(p in text for p in _BROKEN_PREFIXES):
+        _find_broken(text, candidates, strict)
+    if len(text) >= 24:
+        _find_runs(text, candidates, strict, decode=labelled and not _depth)
     for rule in _RULES:
         if rule.anchors and not any(a in (low if rule.anycase else text) for a in rule.anchors):
             continue
@@ -540,8 +597,6 @@ def find(text: str, *, strict: bool = False, labelled: bool = True) -> list[Find
             continue
         if rule is _ASSIGNMENT:
             _find_assignments(text, rule, candidates)
-            continue
-        if not rule.anchors and len(text) < 40:
             continue
         for m in rule.compiled().finditer(text):
             if rule.check is not None and not rule.check(m, strict):

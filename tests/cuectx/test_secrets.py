@@ -40,7 +40,7 @@ def test_the_labelled_set_is_big_and_covers_every_kind():
     assert {"aws-access-key-id", "aws-secret-access-key", "github-token", "gitlab-token", "slack-token",
             "stripe-key", "openai-key", "anthropic-key", "google-api-key", "npm-token", "pypi-token",
             "twilio-api-key", "sendgrid-key", "huggingface-token", "jwt", "private-key", "url-password",
-            "assignment", "basic-auth", "bearer-token"} <= kinds
+            "assignment", "basic-auth", "bearer-token", "cli-secret", "broken-line", "encoded"} <= kinds
     assert sum(not r["secret"] for r in ROWS) >= 100
 
 
@@ -144,3 +144,18 @@ def test_importing_the_detector_is_stdlib_only_and_compiles_lazily():
             "('ctx', 'cue', 'typer', 'rich', 'presidio_analyzer', 'numpy')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split("\n")[:2] == ["0", "[]"]
+
+
+def test_a_key_wrapped_across_lines_is_found_whole_and_a_complete_one_keeps_the_next_line():
+    token = github_token("Nixjq4SQjiJqzqsHcx0fl7JAJkBlUg")
+    text = f"export TOKEN=\n{token[:21]}\n{token[21:]}\nnext step"
+    assert redact(text) == "export TOKEN=\n[SECRET:github-token]\nnext step"
+    whole = f"key sk-proj-{'aZ3x9Qw7Lm2Np8Rt5Vy1' * 2}\nthen deploy"
+    assert redact(whole).endswith("[SECRET:openai-key]\nthen deploy")
+
+
+def test_base64_that_decodes_to_a_credential_is_one():
+    blob = base64.b64encode(b"postgres://app:Zx9kq2LmPw@db.internal:5432/app").decode()
+    assert redact(f"DATABASE_URL: {blob}") == "DATABASE_URL: [SECRET:database-password]"
+    harmless = base64.b64encode(b"log_level: info, replicas: 3, region: eu-west-1").decode()
+    assert find(f"data: {harmless}") == []

@@ -172,7 +172,27 @@ for _ in range(3):
     pw = password()
     secret(f"Cache: redis://:{pw}@cache.prod.local:6379/0", "url-password", pw)
 
+# pasted keys wrapped across lines; secrets inside base64 (a Kubernetes secret's data)
+for kind in ["aws-access-key-id", "github-token", "gitlab-token", "anthropic-key", "npm-token", "stripe-key"]:
+    value = SECRETS[kind]()
+    cut = rng.randrange(6, len(value) - 4)
+    secret(f"The pasted key was {value[:cut]}\n{value[cut:]} (expires soon)", "broken-line",
+           value[:cut] + "\n" + value[cut:])
+for _ in range(4):
+    url = f"postgres://app_{rand(string.ascii_lowercase, 4)}:{password()}@db-{rng.randrange(9)}.internal:5432/app"
+    enc = base64.b64encode(url.encode()).decode()
+    secret(f"kubectl get secret app -o yaml\ndata:\n  DATABASE_URL: {enc}\n  replicas: Mw==", "encoded", enc)
+    tok = SECRETS["github-token"]()
+    enc = base64.b64encode(f"GITHUB_TOKEN={tok}".encode()).decode()
+    secret(f"The CI secret blob is {enc}", "encoded", enc)
+
 # --------------------------------------------------------------------------- decoys
+for text in ["log_level: info\nreplicas: 3\nregion: eu-west-1", "Hello, world! This is the staging config.",
+             "https://docs.example.com/guide?section=install#step-3"]:
+    decoy(f"ConfigMap data: {base64.b64encode(text.encode()).decode()}")
+decoy("We discussed the AKIA\nprefix rule for AWS keys.")
+decoy("Install scikit-learn (sk-\nlearn in the old notes) for the notebook.")
+decoy("ghp_ tokens start with\nghp_ and are 40 characters long.")
 for d in ["password: incorrect (the login failed twice)", "Password: required for admin accounts",
           "the password was reset yesterday", "password: see the vault entry",
           "python -m pytest -x --token-budget 4000", "gh auth login --with-token < token.txt",
