@@ -57,7 +57,7 @@ def find_meeting_codes(text: str) -> Iterator[tuple[int, int]]:
 
 _AT_OBF = r"\s*[\[\(\{<]\s*(?:at|AT|At|@|골뱅이)\s*[\]\)\}>]\s*|\s+골뱅이\s+|\s*@\s+|\s+@\s*|@"
 _AT_WORD = r"\s+(?:at|AT)\s+"
-_DOT_OBF = r"\s*[\[\(\{<]\s*(?:dot|DOT|Dot|\.|점)\s*[\]\)\}>]\s*|\s+(?:dot|DOT)\s+|\s+점\s+"
+_DOT_OBF = r"\s*[\[\(\{<]\s*(?:dot|DOT|Dot|\.|점)\s*[\]\)\}>]\s*|\s+(?:dot|DOT)\s+|\s+점\s+|\s+\.\s+"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]{0,62}[A-Za-z0-9])?"
 _TLDS = (r"com|net|org|io|co|kr|uk|de|jp|fr|edu|gov|dev|ai|me|us|ca|au|in|info|biz|app|tech|"
          r"xyz|cn|ru|br|it|es|nl|se|ch|eu|tv|cc|ly|gg|so|sh|to|ac|or|ne|re|pe|go|mil|int")

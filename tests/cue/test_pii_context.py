@@ -35,6 +35,7 @@ from cue.pii import analyze, scrub
     ("김서연과의 대화 - LINE", "[PERSON]과의 대화 - LINE"),
     ("담당자는 김민수입니다", "담당자는 [PERSON]입니다"),
     ("Reviewed by 박지훈", "Reviewed by [PERSON]"),
+    ("To: 김민수; 이서연", "To: [PERSON]; [PERSON]"),
     ("https://x.com/profile?name=%ED%99%8D%EA%B8%B8%EB%8F%99&age=3", "https://x.com/profile?name=[PERSON]&age=3"),
     ("김민수 [오후 3:12] 안녕", "[PERSON] [오후 3:12] 안녕"),
     # Capability URLs (whole URL), by parameter, path shape or share host.
@@ -71,6 +72,8 @@ from cue.pii import analyze, scrub
     ("john AT company DOT co.kr", "[EMAIL]"),
     ("jane.doe at example.com", "[EMAIL]"),
     ("jane.doe@example dot com", "[EMAIL]"),
+    ("메일: minsu(골뱅이)naver(점)com", "메일: [EMAIL]"),
+    ("jane @ example . com", "[EMAIL]"),
     # A bare 9-digit SSN next to the word SSN.
     ("my SSN: 123456789", "my SSN: [SSN]"),
     ("social security no. 078051121", "social security no. [SSN]"),
