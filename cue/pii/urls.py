@@ -52,11 +52,16 @@ _PATH_WORDS = {
     "accept-invitation", "join", "verify", "verification", "verify-email", "confirm",
     "confirmation", "confirm-email", "activate", "activation", "magic", "magic-link",
     "magic_link", "login-link", "signin", "sign-in", "auth", "onboard", "onboarding",
-    "unsubscribe", "share", "shared", "s", "sh", "dl", "download", "d", "t", "i", "j",
-    "redeem", "claim", "token", "tokens", "link", "l", "r", "p", "g", "secret", "private",
+    "unsubscribe", "share", "shared", "s", "sh", "redeem", "claim", "token", "tokens", "link",
+    "secret", "private",
 }
-_SHORT_PATH_WORDS = {"s", "sh", "dl", "d", "t", "i", "j", "l", "r", "p", "g", "share", "shared",
-                     "download", "link", "join"}
+# Generic words: the segment after them must look more random (20+ characters).
+_SHORT_PATH_WORDS = {"s", "sh", "share", "shared", "link", "join"}
+# Chat invites: a named public server ("discord.gg/pallets") is an advertisement, a
+# random code ("discord.gg/RxKUF5JuHs") an invitation.
+_INVITE_HOSTS = re.compile(r"(?i)^(?:discord\.gg|(?:www\.)?discord(?:app)?\.com|t\.me|telegram\.me|"
+                           r"chat\.whatsapp\.com|open\.kakao\.com)$")
+_FILE_EXT = re.compile(r"\.(?:[a-z0-9]{1,4}|tar\.gz)$", re.IGNORECASE)
 
 # Share links of document/file/chat services: host pattern → path pattern.
 _SHARE_LINKS = [
@@ -104,6 +109,11 @@ def _entropy(s: str) -> float:
     return -sum(c / len(s) * math.log2(c / len(s)) for c in counts.values())
 
 
+# A slug part: letters then digits or digits then letters, never interleaved ("arm64",
+# "2560px", "v3"); random tokens interleave ("3wx5vohc3").
+_WORDISH = re.compile(r"[A-Za-z]+\d*|\d+[A-Za-z]*")
+
+
 def token_like(value: str, min_len: int = 16) -> bool:
     """Random-looking: long, mixed character classes, not a word-slug or a plain number."""
     value = value.strip()
@@ -113,10 +123,12 @@ def token_like(value: str, min_len: int = 16) -> bool:
         return True
     if len(value) < min_len:
         return False
+    if "+" in value or "%" in value:
+        return False  # words joined by '+' or escapes: a title, not a token
+    value = _FILE_EXT.sub("", value) if not value.endswith("=") else value
     parts = [p for p in re.split(r"[-_.~]", value) if p]
-    if len(parts) >= 2 and all(p.isalpha() or (sum(c.isdigit() for c in p) <= 1 and len(p) > 2)
-                               for p in parts):
-        return False  # a slug: "password-reset-guide", "oauth2-flow-overview"
+    if len(parts) >= 2 and all(_WORDISH.fullmatch(p) for p in parts):
+        return False  # a slug: "password-reset-guide", "Miniforge3-MacOSX-arm64", "1024px-Gfp"
     digits = sum(c.isdigit() for c in value)
     letters = sum(c.isalpha() for c in value)
     upper = any(c.isupper() for c in value)
@@ -153,6 +165,10 @@ def is_capability_url(url: str) -> bool:
         return False
     for host_re, path_re in _SHARE_RES:
         if host_re.match(host) and path_re.search(path + ("?" + parts.query if parts.query else "")):
+            if _INVITE_HOSTS.match(host):
+                code = path.rstrip("/").rsplit("/", 1)[-1].lstrip("+")
+                return any(c.isupper() for c in code) and any(c.islower() for c in code) or (
+                    token_like(code, 8))
             return True
     segments = [s for s in path.split("/") if s]
     path_says_so = any(seg.lower() in _PATH_WORDS and seg.lower() not in _SHORT_PATH_WORDS

@@ -52,6 +52,7 @@ from cue.pii import analyze, scrub
     ("https://www.dropbox.com/scl/fi/abc123def456/deck.key?rlkey=xyz789abc&dl=0", "[CAPABILITY_URL]"),
     ("https://www.notion.so/acme/Q3-Roadmap-0123456789abcdef0123456789abcdef", "[CAPABILITY_URL]"),
     ("https://teams.example.com/invite?code=8f3KdLx92mQpZ", "[CAPABILITY_URL]"),
+    ("https://discord.gg/RxKUF5JuHs", "[CAPABILITY_URL]"),
     ("https://zoom.us/rec/share/AbCdEf123456?startTime=1700000000000", "[CAPABILITY_URL]"),
     ("https://d1.cloudfront.net/i.jpg?Expires=1700000000&Signature=AbCdEfGh~IjKl&Key-Pair-Id=K2JCJMDEHXQW5F",
      "[CAPABILITY_URL]"),
@@ -128,6 +129,10 @@ def test_issue_17_kinds_are_scrubbed(text, expected):
     "https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=42", "https://www.notion.so/help/sharing-and-permissions",
     "https://acme-public.s3.amazonaws.com/logo.png", "https://search.example.com/?q=hello%20world",
     "https://github.com/org/repo/issues?q=is%3Aopen+label%3Abug",
+    "https://discord.gg/urllib3", "https://discord.com/invite/pytest-dev",
+    "https://lf-aidata.atlassian.net/wiki/spaces/DL/pages/14091402/LF+AI+Day+-ONNX+Community",
+    "https://github.com/conda-forge/miniforge/releases/latest/download/Miniforge3-MacOSX-arm64.sh",
+    "https://upload.wikimedia.org/wikipedia/commons/thumb/d/dd/Gfp.jpg/2560px-Gfp-wisconsin-madison.jpg",
     # Meeting words with no code, passwords rules, "at" in sentences, 9-digit numbers.
     "Meeting ID will be shared later", "Passcode required to join", "Password must be at least 8 characters",
     "The meeting is at 3pm, room 12", "deployed at example.com today", "the process id 123456789 exited",
