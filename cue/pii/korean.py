@@ -201,6 +201,12 @@ _NOT_NAMES_TEXT = """
 작업자 등록자 수정자 방문자 문의자 개발자 기획자 운영자 보호자 대리인 대표님 팀장님 부장님 과장님
 이사님 선생님 교수님 사장님 회장님 원장님 실장님 강사님 매니저 이상무 이상없 이상함 정상임 정상적
 확인중 처리중 대기중 작업중 회의중 휴가중 출장중 외근중 재택중 연차중 반차중 부재중 통화중
+조회수 방문자 구독자 시청자 신청서 지원서 계약서 견적서 주문서 명세서 기획서 제안서 안내서 설명서 지원자
+후보자 당선자 수상자 부상자 확진자 감염자 전문가 진행자 사회자 발표자 동반자 소유자 가입자 탈퇴자 구매자
+판매자 배송지 수령자 결제자 책임자 소비자 생산자 노동자 근로자 연구자 학습자 교육자 정치인 연예인 외국인
+한국인 미국인 일본인 중국인 대학원 고등학 중학교 초등학 유치원 도서관 박물관 미술관 영화관 체육관 경찰서
+소방서 우체국 시청역 강남역 서울역 여의도 이태원 정말로 진짜로 이상한 이번에 지난번 안녕하 감사합 수고했
+최종본 수정본 원본은 초안을 정리본 요약본 공유함 확인함 완료함 전달함 요청함 보류함 진행함 시작함 종료함
 """
 _NOT_NAMES = set(_NOT_NAMES_TEXT.split())
 
@@ -273,6 +279,10 @@ _BARE_LIST_RE = re.compile(
 _NOT_NAME_ENDINGS = set("시구군도동읍면리팀부실과사점장관청국소단회화성률량")
 
 
+# With no label in front, a list of names must use common surnames (about 85% of people).
+_COMMON_SURNAME = re.compile("[김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진나지엄]")
+
+
 def _bare_name_lists(text: str, seen: set) -> Iterator[tuple[int, int]]:
     """Two or more names in a comma list with no label ("김민수, 이서연, 박지훈 참석")."""
     for m in _BARE_LIST_RE.finditer(text):
@@ -281,7 +291,8 @@ def _bare_name_lists(text: str, seen: set) -> Iterator[tuple[int, int]]:
         first, second = text[a[0]:a[1]], text[b[0]:b[1]]
         # "안정성, 확장성" and "서울시, 부산시" end like places or qualities; one such
         # ending in a pair of names ("김태희, 정우성") is still a pair of names.
-        if not (_is_name(first) and _is_name(second)) or (
+        if not (_is_name(first) and _is_name(second)) or not (
+                _COMMON_SURNAME.match(first) and _COMMON_SURNAME.match(second)) or (
                 first[-1] in _NOT_NAME_ENDINGS and second[-1] in _NOT_NAME_ENDINGS):
             continue
         for span in (a, b):
