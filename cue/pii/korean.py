@@ -186,7 +186,7 @@ _CHAT_RES = [
     re.compile(rf"(?:{_TIME})\]?\s*,?\s*(?P<n>{_NAME})\s*[:：]"),              # 오후 3:12, 김민수 :
     re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s+\[?(?:{_TIME})(?![0-9])"),            # 김민수  오후 3:12
     re.compile(rf"(?m)^\s*\[?(?:{_TIME})\]?\s*(?P<n>{_NAME})\s*[:：]"),        # [15:12] 김민수:
-    re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s*[:：]\s"),                           # 김민수: 네 확인
+    _LINE_START_NAME := re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s*[:：]\s"),      # 김민수: 네 확인
     re.compile(rf"(?<![가-힣])(?P<n>{_NAME})\s*[-–—|·]\s*(?:{_APPS})\b"),      # 김민수 - 카카오톡
     re.compile(rf"(?:{_APPS})\s*[-–—|:·]\s*(?P<n>{_NAME})(?![가-힣])"),        # Slack | 김민수
     re.compile(rf"(?<![가-힣])(?P<n>{_NAME})(?:와|과|님과)의\s?(?:대화|채팅|1:1)"),  # 김민수와의 대화
@@ -263,9 +263,13 @@ def find_kr_names(text: str) -> Iterator[tuple[int, int]]:
             seen.add(nspan)
             end = nspan[1]
     for regex in _CHAT_RES:
+        weak = regex is _LINE_START_NAME
         for m in regex.finditer(text):
             span = _name_span(text, m.start("n"))
-            if span not in seen and _is_name(text[span[0]:span[1]]):
+            name = text[span[0]:span[1]]
+            if weak and (name[-1] in _NOT_NAME_ENDINGS or not _COMMON_SURNAME.match(name)):
+                continue  # "진행률: 80%", "성공률: 3%" at a line start are labels
+            if span not in seen and _is_name(name):
                 seen.add(span)
                 yield span
     yield from _bare_name_lists(text, seen)
@@ -276,7 +280,7 @@ _BARE_LIST_RE = re.compile(
 
 
 # Last syllables of places, teams and companies: "서울시, 부산시" is not a list of people.
-_NOT_NAME_ENDINGS = set("시구군도동읍면리팀부실과사점장관청국소단회화성률량")
+_NOT_NAME_ENDINGS = set("시구군도동읍면리팀부실과사점장관청국소단회화성률율량")
 
 
 # With no label in front, a list of names must use common surnames (about 85% of people).

@@ -119,7 +119,7 @@ def test_issue_17_kinds_are_scrubbed(text, expected):
     "팀장 회의 준비", "[공지] 오후 3:12 서버 점검", "김치찌개, 된장찌개, 부대찌개 주문", "사과, 배, 포도",
     "강남구청 민원실", "역삼동 맛집 추천", "Gangnam-gu office", "Route 66, Gangnam-gu", "대표 번호 1588-0000 안내",
     "서울시, 부산시, 대구시 순회", "가용성, 확장성, 안정성", "정상화, 안정화 작업", "참석 예정임",
-    "에러 코드로 3-1 반환", "조회수, 방문자 증가", "전문가, 진행자 섭외", "홍보팀, 기획팀 참석", "회의 결과: 승인",
+    "에러 코드로 3-1 반환", "진행률: 80%\n성공률: 3%", "조회수, 방문자 증가", "전문가, 진행자 섭외", "홍보팀, 기획팀 참석", "회의 결과: 승인",
     # Public URLs, including ones about resets, invites and signed URLs.
     "https://docs.python.org/3/library/base64.html",
     "https://stackoverflow.com/questions/12345678/how-to-reset-a-password-in-django",
