@@ -563,11 +563,23 @@ def choose_with_segments(usable: list[tuple[Keyframe, FrameFeatures]], events: l
     budget = max_frames - len(anchors)
     anchor_set = set(anchors)
     taken: list[int] = list(anchors)  # every frame shown so far: dedupe is against these
-    shown = {seg_of[i] for i in anchors}  # a segment an anchor shows needs no second frame
     reasons: dict[int, str] = {}
 
     def distinct(i: int) -> bool:
         return all(hamming(scored[i].dhash, scored[j].dhash) > DEDUPE_HAMMING for j in taken)
+
+    # A segment an anchor shows needs no second frame — unless the anchor caught only the
+    # start of a run of changes (a scroll, a typing burst) whose settled end looks different:
+    # then it is partly shown, and ranks lower.
+    shown: set[int] = set()
+    partly: set[int] = set()
+    for i in anchors:
+        s = segs[seg_of[i]]
+        if s.moved and i < s.settled and distinct(s.settled):
+            partly.add(seg_of[i])
+        else:
+            shown.add(seg_of[i])
+    partly -= shown
 
     # 1. One frame for each segment not yet shown, the most telling segments first.
     picked: list[int] = []
@@ -581,7 +593,8 @@ def choose_with_segments(usable: list[tuple[Keyframe, FrameFeatures]], events: l
         return min(near) if near and min(near) <= SIMILAR_HAMMING else None
 
     def pull(k: int) -> float:
-        return segs[k].priority * (SIMILAR_DISCOUNT if lookalike(k) is not None else 1.0)
+        seen = lookalike(k) is not None or k in partly
+        return segs[k].priority * (SIMILAR_DISCOUNT if seen else 1.0)
 
     # blips and seconds-long stretches only get slots left at the end (step 2)
     todo = [k for k in range(len(segs))
@@ -600,7 +613,8 @@ def choose_with_segments(usable: list[tuple[Keyframe, FrameFeatures]], events: l
         shown.add(k)
         reasons[best] = _segment_reason(s, best, scored) + (
             f"; close to a frame already chosen in this window (dhash {like}), so taken "
-            "after the others" if like is not None else "")
+            "after the others" if like is not None else "") + (
+            "; an anchor shows only its start" if k in partly else "")
 
     # 2. Slots left: the best-scoring frames that still show something new.
     extra: list[int] = []

@@ -166,3 +166,34 @@ def test_digest_timeline_names_every_segment_the_selection_covers(case):
     text = "\n".join(lines)
     assert "Signal" not in text and "private" not in text  # nothing from the pause
     assert str(session.root) not in text
+
+
+def test_an_anchor_on_the_start_of_a_typing_burst_leaves_its_settled_end_wanted():
+    """The middle anchor lands on the arrival in a window where a typing burst follows:
+    the anchor shows the empty start, so the burst's end still earns a slot."""
+    from pathlib import Path
+
+    from cue.events import Event
+    from cue.frame_cache import FrameFeatures
+    from cue.frame_select import choose
+    from cue.keyframes import Keyframe
+
+    hashes = {}
+    for t in range(0, 201, 5):
+        if t < 100:
+            hashes[t] = 0
+        elif t <= 150:  # each frame 5 bits more typed than the last
+            hashes[t] = (1 << (5 * ((t - 100) // 5 + 1))) - 1
+        else:
+            hashes[t] = 0xAAAA_AAAA_AAAA_AAAA
+    usable = [(Keyframe(Path(f"/k/{t}.jpg"), float(t)), FrameFeatures(h, 0.1))
+              for t, h in hashes.items()]
+    events = [Event(-1.0, "/cue/window", {"app": "Code", "title": "a.py"}),
+              Event(99.0, "/cue/window", {"app": "Terminal", "title": "zsh"}),
+              Event(152.0, "/cue/window", {"app": "Slack", "title": "#general"})]
+    events += [Event(float(t), "/cue/input", {"keys": 6, "clicks": 0}) for t in range(100, 151)]
+    frames = choose(usable, sorted(events, key=lambda e: e.ts), 0.0, 5)
+    assert [round(f.ts) for f in frames if f.anchor] == [0, 100, 200]
+    burst = [f for f in frames if "an anchor shows only its start" in f.reason]
+    assert len(burst) == 1, [(f.ts, f.reason) for f in frames]
+    assert 140 <= burst[0].ts <= 150 and burst[0].reason.startswith("input burst")
