@@ -130,9 +130,17 @@ generated = st.one_of(
                   fullmatch=True),
     st.from_regex(r"/(?:Users|home)/[a-z][a-z0-9._\-]{1,12}/[a-z]{1,8}", fullmatch=True),
 )
+# Fragments that only become entities next to each other (issue 17: a role word and a
+# name, a label and a meeting ID, a key split by a newline, "at"/"dot" words).
+context_fragments = st.sampled_from([
+    "서울특별시 강남구 테헤란로 152", "역삼동 737-1", "담당자: ", "참석: ", ", ", "김민수", "이서연",
+    "Meeting ID: ", "812 3456 7890", "Passcode: ", "4f9Kx2", " at ", " dot ", "com", "[at]", "SSN ",
+    "123456789", "\n", "4111 1111", "1111 1111", "https://x.com/invite/", "aB3dE5fG7hJ9kL1mN3pQ",
+    "%40", "amFuZUBleGFtcGxlLmNvbQ==", "에서", "오후 3:12", "[", "]", "ghp_1a2B3c4D5e6F7g8H9i0J",
+    "kLmNoPqRsTuVwXyZ12"])
 pieces = st.one_of(filler, generated,
                    st.sampled_from([s for v in ENTITY_SAMPLES.values() for s in v]),
-                   st.sampled_from(list(TOKENS.values())))
+                   st.sampled_from(list(TOKENS.values())), context_fragments)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
