@@ -273,6 +273,13 @@ def find_kr_names(text: str) -> Iterator[tuple[int, int]]:
                 seen.add(span)
                 yield span
     yield from _bare_name_lists(text, seen)
+    for m in _WITH_NAME_RE.finditer(text):
+        span = _name_span(text, m.start("n"))
+        name = text[span[0]:span[1]]
+        if span not in seen and _COMMON_SURNAME.match(name) and _is_name(name) \
+                and name[-1] not in _NOT_NAME_ENDINGS:
+            seen.add(span)
+            yield span
 
 
 _BARE_LIST_RE = re.compile(
@@ -285,6 +292,14 @@ _NOT_NAME_ENDINGS = set("시구군도동읍면리팀부실과사점장관청국�
 
 # With no label in front, a list of names must use common surnames (about 85% of people).
 _COMMON_SURNAME = re.compile("[김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진나지엄]")
+
+
+# "박지훈과 배포 일정을 논의했다", "이서연에게 메일을 보냈다": a name with a "with/to"
+# particle and, a few words on, something people do together.
+_WITH_NAME_RE = re.compile(
+    rf"(?<![가-힣])(?P<n>{_NAME})(?:과|와|이랑|랑|하고|에게|한테|께|님과|님께)\s"
+    r"[^\n]{0,24}?(?:논의|통화|회의|미팅|대화|메시지|메일|연락|상의|면담|협의|이야기|얘기|채팅|DM|"
+    r"리뷰|공유|전달|보냈|보냄|받았|만났|만남|점심|저녁|식사|커피|약속|인사|질문|답장|문의|요청)")
 
 
 def _bare_name_lists(text: str, seen: set) -> Iterator[tuple[int, int]]:

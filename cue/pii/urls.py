@@ -145,7 +145,7 @@ def _param_is_capability(name: str, value: str, path_says_so: bool = False) -> b
     if name not in _TOKEN_PARAMS or not value:
         return False
     if name in _SIGNATURE_PARAMS:
-        return len(value) >= 8
+        return len(value) >= 4
     if name in _WEAK_PARAMS:
         # "?code=" is a capability on an invite/reset/verify path, a search term elsewhere.
         return token_like(value, 8 if path_says_so else 20)
