@@ -7,6 +7,7 @@ it a name (a role word, a list of people, a chat header, a messenger window titl
 """
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 
@@ -207,6 +208,7 @@ _NOT_NAMES_TEXT = """
 한국인 미국인 일본인 중국인 대학원 고등학 중학교 초등학 유치원 도서관 박물관 미술관 영화관 체육관 경찰서
 소방서 우체국 시청역 강남역 서울역 여의도 이태원 정말로 진짜로 이상한 이번에 지난번 안녕하 감사합 수고했
 최종본 수정본 원본은 초안을 정리본 요약본 공유함 확인함 완료함 전달함 요청함 보류함 진행함 시작함 종료함
+상대방 연구진 경영진 임원진 운영진 제작진 의료진 심사위 심사원 감사원 조사원 상담원 안내원 연구원 공무원
 """
 _NOT_NAMES = set(_NOT_NAMES_TEXT.split())
 
@@ -273,7 +275,7 @@ def find_kr_names(text: str) -> Iterator[tuple[int, int]]:
                 seen.add(span)
                 yield span
     yield from _bare_name_lists(text, seen)
-    for m in _WITH_NAME_RE.finditer(text):
+    for m in itertools.chain(_WITH_NAME_RE.finditer(text), _SUBJECT_NAME_RE.finditer(text)):
         span = _name_span(text, m.start("n"))
         name = text[span[0]:span[1]]
         if span not in seen and _COMMON_SURNAME.match(name) and _is_name(name) \
@@ -300,6 +302,14 @@ _WITH_NAME_RE = re.compile(
     rf"(?<![가-힣])(?P<n>{_NAME})(?:과|와|이랑|랑|하고|에게|한테|께|님과|님께)\s"
     r"[^\n]{0,24}?(?:논의|통화|회의|미팅|대화|메시지|메일|연락|상의|면담|협의|이야기|얘기|채팅|DM|"
     r"리뷰|공유|전달|보냈|보냄|받았|만났|만남|점심|저녁|식사|커피|약속|인사|질문|답장|문의|요청)")
+
+
+# "김민수가 PR을 승인했다": a name as the subject of something only people do.
+_SUBJECT_NAME_RE = re.compile(
+    rf"(?<![가-힣])(?P<n>{_NAME})(?:이|가|은|는|께서|님이|님은|님께서)\s"
+    r"[^\n]{0,24}?(?:승인|리뷰|작성했|작성함|요청했|요청함|보냈|보냄|남겼|남김|공유했|공유함|말했|말함|답장|"
+    r"참석했|참석함|올렸|올림|댓글|커밋했|머지했|병합했|전화했|전화함|연락했|연락함|물어|질문했|제안했|"
+    r"확인했|확인해|결재|서명|퇴근|출근|휴가|입사|퇴사|합류)")
 
 
 def _bare_name_lists(text: str, seen: set) -> Iterator[tuple[int, int]]:

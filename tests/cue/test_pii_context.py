@@ -38,6 +38,8 @@ from cue.pii import analyze, scrub
     ("To: 김민수; 이서연", "To: [PERSON]; [PERSON]"),
     ("오전에는 Slack에서 박지훈과 배포 일정을 논의했다", "오전에는 Slack에서 [PERSON]과 배포 일정을 논의했다"),
     ("이서연에게 메일을 보냈다", "[PERSON]에게 메일을 보냈다"),
+    ("김민수가 PR을 승인했다", "[PERSON]가 PR을 승인했다"),
+    ("박지훈은 오늘 휴가", "[PERSON]은 오늘 휴가"),
     ("https://x.com/profile?name=%ED%99%8D%EA%B8%B8%EB%8F%99&age=3", "https://x.com/profile?name=[PERSON]&age=3"),
     ("김민수 [오후 3:12] 안녕", "[PERSON] [오후 3:12] 안녕"),
     # Capability URLs (whole URL), by parameter, path shape or share host.
@@ -123,7 +125,7 @@ def test_issue_17_kinds_are_scrubbed(text, expected):
     "팀장 회의 준비", "[공지] 오후 3:12 서버 점검", "김치찌개, 된장찌개, 부대찌개 주문", "사과, 배, 포도",
     "강남구청 민원실", "역삼동 맛집 추천", "Gangnam-gu office", "Route 66, Gangnam-gu", "대표 번호 1588-0000 안내",
     "서울시, 부산시, 대구시 순회", "가용성, 확장성, 안정성", "정상화, 안정화 작업", "참석 예정임",
-    "에러 코드로 3-1 반환", "고객사와 미팅", "개발팀과 회의", "대표님과 미팅", "서버와 통신 후 로그 공유", "진행률: 80%\n성공률: 3%", "조회수, 방문자 증가", "전문가, 진행자 섭외", "홍보팀, 기획팀 참석", "회의 결과: 승인",
+    "에러 코드로 3-1 반환", "상대방이 요청했다", "사용자가 확인했다", "진행률이 공유됐다", "연구진이 공유했다", "고객사와 미팅", "개발팀과 회의", "대표님과 미팅", "서버와 통신 후 로그 공유", "진행률: 80%\n성공률: 3%", "조회수, 방문자 증가", "전문가, 진행자 섭외", "홍보팀, 기획팀 참석", "회의 결과: 승인",
     # Public URLs, including ones about resets, invites and signed URLs.
     "https://docs.python.org/3/library/base64.html",
     "https://stackoverflow.com/questions/12345678/how-to-reset-a-password-in-django",
