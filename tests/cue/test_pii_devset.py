@@ -15,7 +15,8 @@ from cue.pii import TOKENS
 from cue.pii.evaluate import evaluate, load
 
 DATA = Path(__file__).parent / "data" / "pii_dev.jsonl"
-ISSUE_17_CASES = {"kr_address", "kr_name_role", "kr_name_list", "kr_name_chat", "capability_url",
+ISSUE_17_CASES = {"kr_address", "kr_name_role", "kr_name_list", "kr_name_chat", "kr_name_sentence",
+                  "capability_url",
                   "meeting_code", "base64", "percent", "line_broken", "obfuscated_email",
                   "aws_secret", "ssn_bare", "private_key_cut"}
 DECOY_KINDS = {"version", "hash", "order", "port", "public_url", "common_words"}

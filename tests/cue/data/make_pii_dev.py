@@ -229,6 +229,15 @@ def gen_names():
         tpl = pick(["담당자는 {n}입니다.", "Reviewed by {n}", "이번 건 작성자가 {n}이라고 적혀 있다.",
                     "name: {n}, dept: 개발", "Call with {n} at 4pm"])
         pos("kr_name_role", "en" if tpl[0].isascii() else "ko", "digest", tpl.format(n=name), ("PERSON", name))
+    for _ in range(8):  # a name in a sentence: with/to particles, or the subject of a person's act
+        name = ko_name()
+        last = name[-1]
+        batchim = (ord(last) - 0xAC00) % 28 != 0
+        tpl = pick([("{n}" + ("과" if batchim else "와") + " 배포 일정을 논의했다.", "ko"),
+                    ("{n}에게 회의록을 메일로 보냈다.", "ko"),
+                    ("{n}" + ("이" if batchim else "가") + " PR을 승인했다.", "ko"),
+                    ("오후에 {n}" + ("은" if batchim else "는") + " 휴가라서 리뷰가 밀렸다.", "ko")])
+        pos("kr_name_sentence", tpl[1], "digest", tpl[0].format(n=name), ("PERSON", name))
     for _ in range(4):
         name = ko_name()
         enc = quote(name, safe="")
