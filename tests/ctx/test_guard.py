@@ -224,3 +224,35 @@ def test_doctor_finds_and_fixes_tags_and_request_prompts_from_before_the_guard(c
             ("debug [SECRET:github-token] please",)]
     finally:
         conn.close()
+
+
+def test_a_refused_summarize_archives_nothing_and_the_rest_of_the_reply_still_runs(store, monkeypatch):
+    from ctx import actions
+    from ctx.commands import parse
+
+    a = store.add("first note", tags=["tier:working"])
+    b = store.add("second note", tags=["tier:working"])
+    monkeypatch.setenv("CTX_SECRETS", "refuse")
+    reply = (f'<ctx:summarize nodes="{a.id},{b.id}" archive="true">Both use {TOKEN}</ctx:summarize>\n'
+             "<ctx:remember>A clean fact</ctx:remember>")
+    outcomes = actions.execute(store, parse(reply).commands, session_id="s9")
+    assert [o.ok for o in outcomes] == [False, True]
+    assert outcomes[0].secrets == ("github-token",) and TOKEN not in outcomes[0].message
+    assert store.get(a.id).tier == "working" and store.count() == 3  # nothing archived or added
+    notice = actions.take_pending(store, "s9").secrets
+    assert notice == [{"command": "summarize", "action": "refused", "kinds": ["github-token"],
+                       "node_ids": []}]
+
+
+def test_ctx_import_refuses_the_whole_file(monkeypatch, tmp_path):
+    ok("add", "--allow-secrets", f"exported with {TOKEN}")
+    backup = tmp_path / "b.jsonl"
+    backup.write_text(ok("export", "--allow-secrets"))
+    monkeypatch.setenv("CTX_DB", str(tmp_path / "new.db"))
+    monkeypatch.setenv("CTX_SECRETS", "refuse")
+    r = ctx("import", str(backup))
+    assert r.exit_code == 1 and "refused to store" in r.stderr and TOKEN not in r.stderr
+    monkeypatch.delenv("CTX_SECRETS")
+    r = ctx("import", str(backup))
+    assert r.exit_code == 0 and "github-token" in r.stderr
+    assert contents() == ["exported with [SECRET:github-token] {}"]
