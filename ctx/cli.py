@@ -18,8 +18,21 @@ import typer
 
 from ctx import db
 from ctx.errors import CtxError
-from ctx.output import Format, dumps, emit_nodes, emit_records, resolve, say
+from ctx.output import (
+    NODE_FORMATS,
+    RECORD_FORMATS,
+    Format,
+    dumps,
+    emit_nodes,
+    emit_records,
+    formats,
+    resolve,
+    say,
+    set_short_ids,
+)
 from ctx.store import LARGE_CONTENT_CHARS, Store
+from cuectx.cli import EdgeGroup, set_traceback
+from cuectx.cli import run as run_app
 from cuectx.cli import EdgeGroup, set_traceback
 from cuectx.cli import run as run_app
 
@@ -87,7 +100,9 @@ class State:
 
 state = State()
 
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+# Each command declares the formats it supports (ctx.output.formats); others exit 2.
+FormatOpt = formats(*NODE_FORMATS)         # commands that print nodes
+RecordFormatOpt = formats(*RECORD_FORMATS)  # commands that print records (views, edges, status)
 ProjectOpt = Annotated[str | None, typer.Option(
     "--project", "-P", metavar="NAME", help="This project (+ global) instead of the folder's; `global`: global only.")]
 AllProjectsOpt = Annotated[bool, typer.Option("--all-projects", help="Every project's memory.")]
@@ -121,6 +136,15 @@ def _root(
     state.project = project
     state.all_projects = all_projects
     set_traceback(traceback, "CTX_DEBUG")
+    set_short_ids(_short_ids_in_store)
+
+
+def _short_ids_in_store(ids: list[str]) -> dict[str, str]:
+    """Short ids for tables and markdown: unique in the whole store (ctx.ids.short_ids)."""
+    from ctx.ids import short_ids
+
+    with db.opened(state.db_path, readonly=True) as conn:
+        return short_ids(conn, ids)
 
 
 @contextmanager
@@ -307,10 +331,12 @@ def show(
         records.append(d)
     out = resolve(fmt, single=len(records) == 1)
     if out == Format.table:
-        from rich.console import Console
         from rich.panel import Panel
 
-        console = Console()
+        from cuectx.output import console as people_console
+        from cuectx.output import literal
+
+        console = people_console()
         for r in records:
             lines = [r["content"], "", f"type: {r['type']}   tags: {', '.join(r['tags']) or '-'}",
                      f"created: {r['created_at']}   updated: {r['updated_at']}   ~{r['token_estimate']} tokens"]
@@ -320,7 +346,8 @@ def show(
                 lines.append(f"superseded by: {r['superseded_by']}")
             for e in r["edges"]:
                 lines.append(f"edge: {e['from']} -{e['type']}-> {e['to']}")
-            console.print(Panel("\n".join(lines), title=r["id"], title_align="left", highlight=False))
+            console.print(Panel(literal("\n".join(lines)), title=literal(r["id"]),
+                                title_align="left"))
     elif out == Format.markdown:
         emit_nodes(nodes, Format.markdown)
     elif out == Format.ids:
@@ -432,7 +459,7 @@ def link(
     from_id: Annotated[str, typer.Argument(metavar="FROM", help="Source node.")],
     to_id: Annotated[str, typer.Argument(metavar="TO", help="Target node.")],
     type_: Annotated[str, typer.Option("--type", "-t", help="DEPENDS_ON, DERIVED_FROM, SUPERSEDES, RELATES_TO.")] = "RELATES_TO",
-    fmt: FormatOpt = Format.auto,
+    fmt: RecordFormatOpt = Format.auto,
 ) -> None:
     """Link two nodes with a typed edge.
 
@@ -480,7 +507,7 @@ def rm(
 # ---------------------------------------------------------------------------- views
 
 @view_app.command("list")
-def view_list(fmt: FormatOpt = Format.auto) -> None:
+def view_list(fmt: RecordFormatOpt = Format.auto) -> None:
     """List views.
 
     Example: ctx view list
@@ -491,7 +518,8 @@ def view_list(fmt: FormatOpt = Format.auto) -> None:
 
 
 @view_app.command("show")
-def view_show(name: Annotated[str, typer.Argument()] = "default", fmt: FormatOpt = Format.auto) -> None:
+def view_show(name: Annotated[str, typer.Argument()] = "default",
+              fmt: RecordFormatOpt = Format.auto) -> None:
     """Show one view.
 
     Example: ctx view show default
@@ -506,7 +534,7 @@ def view_create(
     name: Annotated[str, typer.Argument()],
     query_: Annotated[str, typer.Option("--query", "-q", help="The view's query.")],
     budget: Annotated[int, typer.Option("--budget", "-b", min=1, help="Token budget.")] = 50_000,
-    fmt: FormatOpt = Format.auto,
+    fmt: RecordFormatOpt = Format.auto,
 ) -> None:
     """Create a view.
 
@@ -522,7 +550,7 @@ def view_update(
     name: Annotated[str, typer.Argument()],
     query_: Annotated[str | None, typer.Option("--query", "-q")] = None,
     budget: Annotated[int | None, typer.Option("--budget", "-b", min=1)] = None,
-    fmt: FormatOpt = Format.auto,
+    fmt: RecordFormatOpt = Format.auto,
 ) -> None:
     """Change a view's query or budget.
 
@@ -552,7 +580,7 @@ def compose(
     query_: Annotated[str | None, typer.Option("--query", "-q", help="Use this query instead of the view's.")] = None,
     budget: Annotated[int | None, typer.Option("--budget", "-b", min=1,
                                                   help="Token budget (default: $CTX_DEFAULT_BUDGET, else the view's).")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="markdown or json.")] = "markdown",
+    fmt: formats("markdown", "json", auto=False) = Format.markdown,
     project: ProjectOpt = None,
     all_projects: AllProjectsOpt = False,
 ) -> None:
@@ -564,8 +592,6 @@ def compose(
     from ctx.compose import render_json, render_markdown
     from ctx.store import now_iso
 
-    if fmt not in ("markdown", "json"):
-        raise CtxError(f"--format must be markdown or json, not {fmt!r}")
     scope_options(project, all_projects)
     with open_store(readonly=True) as store:
         comp = do_compose(store, query_, view=view, budget=budget, scope=read_scope(store))
@@ -577,7 +603,7 @@ def compose(
 
 
 @app.command()
-def status(fmt: FormatOpt = Format.auto, project: ProjectOpt = None,
+def status(fmt: RecordFormatOpt = Format.auto, project: ProjectOpt = None,
            all_projects: AllProjectsOpt = False) -> None:
     """Summarise the store: counts by type and tier (in the current scope), edges, views, pending hand-offs.
 

@@ -9,14 +9,16 @@ from typing import Annotated
 import typer
 
 from ctx.errors import CtxError
-from ctx.output import Format, dumps, emit_rows, resolve, say
+from ctx.output import RECORD_FORMATS, ROW_FORMATS, Format, dumps, emit_rows, formats, resolve, say
+from cuectx.output import console, literal
 
 session_app = typer.Typer(help="The current Claude Code session's items (always/manual).",
                           no_args_is_help=True)
 requests_app = typer.Typer(help="What each prompt was given, and why (per-request records).",
                            invoke_without_command=True)
 
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="json, ndjson or table.")]
+FormatOpt = formats(*RECORD_FORMATS)  # sessions, one request, the index
+RowFormatOpt = formats(*ROW_FORMATS)  # search hits, request lists (also `ids`)
 SessionOpt = Annotated[str | None, typer.Option(
     "--session", "-s", envvar="CTX_SESSION", metavar="ID",
     help="Session id or prefix (default: the most recently active session).")]
@@ -86,7 +88,7 @@ def search_cmd(
     project: Annotated[str | None, typer.Option(
         "--project", "-P", metavar="NAME", help="This project (+ global); `global`: global only.")] = None,
     all_projects: Annotated[bool, typer.Option("--all-projects", help="Every project's memory.")] = False,
-    fmt: FormatOpt = Format.auto,
+    fmt: RowFormatOpt = Format.auto,
 ) -> None:
     """Search memory by meaning, by words, or both (default: hybrid).
 
@@ -143,8 +145,8 @@ def _hit_rows(store, hits) -> list[dict]:
 
 
 def _hits_table(rows: list[dict], result) -> None:
-    from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(header_style="bold")
     for col in ("#", "id", "type", "mode", "score", "match"):
@@ -154,10 +156,10 @@ def _hits_table(rows: list[dict], result) -> None:
         if len(match) > 160:
             match = match[:159] + "…"
         score = f"{r['score']:.2f}" + ("" if r["selected_by"] != "score" else " ★")
-        table.add_row(str(r["rank"]), r["short_id"], r["type"],
-                      f"[{BADGE_STYLE[r['include_mode']]}]{r['include_mode'].title()}[/]",
-                      score, match)
-    Console().print(table)
+        table.add_row(str(r["rank"]), literal(r["short_id"]), literal(r["type"]),
+                      Text(r["include_mode"].title(), style=BADGE_STYLE[r["include_mode"]]),
+                      score, literal(match))
+    console().print(table)
     note = f"{len(rows)} of {len(result.candidates)} ranked · {result.options.mode}"
     if result.not_indexed:
         note += f" · {result.not_indexed} node(s) not embedded yet (run `ctx index`)"
@@ -212,12 +214,14 @@ def session_show(session: Annotated[str | None, typer.Argument(
     Example: ctx session show --format json
     """
     from ctx import requests as rq
+    from ctx.ids import short_ids
 
     with _open(readonly=True) as store:
         sid = rq.resolve_session(store.conn, session)
         sess = rq.get_session(store.conn, sid)
         items = rq.session_items(store.conn, sid)
         nodes = {n.id: n for n in store.get_many([i.node_id for i in items])}
+        short = short_ids(store, [i.node_id for i in items])
     rows = [{"node_id": i.node_id, "include_mode": i.include_mode, "state": i.state,
              "injected": i.injected, "added_at": i.added_at,
              "type": nodes[i.node_id].type if i.node_id in nodes else None,
@@ -229,19 +233,20 @@ def session_show(session: Annotated[str | None, typer.Argument(
     if out in (Format.json, Format.ndjson):
         print(dumps({"session": sess.__dict__, "items": rows}))
         return
-    from rich.console import Console
+    from rich.text import Text
 
-    console = Console()
-    console.print(f"[bold]session {sess.id}[/] · source {sess.source or '-'} · started "
-                  f"{sess.started_at} · last reset {sess.reset_at}")
+    con = console()
+    con.print(Text.assemble((f"session {sess.id}", "bold"),
+                            f" · source {sess.source or '-'} · started {sess.started_at}"
+                            f" · last reset {sess.reset_at}"))
     for r in rows:
-        badge = f"[{BADGE_STYLE[r['include_mode']]}][{r['include_mode'].title()}][/]"
-        extra = " [dim](removed)[/]" if r["state"] == "removed" else (
-            "" if r["injected"] else " [dim](not sent yet)[/]")
-        console.print(f"  {r['priority']:03d} • {r['node_id'][:8]} {r['name']} {badge}{extra}",
-                      highlight=False)
+        badge = Text(f"[{r['include_mode'].title()}]", style=BADGE_STYLE[r["include_mode"]])
+        extra = Text(" (removed)" if r["state"] == "removed" else (
+            "" if r["injected"] else " (not sent yet)"), style="dim")
+        con.print(Text.assemble(f"  {r['priority']:03d} • {short[r['node_id']]} ",
+                                literal(r["name"]), " ", badge, extra))
     if not rows:
-        console.print("  (no items)")
+        con.print("  (no items)")
 
 
 @session_app.command("list")
@@ -299,7 +304,7 @@ def _session_change(refs: list[str], session: str | None, *, add: bool) -> None:
 def requests_default(ctx: typer.Context,
                      session: SessionOpt = None,
                      limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
-                     fmt: FormatOpt = Format.auto) -> None:
+                     fmt: RowFormatOpt = Format.auto) -> None:
     """List recorded requests (one per prompt), newest first. Same as `ctx requests list`.
 
     Example: ctx requests --limit 5
@@ -311,7 +316,7 @@ def requests_default(ctx: typer.Context,
 @requests_app.command("list")
 def requests_list(session: SessionOpt = None,
                   limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
-                  fmt: FormatOpt = Format.auto) -> None:
+                  fmt: RowFormatOpt = Format.auto) -> None:
     """List recorded requests (one per prompt), newest first.
 
     Example: ctx requests list --session 5f2c --format json
@@ -325,7 +330,6 @@ def requests_list(session: SessionOpt = None,
 
 
 def _requests_table(rows: list[dict]) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(header_style="bold")
@@ -333,11 +337,12 @@ def _requests_table(rows: list[dict]) -> None:
         table.add_column(col, no_wrap=col != "prompt")
     for r in rows:
         prompt = " ".join(r["prompt"].split())
-        table.add_row(r["id"][:10], r["created_at"][:19].replace("T", " "),
-                      (r["session_id"] or "-")[:8], r["path"], str(r["items"]), str(r["agent"]),
-                      str(r["injected_now"]), str(r["injected_chars"]),
-                      prompt if len(prompt) <= 60 else prompt[:59] + "…")
-    Console().print(table)
+        table.add_row(literal(r["id"][:10]), r["created_at"][:19].replace("T", " "),
+                      literal((r["session_id"] or "-")[:8]), literal(r["path"]),
+                      str(r["items"]), str(r["agent"]), str(r["injected_now"]),
+                      str(r["injected_chars"]),
+                      literal(prompt if len(prompt) <= 60 else prompt[:59] + "…"))
+    console().print(table)
 
 
 @requests_app.command("show")
@@ -371,27 +376,30 @@ TYPE_TITLES = {"fact": "Facts", "decision": "Decisions", "pattern": "Patterns",
                "summary": "Summaries", "source": "Sources", "open-question": "Open questions"}
 
 
-def _badge(item: dict) -> str:
+def _badge(item: dict):
+    from rich.text import Text
+
     mode = item["include_mode"]
     label = mode.title()
     if mode == "agent" and item["score"] is not None:
         label += f" - {item['score']:.2f}"
-    return f"[{BADGE_STYLE[mode]}]\\[{label}][/]"
+    return Text(f"[{label}]", style=BADGE_STYLE[mode])
 
 
 def _request_display(view: dict) -> None:
-    """The seed's "View Context" modal, in the terminal: grouped columns, badges, scores."""
+    """The seed's "View Context" modal, in the terminal: grouped columns, badges, scores.
+    Every piece of user text (prompt, names, reasons) is literal Text, never markup."""
     from rich.columns import Columns
-    from rich.console import Console
     from rich.panel import Panel
     from rich.text import Text
 
-    console = Console()
+    con = console()
     when = view["created_at"][:19].replace("T", " ")
     path = view["path"] + (f" (fallback: {view['fallback_reason']})" if view["fallback_reason"] else "")
-    console.print(f"[bold]Request {view['id']}[/] · {when} · session "
-                  f"{(view['session_id'] or '-')[:8]} · {path}", highlight=False)
-    console.print(Text("Prompt: " + " ".join(view["prompt"].split())[:300], style="dim"))
+    con.print(Text.assemble((f"Request {view['id']}", "bold"),
+                            f" · {when} · session {(view['session_id'] or '-')[:8]} · ",
+                            literal(path)))
+    con.print(literal("Prompt: " + " ".join(view["prompt"].split())[:300], style="dim"))
     included = [i for i in view["items"] if i["included"]]
     excluded = [i for i in view["items"] if not i["included"]]
     groups: dict[str, list[dict]] = {}
@@ -400,29 +408,28 @@ def _request_display(view: dict) -> None:
     panels = []
     for node_type in sorted(groups, key=lambda t: list(TYPE_TITLES).index(t)
                             if t in TYPE_TITLES else 99):
-        lines = []
-        for item in groups[node_type]:
-            sent = {"now": " [green]sent now[/]", "earlier": " [dim]sent earlier[/]"}.get(
-                item["injected"] or "", f" [red]not sent ({item['reason']})[/]" if item["reason"] else "")
-            lines.append(f"{item['priority']:03d} • {_esc(item['name'])} {_badge(item)}"
-                         f"\n      [dim]{item['short_id']}[/]{sent}")
-        panels.append(Panel("\n".join(lines), title=f"{TYPE_TITLES.get(node_type, node_type)} "
-                                                    f"({len(lines)})", expand=False))
+        body = Text()
+        for n, item in enumerate(groups[node_type]):
+            if item["injected"] == "now":
+                sent = Text(" sent now", style="green")
+            elif item["injected"] == "earlier":
+                sent = Text(" sent earlier", style="dim")
+            else:
+                sent = Text(f" not sent ({item['reason']})" if item["reason"] else "", style="red")
+            body.append_text(Text.assemble("\n" if n else "", f"{item['priority']:03d} • ",
+                                           literal(item["name"]), " ", _badge(item), "\n      ",
+                                           (item["short_id"], "dim"), sent))
+        title = f"{TYPE_TITLES.get(node_type, node_type)} ({len(groups[node_type])})"
+        panels.append(Panel(body, title=literal(title), expand=False))
     if panels:
-        console.print(Columns(panels, equal=False, expand=False))
+        con.print(Columns(panels, equal=False, expand=False))
     else:
-        console.print("  (no items in this request's context)")
+        con.print("  (no items in this request's context)")
     if excluded:
-        console.print("[bold]Not included[/] (best candidates):")
+        con.print(Text.assemble(("Not included", "bold"), " (best candidates):"))
         for item in excluded:
             score = "" if item["score"] is None else f"{item['score']:.2f} "
-            console.print(f"  {item['short_id']} {_esc(item['name'])} [dim]{score}— "
-                          f"{item['reason']}[/]", highlight=False)
-    console.print(f"[dim]{view['injected_chars']} characters injected · "
-                  f"{view['elapsed_ms'] or 0:.0f} ms[/]", highlight=False)
-
-
-def _esc(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
+            con.print(Text.assemble(f"  {item['short_id']} ", literal(item["name"]),
+                                    (f" {score}— {item['reason']}", "dim")))
+    con.print(Text(f"{view['injected_chars']} characters injected · "
+                   f"{view['elapsed_ms'] or 0:.0f} ms", style="dim"))

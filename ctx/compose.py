@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ctx import paths
+from ctx.ids import short_ids  # the one shortener (also imported from here by older code)
 from ctx.model import Edge, Node
 from ctx.store import Store
 
@@ -150,31 +151,6 @@ def compose(store: Store, query: str | None = None, *, view: str | None = "defau
 
 def _hint_query(q: str) -> str:
     return q.replace('"', "'")
-
-
-def short_ids(store: Store, ids: list[str]) -> dict[str, str]:
-    """Shortest prefix (≥ 8 chars) unique among all node ids.
-
-    Eight characters of a ULID are only its timestamp to 256 ms, so nodes created together
-    share them; a longer prefix keeps every id Claude sees resolvable.
-    """
-    out = {}
-    for node_id in dict.fromkeys(ids):
-        before = store.conn.execute("SELECT id FROM nodes WHERE id < ? ORDER BY id DESC LIMIT 1",
-                                    (node_id,)).fetchone()
-        after = store.conn.execute("SELECT id FROM nodes WHERE id > ? ORDER BY id LIMIT 1",
-                                   (node_id,)).fetchone()
-        need = 8
-        for other in (before, after):
-            if other:
-                common = 0
-                for a, b in zip(node_id, other[0]):
-                    if a != b:
-                        break
-                    common += 1
-                need = max(need, common + 1)
-        out[node_id] = node_id[:need]
-    return out
 
 
 # ---------------------------------------------------------------------------- markdown

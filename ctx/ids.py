@@ -40,3 +40,55 @@ def ulid_time_ms(ulid: str) -> int:
     for ch in ulid[:10].upper():
         value = value * 32 + ALPHABET.index(ch)
     return value
+
+
+# ---------------------------------------------------------------------------- short ids
+
+MIN_SHORT = 8  # the first 8 characters of a ULID are its timestamp to ~1 s
+
+
+def _common(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def short_ids(source, ids) -> dict[str, str]:
+    """{id: the shortest prefix of at least 8 characters that no other node id shares} —
+    git-style, so every id a person or Claude is shown can be pasted back. `source` is a
+    sqlite3 connection to the ctx store (or anything with `.conn`, like a Store).
+
+    The one function that shortens node ids (tables, compose, hooks, recall results,
+    request records). Nodes made in the same second share 8 characters; the prefix then
+    grows just enough. Two indexed lookups per id (its neighbours in id order)."""
+    conn = getattr(source, "conn", source)
+    out = {}
+    for node_id in dict.fromkeys(ids):
+        need = MIN_SHORT
+        for sql in ("SELECT id FROM nodes WHERE id < ? ORDER BY id DESC LIMIT 1",
+                    "SELECT id FROM nodes WHERE id > ? ORDER BY id LIMIT 1"):
+            other = conn.execute(sql, (node_id,)).fetchone()
+            if other:
+                need = max(need, _common(node_id, other[0]) + 1)
+        out[node_id] = node_id[:need]
+    return out
+
+
+def short_id(source, node_id: str) -> str:
+    return short_ids(source, [node_id])[node_id]
+
+
+def unique_prefixes(ids, minimum: int = MIN_SHORT) -> dict[str, str]:
+    """Shortest prefixes (≥ minimum) unique among `ids` alone — for when no store is at hand."""
+    ordered = sorted(dict.fromkeys(ids))
+    out = {}
+    for i, node_id in enumerate(ordered):
+        need = minimum
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(ordered):
+                need = max(need, _common(node_id, ordered[j]) + 1)
+        out[node_id] = node_id[:need]
+    return out

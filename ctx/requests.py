@@ -401,7 +401,7 @@ def render_selected(conn: sqlite3.Connection, to_send, max_chars: int, *,
     """Markdown for the items to inject, whole items only, at most `max_chars` long."""
     if not to_send or max_chars <= 0:
         return "", set()
-    from ctx.compose import short_ids
+    from ctx.ids import short_ids
     from ctx.store import Store
 
     store = Store(conn)
@@ -526,7 +526,7 @@ def item_name(content: str, width: int = 60) -> str:
 
 def request_view(conn: sqlite3.Connection, record: RequestRecord) -> dict:
     """The record with each item's node details, in the seed's order (priority, then name)."""
-    from ctx.compose import short_ids
+    from ctx.ids import short_ids
     from ctx.store import Store
 
     store = Store(conn)

@@ -12,6 +12,7 @@ import typer
 
 from cue.errors import CueError
 from cue.output import dumps, out
+from cuectx.output import console, literal, resolve
 
 
 class SelectFormat(str, Enum):
@@ -70,7 +71,7 @@ def select_command(
         window = end_ts - start_ts
     else:
         window = parse_duration(since or "15m")
-    fmt = format or (SelectFormat.table if sys.stdout.isatty() else SelectFormat.json)
+    fmt = format or SelectFormat(resolve("auto", piped="json"))
 
     sel = select_frames(keyframes, window, max_frames, end=end_ts, events_dir=events)
     for note in sel.notes:
@@ -119,18 +120,16 @@ def selection_json(sel) -> dict:
 def _print_table(sel) -> None:
     from datetime import datetime
 
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
     span = (f"{datetime.fromtimestamp(sel.start):%Y-%m-%d %H:%M:%S} → "
             f"{datetime.fromtimestamp(sel.end):%H:%M:%S}")
     if not sel.frames:
         print(f"No keyframes to select in {span} ({sel.considered} in the window, "
               f"{sel.paused_frames} paused).", file=sys.stderr)
         return
-    table = Table(title=f"{len(sel.frames)} of {sel.considered} keyframes, {span}"
-                  + (f" · {sel.paused_frames} paused" if sel.paused_frames else ""),
+    table = Table(title=literal(f"{len(sel.frames)} of {sel.considered} keyframes, {span}"
+                                + (f" · {sel.paused_frames} paused" if sel.paused_frames else "")),
                   title_justify="left")
     for col, kw in (("#", {"justify": "right"}), ("time", {}), ("+s", {"justify": "right"}),
                     ("score", {"justify": "right"}), ("why", {}), ("file", {})):
@@ -138,8 +137,8 @@ def _print_table(sel) -> None:
     for f in sel.frames:
         table.add_row(str(f.index), f"{datetime.fromtimestamp(f.ts):%H:%M:%S}",
                       f"{f.offset_secs:.0f}", f"{f.scores['combined']:.2f}",
-                      ("⚓ " if f.anchor else "") + f.reason, f.path.name)
-    console.print(table)
+                      literal(("⚓ " if f.anchor else "") + f.reason), literal(f.path.name))
+    console().print(table)  # literal text: a window title or file name is never markup
 
 
 # ---------------------------------------------------------------- pause / resume / status

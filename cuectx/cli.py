@@ -16,6 +16,8 @@ import os
 import sqlite3
 import sys
 from collections.abc import Callable
+from enum import Enum
+from typing import Annotated
 
 import typer
 from typer.core import TyperGroup
@@ -74,3 +76,24 @@ def run(app: Callable[[], object]) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
+
+
+def format_option(formats: type[Enum], *supported: str, help: str | None = None,
+                  auto: bool = True):
+    """The `--format/-f` option of one command, declaring the formats it supports (sqlite-utils
+    style): `auto` plus `supported`, as a Typer choice, so any other value is a usage error
+    (exit 2) and `--help` lists exactly these. The command receives a str enum member equal
+    to the format's name (`fmt == Format.json` holds); `formats(fmt)` gives the program's.
+
+        fmt: format_option(Format, "json", "ndjson", "table") = Format.auto
+    """
+    names = (["auto"] if auto else []) + [s for s in supported if s != "auto"]
+    for name in names:
+        formats(name)  # each must be a member of the program's Format enum
+    choice = Enum(f"{formats.__name__}_" + "_".join(names), {n: n for n in names}, type=str)
+
+    text = help or (f"Output format: {', '.join(names)}" + (
+        f" (auto: table on a terminal, else {'ndjson' if 'ndjson' in names else 'json'})."
+        if auto else "."))
+    return Annotated[choice, typer.Option("--format", "-f", help=text,
+                                          show_default=False)]

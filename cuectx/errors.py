@@ -28,3 +28,9 @@ class CorruptDatabaseError(DatabaseError):
 
 class BackendError(Error):
     exit_code = ExitCode.BACKEND
+
+
+class UsageError(Error):
+    """A command-line usage error found after parsing (e.g. a --format the command lacks)."""
+
+    exit_code = ExitCode.USAGE

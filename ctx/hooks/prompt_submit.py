@@ -46,7 +46,7 @@ def _select(call: HookCall, store, prompt: str, remaining: int) -> str:
 
 
 def render_handoff(store, handoff, cap: int) -> str:
-    from ctx.compose import short_ids
+    from ctx.ids import short_ids
 
     ids = [n.get("id") for r in handoff.recalls for n in r.get("nodes", []) if isinstance(n, dict)]
     ids += handoff.expand_ids

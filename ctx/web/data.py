@@ -111,7 +111,7 @@ class Page:
 def list_page(conn: sqlite3.Connection, filters: Filters, *, before: str | None = None,
               size: int = PAGE_SIZE) -> Page:
     """Newest first, `size` at a time, older than `before` (a node id)."""
-    from ctx.compose import short_ids
+    from ctx.ids import short_ids
 
     store = Store(conn)
     where, params = filters.sql()
@@ -173,7 +173,7 @@ class NodeDetail:
 
 
 def node_detail(conn: sqlite3.Connection, ref: str) -> NodeDetail:
-    from ctx.compose import short_ids
+    from ctx.ids import short_ids
     from ctx.requests import include_mode
 
     store = Store(conn)
@@ -226,7 +226,7 @@ def supersede_chain(conn: sqlite3.Connection, node_id: str) -> list[str]:
 
 def names(conn: sqlite3.Connection, ids: list[str]) -> dict[str, dict]:
     """Short id, type and a one-line name for each id (one batched read)."""
-    from ctx.compose import short_ids
+    from ctx.ids import short_ids
     from ctx.requests import item_name
 
     store = Store(conn)

@@ -47,7 +47,7 @@ class Graph:
 
 def build(conn: sqlite3.Connection, focus: str | None = None, *, depth: int = 2,
           limit: int = MAX_NODES) -> Graph:
-    from ctx.compose import short_ids
+    from ctx.ids import short_ids
     from ctx.requests import item_name
 
     store = Store(conn)
