@@ -6,6 +6,7 @@ from typing import Annotated
 import typer
 
 from ctx.output import Format, emit_records, resolve, say
+from cuectx.exits import ExitCode
 
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 
@@ -33,7 +34,7 @@ def register(app: typer.Typer) -> None:
         """
         from ctx import guard
         from ctx.cli import open_store
-        from ctx.compose import short_ids
+        from ctx.ids import short_ids
 
         out_table = resolve(fmt) == Format.table
 
@@ -53,4 +54,4 @@ def register(app: typer.Typer) -> None:
         else:
             say(f"found {len(hits)} secret(s) in {nodes} node(s); run `ctx doctor --secrets --fix` "
                 f"to redact them in place")
-            raise typer.Exit(1)
+            raise typer.Exit(int(ExitCode.ERROR))
