@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ctx.errors import CtxError
-from ctx.model import NODE_TYPES, SHORT_ID_LEN, TIER_PRIORITY, Node
+from ctx.ids import short_id
+from ctx.model import NODE_TYPES, TIER_PRIORITY, Node
 from ctx.store import Store
 
 if TYPE_CHECKING:  # session-start and prompt-submit use this module without parsing replies
@@ -113,16 +114,16 @@ def remember(store: Store, cmd: Command, session_id: str | None,
     existing = _identical(store, _as_stored(store, cmd.content or ""), node_type, project_id)
     if existing:  # the same memory again: keep one node, add any new tags
         node = store.tag(existing.id, tags) if tags else existing
-        message = f"already remembered as {node.type} {node.short_id}"
+        message = f"already remembered as {node.type} {short_id(store, node.id)}"
     else:
         node = store.add(cmd.content or "", type=node_type, tags=tags, metadata=metadata or None,
                          project_id=project_id)
-        message = f"remembered {node.type} {node.short_id}" + (f" ({node.tier})" if node.tier else
+        message = f"remembered {node.type} {short_id(store, node.id)}" + (f" ({node.tier})" if node.tier else
                                                                  " (no tier: not in context)")
         message += f" in project {node.project}" if node.project else " (global)"
     if old_id:
         old, _ = store.supersede(old_id, node.id)
-        message += f", superseding {old.short_id}"
+        message += f", superseding {short_id(store, old.id)}"
     return Outcome("remember", True, message, (node.id,))
 
 
@@ -189,7 +190,7 @@ def summarize(store: Store, cmd: Command, session_id: str | None,
                         project_id=project_id)
     for node in sources:
         store.link(summary.id, node.id, "DERIVED_FROM")
-    message = f"summary {summary.short_id} of {len(sources)} node(s)"
+    message = f"summary {short_id(store, summary.id)} of {len(sources)} node(s)"
     if cmd.flag("archive"):
         store.retag([n.id for n in sources], "", "tier:off-context")
         message += ", sources archived (tier:off-context)"
@@ -199,27 +200,27 @@ def summarize(store: Store, cmd: Command, session_id: str | None,
 def link(store: Store, cmd: Command, session_id: str | None,
         scope: Scope | None = None) -> Outcome:
     edge = store.link(cmd.attrs["from"], cmd.attrs["to"], cmd.attrs.get("type") or "RELATES_TO")
-    return Outcome("link", True, f"linked {edge.from_id[:SHORT_ID_LEN]} {edge.type} "
-                                 f"{edge.to_id[:SHORT_ID_LEN]}", (edge.from_id, edge.to_id))
+    return Outcome("link", True, f"linked {short_id(store, edge.from_id)} {edge.type} "
+                                 f"{short_id(store, edge.to_id)}", (edge.from_id, edge.to_id))
 
 
 def supersede(store: Store, cmd: Command, session_id: str | None,
              scope: Scope | None = None) -> Outcome:
     old, new = store.supersede(cmd.attrs["old"], cmd.attrs["new"])
-    return Outcome("supersede", True, f"{new.short_id} supersedes {old.short_id}", (old.id, new.id))
+    return Outcome("supersede", True, f"{short_id(store, new.id)} supersedes {short_id(store, old.id)}", (old.id, new.id))
 
 
 def expand(store: Store, cmd: Command, session_id: str | None,
           scope: Scope | None = None) -> Outcome:
     node = store.get(cmd.attrs.get("node") or cmd.attrs["id"])
     if node.type != "summary":
-        raise CtxError(f"{node.short_id} is a {node.type}, not a summary; only summaries expand")
+        raise CtxError(f"{short_id(store, node.id)} is a {node.type}, not a summary; only summaries expand")
     sources = [e.to_id for e in store.edges([node.id], ["DERIVED_FROM"]) if e.from_id == node.id]
     key = pending_key(EXPAND, session_id)
     ids = _load_list(store.get_pending(key))
     ids += [i for i in sources if i not in ids]
     store.set_pending(key, json.dumps(ids))
-    return Outcome("expand", True, f"{len(sources)} source node(s) of {node.short_id} shown at the "
+    return Outcome("expand", True, f"{len(sources)} source node(s) of {short_id(store, node.id)} shown at the "
                                    f"next prompt", tuple(sources))
 
 

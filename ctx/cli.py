@@ -18,6 +18,7 @@ import typer
 
 from ctx import db
 from ctx.errors import CtxError
+from ctx.ids import short_id
 from ctx.output import (
     NODE_FORMATS,
     RECORD_FORMATS,
@@ -31,6 +32,8 @@ from ctx.output import (
     set_short_ids,
 )
 from ctx.store import LARGE_CONTENT_CHARS, Store
+from cuectx.cli import EdgeGroup, set_traceback
+from cuectx.cli import run as run_app
 from cuectx.cli import EdgeGroup, set_traceback
 from cuectx.cli import run as run_app
 from cuectx.cli import EdgeGroup, set_traceback
@@ -136,6 +139,15 @@ def _root(
     state.project = project
     state.all_projects = all_projects
     set_traceback(traceback, "CTX_DEBUG")
+    set_short_ids(_short_ids_in_store)
+
+
+def _short_ids_in_store(ids: list[str]) -> dict[str, str]:
+    """Short ids for tables and markdown: unique in the whole store (ctx.ids.short_ids)."""
+    from ctx.ids import short_ids
+
+    with db.opened(state.db_path, readonly=True) as conn:
+        return short_ids(conn, ids)
     set_short_ids(_short_ids_in_store)
 
 
@@ -482,8 +494,9 @@ def supersede(
     """
     with open_store() as store:
         old_node, _ = store.supersede(old, new)
+        short = short_id(store, old_node.id)
     emit_nodes([old_node], fmt, single=True)
-    say(f"{old_node.short_id} is now superseded by {old_node.superseded_by}")
+    say(f"{short} is now superseded by {old_node.superseded_by}")
 
 
 @app.command()

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ctx import actions
 from ctx.commands import Command
 from ctx.errors import CtxError
+from ctx.ids import short_id
 from ctx.model import Node
 from ctx.store import Store, validate_tag
 
@@ -108,13 +109,14 @@ def supersede(store: Store, old: str, new: str | None = None, content: str | Non
     if new is not None:
         with store.transaction():
             old_node, new_node = store.supersede(old, new)
-        return {"message": f"{new_node.short_id} supersedes {old_node.short_id}",
+        return {"message": f"{short_id(store, new_node.id)} supersedes "
+                           f"{short_id(store, old_node.id)}",
                 "old": node_record(old_node, max_chars=RECALL_CHARS),
                 "new": node_record(new_node, max_chars=RECALL_CHARS)}
     previous = store.get(old)
     if previous.superseded_by:
-        raise CtxError(f"{previous.short_id} is already superseded by "
-                       f"{previous.superseded_by[:8]}; supersede that one instead")
+        raise CtxError(f"{short_id(store, previous.id)} is already superseded by "
+                       f"{short_id(store, previous.superseded_by)}; supersede that one instead")
     keep = [t for t in previous.tags if not t.startswith("tier:")] if tags is None else list(tags)
     if previous.project is None:
         where, home = "global", None
