@@ -34,10 +34,6 @@ from ctx.output import (
 from ctx.store import LARGE_CONTENT_CHARS, Store
 from cuectx.cli import EdgeGroup, set_traceback
 from cuectx.cli import run as run_app
-from cuectx.cli import EdgeGroup, set_traceback
-from cuectx.cli import run as run_app
-from cuectx.cli import EdgeGroup, set_traceback
-from cuectx.cli import run as run_app
 
 # Command groups loaded only when asked for: converting their Typer commands costs a few
 # milliseconds on every `ctx` run, and most runs are `add`, `query` or a hook.
@@ -139,15 +135,6 @@ def _root(
     state.project = project
     state.all_projects = all_projects
     set_traceback(traceback, "CTX_DEBUG")
-    set_short_ids(_short_ids_in_store)
-
-
-def _short_ids_in_store(ids: list[str]) -> dict[str, str]:
-    """Short ids for tables and markdown: unique in the whole store (ctx.ids.short_ids)."""
-    from ctx.ids import short_ids
-
-    with db.opened(state.db_path, readonly=True) as conn:
-        return short_ids(conn, ids)
     set_short_ids(_short_ids_in_store)
 
 
