@@ -43,9 +43,14 @@ class Finding(NamedTuple):
 
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _PLACEHOLDER_PARTS = ("example", "your", "placeholder", "redacted", "changeme", "change_me",
-                      "change-me", "dummy", "sample", "xxxx", "****", "...", "…", "<", ">",
-                      "${", "{{", "%(", "$(", "[secret", "insert", "replace_me", "replace-me",
-                      "todo", "fixme", "process.env", "environ", "getenv", "env.", "env[", "env(", "00000000", "12345678", "abcdefgh", "foobar")
+                      "change-me", "dummy", "sample", "xxxx", "****", "...", "…", "${", "{{",
+                      "[secret", "insert", "replace_me", "replace-me", "todo", "fixme",
+                      "process.env", "environ", "getenv", "env.", "env[", "env(", "00000000",
+                      "12345678", "abcdefgh", "foobar")
+# A reference to a value, not a value: $VAR, ${VAR}, $(cmd), %VAR%, %(name)s, {name}, <token>,
+# [SECRET:kind], a function call get_password().
+_REFERENCE = (r"\$[A-Za-z_][A-Za-z0-9_]*|\$\([^)]*\)|%[A-Za-z_][A-Za-z0-9_]*%|%\([A-Za-z_]\w*\)[sd]?"
+              r"|\{[A-Za-z_.][\w.]*\}|<[A-Za-z][\w .\-]*>|\[[A-Za-z][\w .:\-]*\]|[A-Za-z_][\w.]*\(.*\)")
 _NOT_VALUES = {"none", "null", "nil", "true", "false", "undefined", "required", "optional",
                "str", "string", "hidden", "secret", "password", "token", "env", "tbd", "n/a",
                "empty", "unset", "masked"}
@@ -73,7 +78,10 @@ def is_placeholder(value: str) -> bool:
     low = value.lower()
     if any(p in low for p in _PLACEHOLDER_PARTS):
         return True
-    if value[:1] in "$%{<*#[" or low in _NOT_VALUES:
+    if low in _NOT_VALUES or (value[:1] in "$%{<[" or value.endswith(")")) and re.match(
+            rf"(?:{_REFERENCE})$", value):
+        return True
+    if "<" in value and re.search(r"<[A-Za-z][\w .\-]*>", value):  # sk_live_<your key>
         return True
     if "_" in value and value[0].isalpha() and (  # an env var's NAME, or snake_case words
             all(c.isupper() or c.isdigit() or c == "_" for c in value)
@@ -255,7 +263,7 @@ def _bare_bearer(m: re.Match, strict: bool) -> bool:
 
 def _aws_secret(m: re.Match, strict: bool) -> bool:
     v = m["v"]
-    if not (any(c.isupper() for c in v) and any(c.islower() for c in v) and any(c.isdigit() for c in v)):
+    if "=" in v or not (any(c.isupper() for c in v) and any(c.islower() for c in v) and any(c.isdigit() for c in v)):
         return False
     if re.fullmatch(r"[0-9a-fA-F]+|[A-Za-z]+/[A-Za-z/]+", v):
         return False
@@ -313,7 +321,7 @@ def _assignment(m: re.Match, strict: bool) -> bool:
         return (len(value) >= 12 or any(not c.isalpha() for c in value)) and \
             value.lower() not in _PROSE_VALUES
     return looks_random(value, min_len=16, min_entropy=3.3) or (
-        len(value) >= 12 and _classes(value) >= 3 and entropy(value) >= 3.2)
+        len(value) >= 10 and _classes(value) >= 3 and entropy(value) >= 3.0)
 
 
 _LABEL = r"[A-Za-z가-힣][A-Za-z0-9_.\-가-힣]{0,60}"
@@ -336,7 +344,7 @@ def _labelled_near(text: str, low: str) -> bool:
                 return True
             i = low.find(anchor, i + 1)
     return False
-_VALUE_BARE = r"[^\s\"'`,;<>\[\]{}()|\\]{6,300}"
+_VALUE_BARE = r"[^\s\"'`,;<>\[\]{}\\]{6,300}"
 
 _RULES: list[_Rule] = [
     # -- cloud and SaaS tokens, by prefix
@@ -548,25 +556,32 @@ def _find_broken(text: str, out: list, strict: bool) -> None:
                 break
 
 
+def _decoded_text(value: str) -> str | None:
+    """The text a base64 value decodes to, or None (not base64, or bytes that are not text)."""
+    import base64  # here: most texts have no run to decode
+    import binascii
+
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return None
+    return raw if all(c.isprintable() or c in "\n\r\t" for c in raw) else None
+
+
 def _find_runs(text: str, out: list, strict: bool, decode: bool) -> None:
     """Runs of base64 characters (one regex for both): 40 random ones are an AWS secret key
     by shape alone; with `decode`, one that decodes to text holding a credential is one,
     of the same kind."""
     for m in _compiled(_B64_RUN).finditer(text):
         value = m[0]
-        if len(value) == 40 and _aws_secret({"v": value}, strict):  # type: ignore[arg-type]
+        if len(value) == 40 and _aws_secret({"v": value}, strict) and _decoded_text(value) is None:
+            # (an AWS key decodes to random bytes; base64 of a sentence decodes to text)
             out.append((5, m.start(), m.end(), "aws-secret-access-key"))
             continue
         if not decode or len(value.rstrip("=")) % 4 == 1:
             continue
-        import base64  # here, not above: most texts have no run to decode
-        import binascii
-
-        try:
-            raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
-        except (ValueError, binascii.Error, UnicodeDecodeError):
-            continue
-        if not all(c.isprintable() or c in "\n\r\t" for c in raw):
+        raw = _decoded_text(value)
+        if raw is None:
             continue
         inner = find(raw, strict=strict, _depth=1)
         if inner:

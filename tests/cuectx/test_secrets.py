@@ -159,3 +159,14 @@ def test_base64_that_decodes_to_a_credential_is_one():
     assert redact(f"DATABASE_URL: {blob}") == "DATABASE_URL: [SECRET:database-password]"
     harmless = base64.b64encode(b"log_level: info, replicas: 3, region: eu-west-1").decode()
     assert find(f"data: {harmless}") == []
+
+
+def test_a_second_differently_shaped_set_faker_values_and_passwords():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("faker_set", DATA / "faker_set.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    recall, fp_rate, missed, flagged = evaluate(module.items(n_decoys=1500, n_passwords=300))
+    assert recall >= 0.98, [m["text"] for m in missed][:10]
+    assert fp_rate <= 0.01, [f["text"] for f in flagged][:10]
