@@ -437,3 +437,24 @@ def test_prune_spares_the_log_a_recorder_has_open(tmp_path):
     os.utime(log, (now - 30 * 86400,) * 2)
     p = prune.plan([tmp_path / "events"], keep_secs=86400, max_bytes=1, now=now, protect=[log])
     assert p.remove == []
+
+
+def test_status_tells_whether_a_recorder_runs_and_the_disk_use(monkeypatch, capsysbinary):
+    import json
+    import time as _time
+
+    now = _time.time()
+    _capture_home(now)["cue.db"].unlink()  # (a "keep me" text file is no database)
+    code, out, err = run_cue(monkeypatch, capsysbinary, "status", now=now)
+    assert code == 0, err
+    assert "Recorder: not running (start it with `cue record`)" in out
+    assert "capture files 10.0 KB of 2.0 GB (0 %) (record.max_disk), kept 7d" in out
+    lock = RecorderLock(paths.home())
+    lock.acquire()
+    try:
+        code, out, _ = run_cue(monkeypatch, capsysbinary, "status", "--format", "json", now=now)
+    finally:
+        lock.release()
+    rec = json.loads(out)["recorder"]
+    assert rec["running"] is True and rec["pid"] == os.getpid()
+    assert rec["disk_bytes"] == 1000 + 4000 + 4000 + 500 + 500 + 10
