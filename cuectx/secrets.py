@@ -285,11 +285,16 @@ _NOT_VALUE_WORDS = {"file", "path", "dir", "env", "length", "len", "count", "pro
                     "hash", "id", "ids", "header", "endpoint", "uri", "rotation", "ttl", "lifetime",
                     "format", "mode", "scope", "scopes", "expires", "expiration", "usage", "size",
                     "budget"}
-_KEY_WORDS = (r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[가-힣]+")
+_KEY_WORDS = (r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_KO_PASSWORD, _KO_TOKEN = ("비밀번호", "패스워드", "비번", "암호"), ("토큰",)
 
 
 def _label_kind(label: str) -> str | None:
     """'password', 'token', 'api-key', 'secret' or None for a label like DB_PASSWORD or max_tokens."""
+    if any(w in label for w in _KO_PASSWORD):  # Korean labels (ASCII-only word regex: cheap)
+        return "password"
+    if any(w in label for w in _KO_TOKEN):
+        return "token"
     words = [w.lower() for w in re.findall(_KEY_WORDS, label)]
     if not words or words[-1] in _NOT_VALUE_WORDS:
         return None
@@ -324,9 +329,9 @@ def _assignment(m: re.Match, strict: bool) -> bool:
         len(value) >= 10 and _classes(value) >= 3 and entropy(value) >= 3.0)
 
 
-_LABEL = r"[A-Za-z가-힣][A-Za-z0-9_.\-가-힣]{0,60}"
-_LABEL_ANCHORS = ("pass", "pwd", "secret", "token", "key", "auth", "credential", "비밀번호", "패스워드",
-                  "비번", "암호", "토큰")
+_LABEL = r"[A-Za-z][A-Za-z0-9_.\-]{0,60}"
+_LABEL_ANCHORS = ("pass", "pwd", "secret", "token", "key", "auth", "credential")
+_KO_LABEL = r"[A-Za-z_]{0,20}(?:비밀번호|패스워드|비번|암호|토큰)"  # its own rule: Hangul ranges compile slowly
 # Words after `password:` that describe it rather than being it.
 _PROSE_VALUES = {"incorrect", "required", "optional", "disabled", "enabled", "expired", "changed",
                  "invalid", "missing", "protected", "reset", "rotated", "set", "unchanged",
@@ -336,7 +341,7 @@ _PROSE_VALUES = {"incorrect", "required", "optional", "disabled", "enabled", "ex
 def _labelled_near(text: str, low: str) -> bool:
     """Cheap gate before the assignment regex compiles: some label word is followed, within
     a label's length, by `=`, `:` or " is "/" was "."""
-    for anchor in _LABEL_ANCHORS:
+    for anchor in _LABEL_ANCHORS + _KO_PASSWORD + _KO_TOKEN:
         i = low.find(anchor)
         while i != -1:
             tail = low[i:i + len(anchor) + 40]
@@ -345,6 +350,10 @@ def _labelled_near(text: str, low: str) -> bool:
             i = low.find(anchor, i + 1)
     return False
 _VALUE_BARE = r"[^\s\"'`,;<>\[\]{}\\]{6,300}"
+# after a label: the operator (or "is"/"was" in prose), then a quoted or bare value
+_ASSIGNED = (r"[\"']?[ \t]*(?:(?P<op>:=|=>|=|:)|(?P<is>[ \t]+(?:is|was)))[ \t]*"
+             r"(?:\"(?P<v1>[^\"\n]{6,300})\"|'(?P<v2>[^'\n]{6,300})'|`(?P<v3>[^`\n]{6,300})`"
+             r"|(?P<v4>" + _VALUE_BARE + r"))")
 
 _RULES: list[_Rule] = [
     # -- cloud and SaaS tokens, by prefix
@@ -442,13 +451,13 @@ _RULES: list[_Rule] = [
           r"[A-Za-z0-9\-]*)(?:=|[ \t]+)[\"']?(?P<v>[^\s'\"]+)|-u[ \t]+[^:\s/]+:(?P<pw>[^\s'\"@]+))",
           check=_cli_secret, priority=3),
     # -- labelled values
-    _Rule("secret", _LABEL_ANCHORS,
-          r"(?<![A-Za-z0-9])(?P<label>" + _LABEL + r")[\"']?[ \t]*(?:(?P<op>:=|=>|=|:)|(?P<is>[ \t]+(?:is|was)))[ \t]*"
-          r"(?:\"(?P<v1>[^\"\n]{6,300})\"|'(?P<v2>[^'\n]{6,300})'|`(?P<v3>[^`\n]{6,300})`|(?P<v4>" + _VALUE_BARE + r"))",
+    _Rule("secret", _LABEL_ANCHORS, r"(?<![A-Za-z0-9])(?P<label>" + _LABEL + r")" + _ASSIGNED,
           check=None, priority=4, anycase=True, gate=_labelled_near),
+    _Rule("secret", _KO_PASSWORD + _KO_TOKEN, r"(?P<label>" + _KO_LABEL + r")" + _ASSIGNED,
+          check=None, priority=4, gate=_labelled_near),
     # (an AWS secret key by shape alone, and base64 that hides a credential: _find_runs)
 ]
-_ASSIGNMENT = _RULES[-1]
+_ASSIGNMENTS = (_RULES[-2], _RULES[-1])
 
 
 def _find_assignments(text: str, rule: _Rule, out: list) -> None:
@@ -610,7 +619,7 @@ def find(text: str, *, strict: bool = False, labelled: bool = True, _depth: int 
             continue
         if not labelled and rule.kind in ("secret", "url-password", "cli-secret", "basic-auth"):
             continue
-        if rule is _ASSIGNMENT:
+        if rule in _ASSIGNMENTS:
             _find_assignments(text, rule, candidates)
             continue
         for m in rule.compiled().finditer(text):
