@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -283,7 +282,9 @@ def search_plain(store: Store, text: str, limit: int, *,
 
 def semantic_available() -> bool:
     """True when hybrid search can use MiniLM: the model is built and $CTX_SEMANTIC is not off."""
-    if os.environ.get("CTX_SEMANTIC", "").strip().lower() in ("0", "off", "false", "no"):
+    from ctx.settings import semantic_enabled
+
+    if not semantic_enabled():
         return False
     from ctx.semantic.model import locate
 

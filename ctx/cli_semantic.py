@@ -120,7 +120,7 @@ def search_cmd(
 
 
 def _hit_rows(store, hits) -> list[dict]:
-    from ctx.compose import short_ids
+    from ctx.ids import short_ids
     from ctx.requests import include_mode
 
     nodes = {n.id: n for n in store.get_many([h.node_id for h in hits])}

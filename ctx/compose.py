@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ctx import paths
+from ctx.claude_text import indent
 from ctx.ids import short_ids  # the one shortener (also imported from here by older code)
 from ctx.model import Edge, Node
 from ctx.store import Store
@@ -176,8 +177,6 @@ def _section_heading(key: str) -> str:
     return "### " + dict(TYPE_SECTIONS).get(key.split(":", 1)[1], key)
 
 
-def _indent(content: str) -> str:
-    return content.replace("\n", "\n  ")
 
 
 def _has_edge_lines(node: Node) -> bool:
@@ -186,12 +185,12 @@ def _has_edge_lines(node: Node) -> bool:
 
 def _render_node(node: Node, sid: str, edge_lines: dict[str, list[str]], *,
                  with_tags: bool = False) -> str:
-    lines = [f"- [{node.type}:{sid}] {_indent(node.content)}"]
+    lines = [f"- [{node.type}:{sid}] {indent(node.content)}"]
     if with_tags and node.tags:
         lines.append(f"  - Tags: {', '.join(node.tags)}")
     rationale = node.metadata.get("rationale") if isinstance(node.metadata, dict) else None
     if node.type == "decision" and rationale:
-        lines.append(f"  - Rationale: {_indent(str(rationale))}")
+        lines.append(f"  - Rationale: {indent(str(rationale))}")
     for label in ("Depends on", "Derived from"):
         if edge_lines.get(label):
             lines.append(f"  - {label}: [{', '.join(edge_lines[label])}]")

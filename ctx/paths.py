@@ -20,6 +20,7 @@ def db_path(explicit: str | os.PathLike | None = None) -> Path:
 
 
 def default_budget() -> int | None:
-    """$CTX_DEFAULT_BUDGET as an int, or None when unset/invalid."""
-    raw = os.environ.get("CTX_DEFAULT_BUDGET", "").strip()
-    return int(raw) if raw.isdigit() and int(raw) > 0 else None
+    """$CTX_DEFAULT_BUDGET as an int, or None when unset/invalid (ctx.settings)."""
+    from ctx.settings import default_budget as setting
+
+    return setting()

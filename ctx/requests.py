@@ -23,6 +23,7 @@ import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
 
+from ctx.claude_text import text_len  # UTF-16 units, as Claude Code counts
 from ctx.db import transaction
 from ctx.errors import CtxError, NotFoundError
 from ctx.ids import new_ulid
@@ -362,7 +363,7 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
             item.included, item.reason = False, OVER_CHAR_CAP
         else:
             item.reason = OVER_CHAR_CAP
-    record.injected_chars = _text_len(text)
+    record.injected_chars = text_len(text)
     record.elapsed_ms = round((time.perf_counter() - t0) * 1000, 1)
     with transaction(conn):
         _save(conn, record)
@@ -384,9 +385,6 @@ def _injected(conn, session_id) -> dict[str, str]:
                              "WHERE session_id = ?", (session_id,)).fetchall())
 
 
-def _text_len(text: str) -> int:
-    """UTF-16 code units, as Claude Code counts the hook's characters."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
 HEADER = "## Relevant Memory"
@@ -409,7 +407,7 @@ def render_selected(conn: sqlite3.Connection, to_send, max_chars: int, *,
     sid = short_ids(store, list(nodes))
     head = f"{HEADER}\n\n{INTRO.get(path, INTRO['keyword'])}"
     parts, sent = [], set()
-    used = _text_len(head)
+    used = text_len(head)
     left = 0
     reserve = 160
     for node_id, mode, score in to_send:
@@ -424,7 +422,7 @@ def render_selected(conn: sqlite3.Connection, to_send, max_chars: int, *,
         other = [t for t in node.tags if not t.startswith("include:")]
         if other:
             line += "\n  - Tags: " + ", ".join(other)
-        cost = _text_len(line) + 2
+        cost = text_len(line) + 2
         if used + cost + reserve > max_chars:
             left += 1
             continue
@@ -437,7 +435,7 @@ def render_selected(conn: sqlite3.Connection, to_send, max_chars: int, *,
     if left:
         note = (f"\n\n_{left} more relevant memor{'ies' if left != 1 else 'y'} left out to stay "
                 f"under the hook's character limit; ask with <ctx:recall query=\"…\"/>._")
-        if _text_len(text + note) <= max_chars:
+        if text_len(text + note) <= max_chars:
             text += note
     return text, sent
 

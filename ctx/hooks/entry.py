@@ -17,12 +17,12 @@ run on every prompt's critical path.
 from __future__ import annotations
 
 import json
-import os
 import sys
-from dataclasses import dataclass, field
 
-EVENTS = {"session-start": "SessionStart", "prompt-submit": "UserPromptSubmit", "stop": "Stop"}
-DEFAULT_MAX_CHARS = 9500
+from ctx import settings
+from ctx.claude_text import text_len
+from ctx.hooks.call import EVENTS, HookCall
+
 STRING_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name", "source", "prompt",
                  "prompt_id", "last_assistant_message")
 MAX_STDIN_BYTES = 32 * 1024 * 1024
@@ -38,48 +38,6 @@ Example: echo '{"session_id":"test"}' | ctx hook session-start
 """
 
 
-def text_len(text: str) -> int:
-    """Length as Claude Code (JavaScript) counts it: UTF-16 code units."""
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-@dataclass
-class HookCall:
-    """One hook invocation: the parsed input and a place for one-line warnings."""
-
-    command: str                       # "session-start" | "prompt-submit" | "stop"
-    payload: dict = field(default_factory=dict)
-    db: str | None = None
-    response: str | None = None
-    max_chars: int = DEFAULT_MAX_CHARS
-    verbose: bool = False
-    warnings: list[str] = field(default_factory=list)
-    # The process ends right after this call (`ctx hook` from a shell or Claude Code):
-    # connections are left for the OS to drop. See ctx/__main__.py.
-    process_exits: bool = False
-
-    @property
-    def event(self) -> str:
-        return EVENTS[self.command]
-
-    def warn(self, message: str) -> None:
-        self.warnings.append(" ".join(str(message).split()))
-
-    def text(self, name: str) -> str | None:
-        """A string field of the input (fields of the wrong type were dropped on reading)."""
-        value = self.payload.get(name)
-        return value if isinstance(value, str) else None
-
-    @property
-    def session_id(self) -> str | None:
-        return self.text("session_id") or None
-
-
-def max_chars_from_env() -> int:
-    raw = os.environ.get("CTX_HOOK_MAX_CHARS", "").strip()
-    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_MAX_CHARS
-
-
 def parse_args(argv: list[str]) -> tuple[HookCall | None, list[str]]:
     """(call, problems); call is None for help or an unknown event."""
     problems: list[str] = []
@@ -89,7 +47,7 @@ def parse_args(argv: list[str]) -> tuple[HookCall | None, list[str]]:
     if command not in EVENTS:
         problems.append(f"unknown hook {command!r}; use one of: {', '.join(EVENTS)}")
         return None, problems
-    call = HookCall(command, max_chars=max_chars_from_env())
+    call = HookCall(command, max_chars=settings.hook_max_chars())
     i = 0
     while i < len(rest):
         arg = rest[i]
@@ -227,7 +185,7 @@ def _run(call: HookCall) -> tuple[str | None, int]:
             err = db.translate(exc, Path(paths.db_path(call.db)))
             call.warn(f"Error: {err}" if isinstance(err, CorruptDatabaseError) else str(err))
             return None, 1 if isinstance(err, CorruptDatabaseError) else 0
-        if os.environ.get("CTX_DEBUG"):
+        if settings.debug():
             import traceback
 
             traceback.print_exc()

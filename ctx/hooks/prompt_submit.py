@@ -5,8 +5,8 @@ what is left of the cap, with a record of the request.
 """
 from __future__ import annotations
 
-from ctx.hooks.entry import HookCall, text_len
-from ctx.hooks.render import Block, fit, node_line
+from ctx.claude_text import Block, fit, node_line, text_len
+from ctx.hooks.call import HookCall
 from ctx.hooks.store_access import hook_scope, open_store
 
 FETCH_HINT = ("Ask again with a narrower <ctx:recall query=\"…\"/>, or run `ctx query '…'` "

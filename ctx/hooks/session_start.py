@@ -6,7 +6,8 @@ with `<ctx:expand/>` are included once (seed §8).
 """
 from __future__ import annotations
 
-from ctx.hooks.entry import HookCall, text_len
+from ctx.claude_text import text_len
+from ctx.hooks.call import HookCall
 from ctx.hooks.store_access import hook_scope, open_store
 
 

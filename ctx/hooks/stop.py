@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 
-from ctx.hooks.entry import HookCall
+from ctx.hooks.call import HookCall
 from ctx.hooks.store_access import hook_scope, open_store
 
 CURSOR_KEY = "cursor:{session_id}"

@@ -1,18 +1,13 @@
 """How hooks open the store: the one `ctx.db.connect`, with a hook-sized busy timeout."""
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ctx.hooks.entry import HookCall
+from ctx.hooks.call import HookCall
 
-DEFAULT_BUSY_MS = 5000  # seed §9: a locked database is waited for, then reported
-
-
-def busy_timeout_ms() -> int:
-    raw = os.environ.get("CTX_HOOK_BUSY_TIMEOUT_MS", "").strip()
-    return int(raw) if raw.isdigit() else DEFAULT_BUSY_MS
+# seed §9: a locked database is waited for (CTX_HOOK_BUSY_TIMEOUT_MS, 5 s), then reported
+from ctx.settings import hook_busy_timeout_ms as busy_timeout_ms
 
 
 def hook_scope(call: HookCall, store):

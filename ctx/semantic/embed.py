@@ -11,7 +11,6 @@ core, for bulk embedding. $CTX_EMBED_THREADS overrides the thread count of both.
 """
 from __future__ import annotations
 
-import os
 import threading
 from functools import lru_cache
 
@@ -77,8 +76,9 @@ class Embedder:
 
 
 def _threads() -> int | None:
-    raw = os.environ.get("CTX_EMBED_THREADS", "").strip()
-    return int(raw) if raw.isdigit() and int(raw) > 0 else None
+    from ctx.settings import embed_threads
+
+    return embed_threads()
 
 
 _lock = threading.Lock()

@@ -177,7 +177,9 @@ def _contents(conn: sqlite3.Connection, hits: list[Hit]) -> dict[str, str]:
 
 
 def _semantic_unavailable() -> str | None:
-    if os.environ.get("CTX_SEMANTIC", "").strip().lower() in ("0", "off", "false", "no"):
+    from ctx.settings import semantic_enabled
+
+    if not semantic_enabled():
         return "semantic selection is off (CTX_SEMANTIC=0)"
     from ctx.semantic.model import locate, missing_message
 

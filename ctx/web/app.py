@@ -310,7 +310,7 @@ class Viewer:
         hook's character cap, for a project (+ global) — the same compose() the hook runs."""
         from ctx import scope as sc
         from ctx.compose import compose, render_markdown
-        from ctx.hooks.entry import max_chars_from_env
+        from ctx.settings import hook_max_chars as max_chars_from_env
 
         wanted = (request.query_params.get("project") or "").strip()
         cap = max_chars_from_env()

@@ -1,11 +1,10 @@
-"""Fitting hand-off blocks under the hook character cap (ctx/hooks/render.py)."""
+"""Fitting hand-off blocks under the hook character cap (ctx/claude_text.py)."""
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctx.hooks.entry import text_len
-from ctx.hooks.render import Block, fit, node_line
+from ctx.claude_text import Block, fit, node_line, text_len
 
 
 def test_everything_fits_without_a_left_out_line():

@@ -1,17 +1,56 @@
-"""Render what the Stop hook handed over (recall results, status, expanded nodes, task notes)
-as prompt-submit context, in the seed's §17 format, fitted under a character cap.
+"""Text for Claude under a cap: how long it is, how one node reads, how blocks are fitted.
 
-Blocks are filled in order, whole items only; an item that does not fit is left out (later,
-smaller ones may still fit) and a last line says how many were left out and how to get them.
+One module for everything that writes context Claude reads through a hook (compose for
+session-start, hand-offs for prompt-submit, the relevant-memory block of a request record):
+
+- `text_len`: length as Claude Code (JavaScript) counts it, in UTF-16 code units. Claude
+  Code does not show the model a context over 10,000 of them (it spills it to a file).
+- `max_chars()`: the hooks' cap — $CTX_HOOK_MAX_CHARS, else 9,500 (ctx.settings).
+- `node_line`: `- [type:shortid] content` (continuation lines indented), with optional
+  `  - Tags: …`, the seed's §13/§17 line.
+- `Block` / `fit`: fill blocks in order with whole items only; an item that does not fit is
+  left out (later, smaller ones may still fit) and a last line says how many and how to get
+  them. The result, with that line, is never longer than the cap.
+
+Stdlib only: the hooks import it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ctx.hooks.entry import text_len
+from ctx.settings import DEFAULT_HOOK_MAX_CHARS, hook_max_chars
 
 PREVIEW_CHARS = 100
 LEFT_OUT_RESERVE = 240
+
+__all__ = ["DEFAULT_HOOK_MAX_CHARS", "Block", "fit", "indent", "max_chars", "node_line",
+           "text_len"]
+
+
+def text_len(text: str) -> int:
+    """Length as Claude Code (JavaScript) counts it: UTF-16 code units."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def max_chars() -> int:
+    return hook_max_chars()
+
+
+def indent(content: str) -> str:
+    """Continuation lines of a list item, indented under its dash."""
+    return content.replace("\n", "\n  ")
+
+
+def node_line(node: dict, short_id: str, *, preview: bool = False) -> str:
+    """One node (its dict form) as a list item; `preview` cuts the content and drops tags."""
+    content = str(node.get("content", ""))
+    if preview and len(content) > PREVIEW_CHARS:
+        content = content[:PREVIEW_CHARS].rstrip() + "..."
+    line = f"- [{node.get('type', 'node')}:{short_id}] {indent(content)}"
+    tags = node.get("tags") or []
+    if tags and not preview:
+        line += "\n  - Tags: " + ", ".join(str(t) for t in tags)
+    return line
 
 
 @dataclass
@@ -20,17 +59,6 @@ class Block:
     items: list[str] = field(default_factory=list)
     footer: str = "---"
     empty: str | None = None         # shown instead of items when there are none
-
-
-def node_line(node: dict, short_id: str, *, preview: bool = False) -> str:
-    content = str(node.get("content", ""))
-    if preview and len(content) > PREVIEW_CHARS:
-        content = content[:PREVIEW_CHARS].rstrip() + "..."
-    line = f"- [{node.get('type', 'node')}:{short_id}] {content.replace(chr(10), chr(10) + '  ')}"
-    tags = node.get("tags") or []
-    if tags and not preview:
-        line += "\n  - Tags: " + ", ".join(str(t) for t in tags)
-    return line
 
 
 def fit(blocks: list[Block], cap: int, *, hint: str) -> tuple[str, int]:

@@ -1,0 +1,60 @@
+"""Every CTX_* setting, read in one place (stdlib only: hooks import it).
+
+Each function reads the environment when called (tests and `ctx --traceback` change it at
+run time), and a value that cannot be used falls back to the default instead of failing:
+a hook must never break Claude Code over a typo in someone's shell profile.
+
+| variable | meaning | default |
+|---|---|---|
+| CTX_HOME | ctx's folder | ~/.ctx |
+| CTX_DB | the database (the `--db` option wins) | $CTX_HOME/store.db |
+| CTX_DEFAULT_BUDGET | token budget for `ctx compose` without --budget | the view's |
+| CTX_HOOK_MAX_CHARS | cap on what a hook injects (UTF-16 units) | 9500 |
+| CTX_HOOK_BUSY_TIMEOUT_MS | how long a hook waits for a locked database | 5000 |
+| CTX_DEBUG | 1: tracebacks instead of one `Error:` line (`--traceback`) | off |
+| CTX_SEMANTIC | 0/off: no semantic selection in hooks | on |
+| CTX_EMBED_THREADS | onnxruntime threads for embedding | onnxruntime's |
+| CTX_MODEL_DIR | where the MiniLM model is built | inside the venv |
+| CTX_PROJECT | the project (a name; `global` = none), instead of the folder's | - |
+| CTX_SECRETS | what writes do with credentials: redact, refuse, allow | redact |
+| CTX_SESSION | the session `ctx session`/`ctx requests` read | the latest |
+"""
+from __future__ import annotations
+
+import os
+
+DEFAULT_HOOK_MAX_CHARS = 9500
+DEFAULT_HOOK_BUSY_MS = 5000
+OFF_WORDS = ("0", "off", "false", "no")
+
+
+def _positive_int(name: str) -> int | None:
+    raw = os.environ.get(name, "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else None
+
+
+def hook_max_chars() -> int:
+    """$CTX_HOOK_MAX_CHARS, else 9,500 (under Claude Code's 10,000-character limit)."""
+    return _positive_int("CTX_HOOK_MAX_CHARS") or DEFAULT_HOOK_MAX_CHARS
+
+
+def hook_busy_timeout_ms() -> int:
+    raw = os.environ.get("CTX_HOOK_BUSY_TIMEOUT_MS", "").strip()
+    return int(raw) if raw.isdigit() else DEFAULT_HOOK_BUSY_MS
+
+
+def default_budget() -> int | None:
+    """$CTX_DEFAULT_BUDGET as an int, or None when unset/invalid."""
+    return _positive_int("CTX_DEFAULT_BUDGET")
+
+
+def debug() -> bool:
+    return os.environ.get("CTX_DEBUG", "").strip() not in ("", "0")
+
+
+def semantic_enabled() -> bool:
+    return os.environ.get("CTX_SEMANTIC", "").strip().lower() not in OFF_WORDS
+
+
+def embed_threads() -> int | None:
+    return _positive_int("CTX_EMBED_THREADS")
