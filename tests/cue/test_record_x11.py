@@ -249,13 +249,15 @@ def test_status_shows_the_running_recorder(session):
 
 
 def test_window_switches_and_title_changes_are_logged(session):
-    wins = _windows(session.events())
+    # ("(none)" may show between two windows if focus takes over 0.4 s to move under load)
+    wins = [w for w in _windows(session.events()) if w[0] != "(none)"]
     assert ("XTerm", "alpha") in wins
     assert ("XTerm", "alpha renamed") in wins  # PropertyNotify on WM_NAME (xterm has no _NET_WM_NAME)
-    after = _windows([e for e in session.events() if e.ts >= session.marks["switch"]])
+    after = [w for w in _windows([e for e in session.events()
+                                  if e.ts >= session.marks["switch"]]) if w[0] != "(none)"]
     assert after[0] == ("XTerm", "beta")
     i = wins.index(("XTerm", "alpha renamed"))
-    assert wins[i + 1] == ("XTerm", "beta")
+    assert wins[i - 1] == ("XTerm", "alpha") and wins[i + 1] == ("XTerm", "beta")
 
 
 def test_typing_is_counted(session):
