@@ -1,14 +1,15 @@
 """One detector for credentials in text: API keys and tokens, JWTs, private key blocks,
 passwords in URLs, `password=`-style assignments and Authorization headers.
 
-ctx guards every memory it writes with it (ctx/secrets.py applies the CTX_SECRETS policy);
+ctx guards every memory it writes with it (ctx/guard.py applies the CTX_SECRETS policy);
 cue's Presidio recognizers wrap it (cue/pii/recognizers.py), so there is one copy of the
 patterns. Stdlib only and cheap to import: a rule's regex is compiled the first time a text
 holds one of its anchors (a literal like "ghp_" or "://"), so a Stop hook whose memories
 hold no credential compiles almost nothing.
 
-    >>> find("token ghp_...") -> []                     # a placeholder
-    >>> redact("use AKIA…") -> "use [SECRET:aws-access-key-id]"
+    find("deploy with ghp_…36 characters…")  ->  [Finding("github-token", 12, 52)]
+    redact("deploy with ghp_…")                ->  "deploy with [SECRET:github-token]"
+    find("OPENAI_API_KEY=sk-...")              ->  []   (a placeholder)
 
 A finding is (kind, start, end) — never the value, so nothing downstream can log it.
 Checks beyond the shape where they apply: GitHub and npm tokens carry a CRC32 checksum (a
@@ -108,7 +109,9 @@ def _is_uuid(value: str) -> bool:
     parts = value.split("-")
     return [len(p) for p in parts] == [8, 4, 4, 4, 12] and all(
         c in "0123456789abcdefABCDEF" for p in parts for c in p)
-_VERSION = (r"v?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.]+)?")
+
+
+_VERSION = r"v?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.]+)?"
 
 
 def _crc32_ok(body: str) -> bool:
@@ -183,8 +186,9 @@ def _jwt(m: re.Match, strict: bool) -> bool:
     return isinstance(data, dict) and ("alg" in data or "typ" in data or "enc" in data)
 
 
+# localhost, and the names reserved for documentation (RFC 2606): never a real server's password
 _LOCAL_HOSTS = (r"(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?|"
-                          r"[a-z0-9.-]+\.(?:localhost|test|example|invalid)|example\.(?:com|org|net))$")
+                r"[a-z0-9.-]+\.(?:localhost|test|example|invalid)|example\.(?:com|org|net))$")
 _GENERIC_USERS = {"git", "anonymous", "ftp", "guest", "hg", "svn", "user", "username", "root",
                   "admin", "postgres", "oauth2", "x-access-token", "token", "x-token-auth"}
 _DB_SCHEMES = {"postgres", "postgresql", "mysql", "mariadb", "mongodb", "mongodb+srv", "redis",
@@ -208,9 +212,8 @@ def _url_secret(m: re.Match, strict: bool) -> bool:
 
 
 def _url_kind(m: re.Match) -> str:
-    scheme = m["scheme"].lower().split("+")[0] if "+srv" not in m["scheme"].lower() else "mongodb"
-    base = m["scheme"].lower().removeprefix("jdbc:")
-    if base in _DB_SCHEMES or scheme in _DB_SCHEMES or base.split("+")[0] in _DB_SCHEMES:
+    scheme = m["scheme"].lower().removeprefix("jdbc:")  # mongodb+srv, postgresql+psycopg
+    if scheme in _DB_SCHEMES or scheme.split("+")[0] in _DB_SCHEMES:
         return "database-password"
     return "url-password" if m["pw"] is not None else "url-credentials"
 
@@ -263,7 +266,8 @@ def _bare_bearer(m: re.Match, strict: bool) -> bool:
 
 def _aws_secret(m: re.Match, strict: bool) -> bool:
     v = m["v"]
-    if "=" in v or not (any(c.isupper() for c in v) and any(c.islower() for c in v) and any(c.isdigit() for c in v)):
+    if "=" in v or not (any(c.isupper() for c in v) and any(c.islower() for c in v)
+                        and any(c.isdigit() for c in v)):
         return False
     if re.fullmatch(r"[0-9a-fA-F]+|[A-Za-z]+/[A-Za-z/]+", v):
         return False
@@ -271,10 +275,8 @@ def _aws_secret(m: re.Match, strict: bool) -> bool:
 
 
 # `password = …`, `"api_key": "…"`, `DB_PASSWORD=…`, `the token is …`
-_PASSWORD_WORDS = {"password", "passwd", "passphrase", "pwd", "pass", "비밀번호", "패스워드", "비번",
-                   "암호"}
-_SECRET_WORDS = {"secret", "token", "apikey", "credential", "credentials", "accountkey", "auth",
-                 "토큰"}
+_PASSWORD_WORDS = {"password", "passwd", "passphrase", "pwd", "pass"}
+_SECRET_WORDS = {"secret", "token", "apikey", "credential", "credentials", "accountkey", "auth"}
 _KEY_PAIRS = {("api", "key"), ("access", "key"), ("auth", "key"), ("private", "key"),
               ("secret", "key"), ("client", "secret"), ("access", "token"), ("auth", "token"),
               ("refresh", "token"), ("id", "token"), ("account", "key"), ("signing", "key"),
