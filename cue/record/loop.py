@@ -213,8 +213,7 @@ class Recorder:
             self.monitors = self.backend.monitors()
             self.paused = self.is_paused()
             self.backend.set_input_paused(self.paused)
-            if self.paused:
-                self._write(TOPIC_PAUSE, {"state": "paused"}, start)
+            self.log.writer(start)  # the first file; it starts with "paused" if we are
             self.prune(start)
             next_tick = start
             next_grab = start

@@ -458,3 +458,10 @@ def test_status_tells_whether_a_recorder_runs_and_the_disk_use(monkeypatch, caps
     rec = json.loads(out)["recorder"]
     assert rec["running"] is True and rec["pid"] == os.getpid()
     assert rec["disk_bytes"] == 1000 + 4000 + 4000 + 500 + 500 + 10
+
+
+def test_starting_while_paused_logs_the_pause_and_captures_nothing(tmp_path):
+    _, backend, frames, events = record(tmp_path, [], secs=10, paused_at=[(0, 5)])
+    assert [(round(e.ts - T0), e.topic) for e in events] == [
+        (0, TOPIC_PAUSE), (5, TOPIC_PAUSE), (5, TOPIC_WINDOW)]
+    assert min(backend.grabbed) - T0 >= 5 and offsets(frames) == [5]
