@@ -10,18 +10,12 @@ import typer
 
 from cue import paths
 from cue.errors import CueError, ExitCode
-from cue.output import clock, dumps, out, say
+from cue.output import ListFormat, clock, dumps, out, resolve_list, say
 
 
 class DigestFormat(str, Enum):
     text = "text"
     json = "json"
-
-
-class ListFormat(str, Enum):
-    table = "table"
-    json = "json"
-    ndjson = "ndjson"
 
 
 class DigestSkipped(CueError):
@@ -163,7 +157,9 @@ def digests_list(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many.")] = 20,
     status: Annotated[str | None, typer.Option(
         "--status", help="Only ok, skipped or empty digests.")] = None,
-    format: Annotated[ListFormat, typer.Option("--format", "-f")] = ListFormat.table,
+    format: Annotated[ListFormat, typer.Option(
+        "--format", "-f", help="auto (table on a terminal, else ndjson), table, json, ndjson.")
+    ] = ListFormat.auto,
 ) -> None:
     """List recent digests: id, window, status, backend, frames, model time.
 
@@ -179,6 +175,7 @@ def digests_list(
         found = list_digests(conn, limit=limit, status=status)
     finally:
         conn.close()
+    format = resolve_list(format)
     if format is ListFormat.json:
         out(dumps([d.to_dict() for d in found]) + "\n")
     elif format is ListFormat.ndjson:
@@ -246,7 +243,9 @@ config_app = typer.Typer(
 
 @config_app.command("show")
 def config_show(
-    format: Annotated[ListFormat, typer.Option("--format", "-f")] = ListFormat.table,
+    format: Annotated[ListFormat, typer.Option(
+        "--format", "-f", help="auto (table on a terminal, else ndjson), table, json, ndjson.")
+    ] = ListFormat.auto,
 ) -> None:
     """Every setting with its value and where it came from (default, file, env).
 
@@ -256,6 +255,7 @@ def config_show(
 
     cfg = cue_config.load()
     key_source = cue_config.api_key_source(cfg)
+    format = resolve_list(format)
     if format is not ListFormat.table:
         rows = [{"key": s.key, "value": cfg[s.key], "source": cfg.sources[s.key],
                  "env": cue_config.env_name(s.key), "help": s.help}

@@ -7,18 +7,12 @@ from typing import Annotated
 import typer
 
 from cue.errors import CueError
-from cue.output import clock, dumps, out, say
+from cue.output import ListFormat, clock, dumps, out, resolve_list, say
 
 
 class TextFormat(str, Enum):
     text = "text"
     json = "json"
-
-
-class ListFormat(str, Enum):
-    table = "table"
-    json = "json"
-    ndjson = "ndjson"
 
 
 
@@ -127,7 +121,9 @@ def memory_show(
 @memory_app.command("history")
 def memory_history(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many.")] = 20,
-    format: Annotated[ListFormat, typer.Option("--format", "-f")] = ListFormat.table,
+    format: Annotated[ListFormat, typer.Option(
+        "--format", "-f", help="auto (table on a terminal, else ndjson), table, json, ndjson.")
+    ] = ListFormat.auto,
 ) -> None:
     """List past memory updates, newest first: id, time, digests read, backend, model.
 
@@ -143,6 +139,7 @@ def memory_history(
         found = list_memory(conn, limit=limit)
     finally:
         conn.close()
+    format = resolve_list(format)
     if format is ListFormat.json:
         out(dumps([m.to_dict() for m in found]) + "\n")
     elif format is ListFormat.ndjson:

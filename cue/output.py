@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+from enum import Enum
 
 
 def out(text: str) -> None:
@@ -25,3 +26,19 @@ def clock(ts: float, *, seconds: bool = True) -> str:
     from cue.timespec import iso_utc
 
     return iso_utc(ts)[:19 if seconds else 16].replace("T", " ")
+
+
+class ListFormat(str, Enum):
+    """What cue's list commands print (digests list, memory history, config show): `auto` is
+    the table on a terminal and NDJSON when piped (cuectx.output's environment)."""
+
+    auto = "auto"
+    table = "table"
+    json = "json"
+    ndjson = "ndjson"
+
+
+def resolve_list(fmt: ListFormat) -> ListFormat:
+    from cuectx.output import resolve
+
+    return ListFormat(resolve(fmt, piped="ndjson"))

@@ -116,6 +116,19 @@ def test_cue_tables_show_user_text_verbatim(tmp_path, terminal):
     assert paths.db_path().exists()
 
 
+def test_cue_lists_are_ndjson_when_piped_and_tables_on_a_terminal(tmp_path):
+    from cue.cli import app
+
+    piped = runner.invoke(app, ["config", "show"])
+    assert piped.exit_code == 0
+    rows = [json.loads(line) for line in piped.stdout.splitlines()]
+    assert {"digest.backend", "anthropic_api_key"} <= {r["key"] for r in rows}
+    with use_environment(Environment(stdout_isatty=True, width=200)):
+        table = runner.invoke(app, ["config", "show"])
+    assert table.stdout.startswith("# ") and "digest.backend" in table.stdout
+    assert runner.invoke(app, ["digests", "list", "-f", "markdown"]).exit_code == 2
+
+
 def test_a_piped_table_request_is_still_literal(ctx_bin):
     """The real process, `-f table` into a pipe: the same literal text."""
     subprocess.run([ctx_bin, "add", f"piped {MARK}"], check=True, capture_output=True)

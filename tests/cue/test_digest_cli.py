@@ -112,7 +112,7 @@ def test_digests_list_and_show(cue_bin, env):
     conn.close()
     listing = json.loads(cue(cue_bin, env, "digests", "list", "--format", "json").stdout)
     assert [d["status"] for d in listing] == ["skipped", "ok"]  # newest first
-    table = cue(cue_bin, env, "digests").stdout
+    table = cue(cue_bin, env, "digests", "list", "-f", "table").stdout  # piped: auto = ndjson
     assert "First digest." in table and "skipped" in table and "1.8" in table
     shown = cue(cue_bin, env, "digests", "show", str(listing[1]["id"])).stdout
     assert "First digest." in shown and "backend cloud" in shown and "model 1800 ms" in shown

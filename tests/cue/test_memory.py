@@ -298,7 +298,7 @@ def test_show_history_and_dry_run(conn, cloud, monkeypatch, capsysbinary):
     shown = json.loads(run_cue(monkeypatch, capsysbinary, "memory", "show", "-f", "json")[1])
     assert shown["digest_count"] == 1 and shown["model"] == "claude-opus-4-5"
     assert shown["created_at"] == "2025-11-21T23:00:00.000Z"
-    history = run_cue(monkeypatch, capsysbinary, "memory", "history")[1]
+    history = run_cue(monkeypatch, capsysbinary, "memory", "history", "-f", "table")[1]
     assert "claude-opus-4-5" in history and len(history.splitlines()) == 2
 
 
