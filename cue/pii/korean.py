@@ -158,6 +158,7 @@ _GIVEN = set(
     "지직진찬참창채천철청초총추춘충치탁태택판평표풍필하학한해행향허헌혁현협형혜호홍화환활황회효후"
     "훈휘희흠늘봄결든솜누니울검탄슬빈랑람온래"
 )
+_COMPOUND_SURNAMES = {"남궁", "황보", "제갈", "선우", "독고", "사공", "서문"}
 _NAME = rf"(?:{_SURNAME})[가-힣]{{2}}"
 _PARTICLE = (r"(?:에게서|에게|께서|께|한테|이랑|랑|하고|입니다|이에요|예요|이며|이고|이라고|라고|이라는|라는|"
              r"이가|이는|이를|이의|이와|이도|와|과|은|는|이|가|을|를|의|도|만|님|씨)")
@@ -182,17 +183,18 @@ _LIST_ITEM_RE = re.compile(rf"{_PARTICLE}?(?:{_SEP})(?P<name>{_NAME}){_NAME_END}
 _TIME = r"(?:오전|오후)\s?\d{1,2}:\d{2}|\d{1,2}:\d{2}(?:\s?[AaPp][Mm])?"
 _APPS = (r"카카오톡|KakaoTalk|Kakao|Slack|슬랙|Teams|팀즈|Microsoft Teams|LINE|라인|Discord|"
          r"디스코드|Telegram|텔레그램|WhatsApp|Messenger|메신저|잔디|JANDI|네이트온|Signal|DM")
+# A line opening with "김민수: …" is a chat line only for a likely name (see find_kr_names).
+_LINE_START_NAME = re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s*[:：]\s")
 _CHAT_RES = [
     re.compile(rf"\[(?P<n>{_NAME})\]\s*\[?(?:{_TIME})"),                      # [김민수] [오후 3:12]
     re.compile(rf"(?:{_TIME})\]?\s*,?\s*(?P<n>{_NAME})\s*[:：]"),              # 오후 3:12, 김민수 :
     re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s+\[?(?:{_TIME})(?![0-9])"),            # 김민수  오후 3:12
     re.compile(rf"(?m)^\s*\[?(?:{_TIME})\]?\s*(?P<n>{_NAME})\s*[:：]"),        # [15:12] 김민수:
-    _LINE_START_NAME := re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s*[:：]\s"),      # 김민수: 네 확인
+    _LINE_START_NAME,                                                           # 김민수: 네 확인
     re.compile(rf"(?<![가-힣])(?P<n>{_NAME})\s*[-–—|·]\s*(?:{_APPS})\b"),      # 김민수 - 카카오톡
     re.compile(rf"(?:{_APPS})\s*[-–—|:·]\s*(?P<n>{_NAME})(?![가-힣])"),        # Slack | 김민수
     re.compile(rf"(?<![가-힣])(?P<n>{_NAME})(?:와|과|님과)의\s?(?:대화|채팅|1:1)"),  # 김민수와의 대화
 ]
-_CHAT_TRIGGER = r":|[-–—|·]|대화|채팅"
 # Three-syllable words that start with a surname and use name syllables but are not names.
 _NOT_NAMES_TEXT = """
 사용자 관리자 대표자 이용자 진행중 검토중 미확인 정규직 계약직 부회장 이사장 이메일 전원이 신청서 보고서
@@ -233,13 +235,13 @@ def _is_name(name: str) -> bool:
         return False
     if name[:2] in _COMMON_2 and name[2] in _PARTICLE_CHARS:
         return False
-    given = name[2:] if name[:2] in {"남궁", "황보", "제갈", "선우", "독고", "사공", "서문"} else name[1:]
+    given = name[2:] if name[:2] in _COMPOUND_SURNAMES else name[1:]
     return len(given) == 2 and all(ch in _GIVEN for ch in given)
 
 
 def _name_span(text: str, start: int) -> tuple[int, int]:
     """The name at `start`: 3 syllables, or 4 with a two-syllable surname."""
-    if text[start:start + 2] in {"남궁", "황보", "제갈", "선우", "독고", "사공", "서문"} and (
+    if text[start:start + 2] in _COMPOUND_SURNAMES and (
             start + 4 <= len(text) and "가" <= text[start + 3] <= "힣"):
         return start, start + 4
     return start, start + 3
