@@ -1,9 +1,11 @@
-"""Korean addresses and Korean names written without an honorific.
+"""Korean addresses, Korean names written without an honorific, RRN shapes.
 
 Pure regex + small word lists; no Presidio import here (cue.pii.engine wraps the finders
-in `FunctionRecognizer`s). Both finders are narrow on purpose: an address needs a
-district in front of it or an address-shaped tail, a bare name needs a context that makes
-it a name (a role word, a list of people, a chat header, a messenger window title).
+in `FunctionRecognizer`s). The finders are narrow on purpose: an address needs a district
+in front of it or an address-shaped tail; a bare name needs a context that makes it a
+name (a role word, a list of people, a chat header, a messenger window title, a with/to
+particle or a subject particle before something only people do), and its given name must
+be made of name syllables and not be an everyday word.
 """
 from __future__ import annotations
 
