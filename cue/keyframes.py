@@ -90,6 +90,14 @@ def list_keyframes(keyframe_dir: Path | str, start: float, end: float) -> list[K
     return found
 
 
+_MAX_MS = 10**13 - 1
+
+
+def _ms_stem(t: float, rounding) -> str:
+    """`t` as a 13-digit millisecond name stem, clamped (open-ended ±inf ranges included)."""
+    ms = rounding(t * 1000) if math.isfinite(t) else (_MAX_MS if t > 0 else 0)
+    return f"{min(max(0, ms), _MAX_MS):013d}"
+
 _FAST_SUFFIXES = frozenset(s[1:] for s in IMAGE_SUFFIXES)
 
 
@@ -101,8 +109,8 @@ def _scan(folder: Path, start: float, end: float, out: list[Keyframe]) -> None:
     # Fast path for the recommended `<13-digit unix ms>.<ext>` names: equal-length digit
     # strings compare like the numbers, so a folder of a million frames is a string compare
     # per name.
-    lo = f"{max(0, math.floor(start * 1000)):013d}"
-    hi = f"{max(0, math.ceil(end * 1000)):013d}"
+    lo = _ms_stem(start, math.floor)
+    hi = _ms_stem(end, math.ceil)
     for entry in entries:
         name = entry.name
         if len(name) > 14 and name[13] == "." and name[:13].isdigit() \

@@ -84,3 +84,14 @@ def test_relative_folder_gives_absolute_paths(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (k,) = list_keyframes("kf", T - 1, T + 1)
     assert k.path.is_absolute() and k.path == tmp_path / "kf" / "1763733787250.jpg"
+
+
+def test_an_open_ended_range_lists_every_frame(tmp_path):
+    import math
+
+    from cue.keyframes import list_keyframes
+    (tmp_path / "1700000000000.jpg").write_bytes(b"x")
+    (tmp_path / "1700000005000.jpg").write_bytes(b"x")
+    assert len(list_keyframes(tmp_path, 0, math.inf)) == 2
+    assert len(list_keyframes(tmp_path, -math.inf, math.inf)) == 2
+    assert len(list_keyframes(tmp_path, 1700000004.0, math.inf)) == 1
