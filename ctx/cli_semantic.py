@@ -121,7 +121,7 @@ def search_cmd(
 
 def _hit_rows(store, hits) -> list[dict]:
     from ctx.ids import short_ids
-    from ctx.requests import include_mode
+    from ctx.sessions import include_mode
 
     nodes = {n.id: n for n in store.get_many([h.node_id for h in hits])}
     sid = short_ids(store, list(nodes))

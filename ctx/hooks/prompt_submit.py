@@ -1,6 +1,6 @@
 """UserPromptSubmit: hand Claude what it asked for in its last reply — recall results, status,
 expanded summaries, notes from an ended task — exactly once (seed §1, §8, §17), under the
-character cap — then the memories relevant to the new prompt (ctx.requests, SPEC §3), in
+character cap — then the memories relevant to the new prompt (ctx.request_records, SPEC §3), in
 what is left of the cap, with a record of the request.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ def run(call: HookCall) -> str | None:
 
 
 def _select(call: HookCall, store, prompt: str, remaining: int) -> str:
-    from ctx.requests import build_request
+    from ctx.request_records import build_request
 
     if not prompt.strip():
         return ""

@@ -28,7 +28,7 @@ def _record_session(call: HookCall, store, comp, expand_ids: list[str], scope=No
     """The session's "always" items (SPEC §3): what this view sent; reset on clear/compact;
     and the project marked active (created on its first session). A failure here costs the
     record, never the context."""
-    from ctx.requests import start_session
+    from ctx.sessions import start_session
 
     try:
         if call.session_id and scope is not None:
