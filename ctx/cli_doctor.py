@@ -5,10 +5,10 @@ from typing import Annotated
 
 import typer
 
-from ctx.output import Format, emit_records, resolve, say
+from ctx.output import RECORD_FORMATS, Format, emit_records, formats, resolve, say
 from cuectx.exits import ExitCode
 
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+FormatOpt = formats(*RECORD_FORMATS)  # json, ndjson, table (others exit 2)
 
 
 def register(app: typer.Typer) -> None:

@@ -12,11 +12,11 @@ import typer
 
 from ctx import scope as sc
 from ctx.errors import CtxError, NotFoundError
-from ctx.output import Format, emit_records, resolve, say
+from ctx.output import RECORD_FORMATS, Format, emit_records, formats, resolve, say
 
 project_app = typer.Typer(help="Projects: one per git repository; memory is scoped to them.",
                           no_args_is_help=True)
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="json, ndjson or table.")]
+FormatOpt = formats(*RECORD_FORMATS)  # json, ndjson, table (others exit 2)
 COLUMNS = ["name", "nodes", "superseded", "last_active_at", "root", "remote"]
 
 
