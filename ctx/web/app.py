@@ -310,10 +310,10 @@ class Viewer:
         hook's character cap, for a project (+ global) — the same compose() the hook runs."""
         from ctx import scope as sc
         from ctx.compose import compose, render_markdown
-        from ctx.settings import hook_max_chars as max_chars_from_env
+        from ctx.settings import hook_max_chars
 
         wanted = (request.query_params.get("project") or "").strip()
-        cap = max_chars_from_env()
+        cap = hook_max_chars()
         with self.conn() as conn:
             store = Store(conn)
             if wanted == "all":
