@@ -134,6 +134,13 @@ _CARD_BREAK = re.compile(
     r"(?<![\d])(?P<a>\d[\d \-]{2,22}\d[ \-]?)[ \t]*\r?\n[ \t>]*(?=(?P<b>\d[\d \-]{0,22}\d|\d)(?![\d]))")
 
 
+# A card number over three or more lines ("4111\n1111\n1111\n1111") needs a card word
+# before it: a column of ports or years looks the same.
+_CARD_CHAIN = re.compile(
+    r"(?<![\d])(?:\d[\d \-]{0,22}[ \t]*\r?\n[ \t>]*){2,5}(?:\d[\d \-]{0,22}\d|\d)(?![\d])")
+_CARD_WORD = re.compile(r"(?i)card|visa|master|amex|카드|결제")
+
+
 def _keyish(a: str) -> bool:
     if a.startswith(_KEY_PREFIXES):
         return True
@@ -156,6 +163,14 @@ def _breaks(text: str) -> list[tuple[int, int, str]]:
             joiner = "" if a[-1] in " -" or not grouped or len(last) != 4 else (
                 " " if " " in a else "-")
             out.append((m.end("a"), m.start("b"), joiner))
+    for m in _CARD_CHAIN.finditer(text):
+        run = m.group()
+        if not 13 <= sum(c.isdigit() for c in run) <= 19 or not _CARD_WORD.search(
+                text, max(0, m.start() - 40), m.start()):
+            continue
+        joiner = " " if " " in run.replace("\n ", "\n").strip() and re.search(r"\d \d", run) else ""
+        for nl in re.finditer(r"[ \t]*\r?\n[ \t>]*", run):
+            out.append((m.start() + nl.start(), m.start() + nl.end(), joiner))
     kept: list[tuple[int, int, str]] = []
     for brk in sorted(set(out)):
         if not kept or brk[0] >= kept[-1][1]:

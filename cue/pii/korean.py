@@ -298,7 +298,8 @@ _NOT_NAME_ENDINGS = set("시구군도동읍면리팀부실과사점장관청국�
 
 
 # With no label in front, a list of names must use common surnames (about 85% of people).
-_COMMON_SURNAME = re.compile("[김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진나지엄]")
+_COMMON_SURNAME = re.compile("[김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유"
+                             "남심노하곽성차주우구민진나지엄]")
 
 
 # "박지훈과 배포 일정을 논의했다", "이서연에게 메일을 보냈다": a name with a "with/to"

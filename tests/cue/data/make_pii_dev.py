@@ -54,6 +54,14 @@ def pick(seq):
     return rng.choice(seq)
 
 
+URLSAFE = string.ascii_letters + string.digits + "_-"
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+
+
+def hexs(n: int) -> str:
+    return "".join(rng.choice("0123456789abcdef") for _ in range(n))
+
+
 def token(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
     classes = [str.isdigit, str.isupper, str.islower]
     needed = [c for c in classes if any(c(ch) for ch in alphabet)]
@@ -162,7 +170,8 @@ def gen_addresses():
         else:
             addr, _ = road_addr(kind)
         if kind == "none" and "길" not in addr and "-" not in addr and "층" not in addr and "호" not in addr:
-            text = pick(["{a}에서 점심 약속이 있었다.", "{a} 앞에서 택시를 탔다.", "오늘 {a} 근처 매장 방문."]).format(a=addr)
+            text = pick(["{a}에서 점심 약속이 있었다.", "{a} 앞에서 택시를 탔다.",
+                         "오늘 {a} 근처 매장 방문."]).format(a=addr)
             pos("kr_address", "ko", "digest", text, ("ADDRESS", addr))
             continue
         shape = "title" if i % 3 == 0 else "digest"
@@ -278,26 +287,32 @@ def gen_capability_urls():
         lambda: f"https://{pick(HOSTS)}/join/{en.uuid4()}",
         lambda: f"https://{pick(HOSTS)}/auth/magic-link?token={token(36)}",
         lambda: f"https://{pick(HOSTS)}/verify-email?code={token(28)}&email_id=1234",
-        lambda: (f"https://{pick(['acme-backups', 'prod-uploads', 'invoices-2024'])}.s3.{pick(['us-east-1', 'ap-northeast-2'])}"
-                 f".amazonaws.com/{pick(['reports', 'exports'])}/{rng.randint(1000, 9999)}.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256"
-                 f"&X-Amz-Credential=AKIA{token(16, string.ascii_uppercase + string.digits)}%2F20240315%2Fus-east-1%2Fs3%2Faws4_request"
+        lambda: (f"https://{pick(['acme-backups', 'prod-uploads', 'invoices-2024'])}"
+                 f".s3.{pick(['us-east-1', 'ap-northeast-2'])}"
+                 f".amazonaws.com/{pick(['reports', 'exports'])}/{rng.randint(1000, 9999)}.pdf"
+                 f"?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+                 f"&X-Amz-Credential=AKIA{token(16, UPPER_DIGITS)}"
+                 f"%2F20240315%2Fus-east-1%2Fs3%2Faws4_request"
                  f"&X-Amz-Date=20240315T101500Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host"
-                 f"&X-Amz-Signature={''.join(rng.choice('0123456789abcdef') for _ in range(64))}"),
-        lambda: (f"https://storage.googleapis.com/{pick(['ml-datasets', 'team-share'])}/data.csv?X-Goog-Algorithm=GOOG4-RSA-SHA256"
+                 f"&X-Amz-Signature={hexs(64)}"),
+        lambda: (f"https://storage.googleapis.com/{pick(['ml-datasets', 'team-share'])}/data.csv"
+                 f"?X-Goog-Algorithm=GOOG4-RSA-SHA256"
                  f"&X-Goog-Credential=svc%40proj.iam.gserviceaccount.com&X-Goog-Expires=900"
-                 f"&X-Goog-Signature={''.join(rng.choice('0123456789abcdef') for _ in range(80))}"),
-        lambda: (f"https://{pick(['contoso', 'fabrikamdata'])}.blob.core.windows.net/{pick(['backups', 'media'])}/file.zip"
+                 f"&X-Goog-Signature={hexs(80)}"),
+        lambda: (f"https://{pick(['contoso', 'fabrikamdata'])}.blob.core.windows.net"
+                 f"/{pick(['backups', 'media'])}/file.zip"
                  f"?sv=2022-11-02&ss=b&srt=o&sp=r&se=2024-04-01T00:00:00Z&st=2024-03-01T00:00:00Z&spr=https"
                  f"&sig={quote(token(43) + '=', safe='')}"),
-        lambda: f"https://docs.google.com/document/d/{token(44, string.ascii_letters + string.digits + '_-')}/edit?usp=sharing",
-        lambda: f"https://docs.google.com/spreadsheets/d/{token(44, string.ascii_letters + string.digits + '_-')}/edit#gid=0",
+        lambda: f"https://docs.google.com/document/d/{token(44, URLSAFE)}/edit?usp=sharing",
+        lambda: f"https://docs.google.com/spreadsheets/d/{token(44, URLSAFE)}/edit#gid=0",
         lambda: f"https://drive.google.com/file/d/{token(33)}/view?usp=sharing",
         lambda: f"https://www.dropbox.com/s/{token(15).lower()}/contract_final.pdf?dl=0",
         lambda: f"https://www.dropbox.com/scl/fi/{token(21).lower()}/deck.key?rlkey={token(25).lower()}&dl=0",
-        lambda: f"https://www.notion.so/{pick(['acme', 'myteam'])}/Q3-Roadmap-{''.join(rng.choice('0123456789abcdef') for _ in range(32))}",
-        lambda: f"https://{pick(['acme', 'studio'])}.notion.site/Onboarding-{''.join(rng.choice('0123456789abcdef') for _ in range(32))}?pvs=4",
+        lambda: f"https://www.notion.so/{pick(['acme', 'myteam'])}/Q3-Roadmap-{hexs(32)}",
+        lambda: f"https://{pick(['acme', 'studio'])}.notion.site/Onboarding-{hexs(32)}?pvs=4",
         lambda: f"https://1drv.ms/w/s!{token(26)}",
-        lambda: f"https://join.slack.com/t/{pick(['acme-dev', 'kr-startups'])}/shared_invite/zt-{token(10).lower()}-{token(22)}",
+        lambda: (f"https://join.slack.com/t/{pick(['acme-dev', 'kr-startups'])}"
+                 f"/shared_invite/zt-{token(10).lower()}-{token(22)}"),
         lambda: f"https://discord.gg/{token(8)}",
         lambda: f"https://open.kakao.com/o/{pick(['g', 's'])}{token(7)}",
         lambda: f"https://www.figma.com/file/{token(22)}/Design-System?node-id=0%3A1",
@@ -508,8 +523,8 @@ def gen_basics():
             ("EMAIL_ADDRESS", e))
     for _ in range(8):
         p = f"010-{rng.randint(2000, 9999)}-{rng.randint(1000, 9999)}" if rng.random() < 0.5 else ko.phone_number()
-        pos("phone", "ko", "digest", pick(["연락처 {p} 로 문자 발송", "전화번호: {p}", "고객 휴대폰 {p} 확인"]).format(p=p),
-            ("PHONE_NUMBER", p))
+        tpl = pick(["연락처 {p} 로 문자 발송", "전화번호: {p}", "고객 휴대폰 {p} 확인"])
+        pos("phone", "ko", "digest", tpl.format(p=p), ("PHONE_NUMBER", p))
     for _ in range(6):
         p = f"({pick(['212', '415', '646', '312', '617', '206', '503', '720'])}) 555-{rng.randint(1000, 9999)}"
         pos("phone", "en", "digest", f"Call back at {p} tomorrow.", ("PHONE_NUMBER", p))
