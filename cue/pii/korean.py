@@ -190,7 +190,8 @@ _LINE_START_NAME = re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s*[:：]\s")
 _CHAT_RES = [
     re.compile(rf"\[(?P<n>{_NAME})\]\s*\[?(?:{_TIME})"),                      # [김민수] [오후 3:12]
     re.compile(rf"(?:{_TIME})\]?\s*,?\s*(?P<n>{_NAME})\s*[:：]"),              # 오후 3:12, 김민수 :
-    re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s+\[?(?:{_TIME})(?![0-9])"),            # 김민수  오후 3:12
+    re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s*[,—–\-]?\s*(?:오늘|어제)?\s*\[?(?:{_TIME})(?![0-9])"),  # 김민수 오후 3:12
+    re.compile(rf"(?m)^\[?(?:{_TIME})\]?\t+(?P<n>{_NAME})\t"),                   # LINE: 15:12<TAB>김민수<TAB>
     re.compile(rf"(?m)^\s*\[?(?:{_TIME})\]?\s*(?P<n>{_NAME})\s*[:：]"),        # [15:12] 김민수:
     _LINE_START_NAME,                                                           # 김민수: 네 확인
     re.compile(rf"(?<![가-힣])(?P<n>{_NAME})\s*[-–—|·]\s*(?:{_APPS})\b"),      # 김민수 - 카카오톡

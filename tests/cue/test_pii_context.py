@@ -42,6 +42,8 @@ from cue.pii import analyze, scrub
     ("박지훈은 오늘 휴가", "[PERSON]은 오늘 휴가"),
     ("https://x.com/profile?name=%ED%99%8D%EA%B8%B8%EB%8F%99&age=3", "https://x.com/profile?name=[PERSON]&age=3"),
     ("김민수 [오후 3:12] 안녕", "[PERSON] [오후 3:12] 안녕"),
+    ("김민수 — 오늘 오후 3:12", "[PERSON] — 오늘 오후 3:12"),
+    ("15:12\t김민수\t안녕하세요", "15:12\t[PERSON]\t안녕하세요"),
     # Capability URLs (whole URL), by parameter, path shape or share host.
     ("reset: https://id.example.com/reset-password/aB3dE5fG7hJ9kL1mN3pQ", "reset: [CAPABILITY_URL]"),
     ("https://app.example.com/password/reset?token=Zk9x2LmP4qRs8TuV1wXy3AbC now", "[CAPABILITY_URL] now"),
