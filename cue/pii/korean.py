@@ -281,7 +281,8 @@ def find_kr_names(text: str) -> Iterator[tuple[int, int]]:
                 seen.add(span)
                 yield span
     yield from _bare_name_lists(text, seen)
-    for m in itertools.chain(_WITH_NAME_RE.finditer(text), _SUBJECT_NAME_RE.finditer(text)):
+    for m in itertools.chain(_WITH_NAME_RE.finditer(text), _SUBJECT_NAME_RE.finditer(text),
+                             _NAME_TEAM_RE.finditer(text)):
         span = _name_span(text, m.start("n"))
         name = text[span[0]:span[1]]
         if span not in seen and _COMMON_SURNAME.match(name) and _is_name(name) \
@@ -317,6 +318,13 @@ _SUBJECT_NAME_RE = re.compile(
     r"[^\n]{0,24}?(?:승인|리뷰|작성했|작성함|요청했|요청함|보냈|보냄|남겼|남김|공유했|공유함|말했|말함|답장|"
     r"참석했|참석함|올렸|올림|댓글|커밋했|머지했|병합했|전화했|전화함|연락했|연락함|물어|질문했|제안했|"
     r"확인했|확인해|결재|서명|퇴근|출근|휴가|입사|퇴사|합류)")
+
+
+# "김민수/개발팀", "이서연 (PM)", "박지훈 | 디자인파트": a name with its team or role after it.
+_NAME_TEAM_RE = re.compile(
+    rf"(?<![가-힣])(?P<n>{_NAME})\s*(?:[/|·]\s*[가-힣A-Za-z]{{1,10}}"
+    r"(?:팀|부|실|본부|센터|그룹|파트|셀|랩|사업부|TF)(?![가-힣])"
+    r"|\(\s*(?:PM|PO|PL|FE|BE|QA|팀장|리더|매니저|대표|개발자|디자이너|인턴|[가-힣]{1,8}팀)\s*\))")
 
 
 def _bare_name_lists(text: str, seen: set) -> Iterator[tuple[int, int]]:

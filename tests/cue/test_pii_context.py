@@ -43,6 +43,7 @@ from cue.pii import analyze, scrub
     ("https://x.com/profile?name=%ED%99%8D%EA%B8%B8%EB%8F%99&age=3", "https://x.com/profile?name=[PERSON]&age=3"),
     ("김민수 [오후 3:12] 안녕", "[PERSON] [오후 3:12] 안녕"),
     ("김민수 — 오늘 오후 3:12", "[PERSON] — 오늘 오후 3:12"),
+    ("김민수/개발팀, 이서연 (PM)", "[PERSON]/개발팀, [PERSON] (PM)"),
     ("15:12\t김민수\t안녕하세요", "15:12\t[PERSON]\t안녕하세요"),
     # Capability URLs (whole URL), by parameter, path shape or share host.
     ("reset: https://id.example.com/reset-password/aB3dE5fG7hJ9kL1mN3pQ", "reset: [CAPABILITY_URL]"),
@@ -137,7 +138,7 @@ def test_issue_17_kinds_are_scrubbed(text, expected):
     "에러 코드로 3-1 반환", "대표 이미지를 변경했다", "Translated with 한국어 subtitles",
     "from 서울역 to 부산역",
     "상대방이 요청했다", "사용자가 확인했다", "진행률이 공유됐다", "연구진이 공유했다",
-    "고객사와 미팅", "개발팀과 회의", "대표님과 미팅",
+    "고객사와 미팅", "개발팀과 회의", "대표님과 미팅", "회의록/개발팀", "사용자/기획팀",
     "서버와 통신 후 로그 공유", "진행률: 80%\n성공률: 3%", "조회수, 방문자 증가",
     "전문가, 진행자 섭외", "홍보팀, 기획팀 참석", "회의 결과: 승인",
     # Public URLs, including ones about resets, invites and signed URLs.
