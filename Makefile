@@ -47,7 +47,7 @@ demo: setup
 	bash scripts/demo.sh
 
 lint: $(VENV)/.synced
-	$(VENV)/bin/ruff check ctx cue tests bench
+	$(VENV)/bin/ruff check ctx cue cuectx tests bench
 
 # Debian packages for the real-X and real-browser tests (SPEC §5); installs when root.
 system-packages:

@@ -6,7 +6,12 @@ import sqlite3
 
 from bench import ROOT, WORK, Bench, median_wall_ms
 
-WORDS = ["auth", "token", "cache", "schema", "migration", "index", "port", "deploy", "staging", "rollback", "queue", "worker", "latency", "budget", "hook", "session", "prompt", "memory", "vector", "search", "refactor", "bug", "test", "flaky", "race", "lock", "timeout", "retry", "config", "secret", "build", "release"]
+WORDS = [
+    "auth", "token", "cache", "schema", "migration", "index", "port", "deploy", "staging",
+    "rollback", "queue", "worker", "latency", "budget", "hook", "session", "prompt", "memory",
+    "vector", "search", "refactor", "bug", "test", "flaky", "race", "lock", "timeout", "retry",
+    "config", "secret", "build", "release",
+]
 # Text with a natural (Zipf) word distribution: a few words are everywhere, most are rare —
 # as in real notes. The 30 domain words above take the top ranks, then ~3,000 filler words.
 _SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "be", "da", "fe", "gi", "ho", "ju", "ke", "la"]

@@ -26,7 +26,15 @@ from bench import ROOT, WORK, Bench, median_wall_ms
 CTX = str(Path(sys.executable).parent / "ctx")
 DIR = WORK / "ctx_semantic"
 VERSION = "5"  # bump when the stores' shape changes
-WORDS = ["memory", "sqlite", "hook", "budget", "composition", "tier", "token", "claude", "session", "summary", "deploy", "billing", "invoice", "retry", "worker", "cache", "index", "vector", "search", "prompt", "review", "release", "canary", "rollback", "migration", "schema", "replica", "backup", "alert", "pager", "incident", "latency", "throughput", "tracing", "logging", "metrics", "dashboard", "queue", "broker", "webhook", "signature", "refund", "trial", "checkout", "cart", "payment", "card", "customer", "account", "workspace", "member", "invite", "role", "policy"]
+WORDS = [
+    "memory", "sqlite", "hook", "budget", "composition", "tier", "token", "claude", "session",
+    "summary", "deploy", "billing", "invoice", "retry", "worker", "cache", "index", "vector",
+    "search", "prompt", "review", "release", "canary", "rollback", "migration", "schema", "replica",
+    "backup", "alert", "pager", "incident", "latency", "throughput", "tracing", "logging",
+    "metrics", "dashboard", "queue", "broker", "webhook", "signature", "refund", "trial",
+    "checkout", "cart", "payment", "card", "customer", "account", "workspace", "member", "invite",
+    "role", "policy",
+]
 
 
 def median_cpu_ms(cmd: list[str], *, env: dict, input: bytes | None = None, runs: int = 5) -> float:

@@ -397,7 +397,7 @@ class _Screens:
                     int(11 * s), (2, 5))
         colors = [(86, 156, 214), (206, 145, 120), (181, 206, 168), (220, 220, 170)]
         y = top + int(6 * s)
-        for i in range(8 + typed):
+        for _ in range(8 + typed):
             if y > self.h - int(8 * s):
                 break
             x = int(98 * s) + int(rng.randint(0, 3) * 12 * s)

@@ -206,7 +206,8 @@ def link(store: Store, cmd: Command, session_id: str | None,
 def supersede(store: Store, cmd: Command, session_id: str | None,
              scope: Scope | None = None) -> Outcome:
     old, new = store.supersede(cmd.attrs["old"], cmd.attrs["new"])
-    return Outcome("supersede", True, f"{short_id(store, new.id)} supersedes {short_id(store, old.id)}", (old.id, new.id))
+    return Outcome("supersede", True,
+                   f"{short_id(store, new.id)} supersedes {short_id(store, old.id)}", (old.id, new.id))
 
 
 def expand(store: Store, cmd: Command, session_id: str | None,

@@ -358,7 +358,8 @@ def show(
 @app.command("list")
 def list_(
     type_: Annotated[str | None, typer.Option("--type", "-t", help="Only this node type.")] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag", help="Only nodes with this tag (repeatable: all of them).")] = None,
+    tag: Annotated[list[str] | None, typer.Option(
+        "--tag", help="Only nodes with this tag (repeatable: all of them).")] = None,
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many (newest first).")] = None,
     include_superseded: IncludeSupersededOpt = False,
     project: ProjectOpt = None,
@@ -457,7 +458,8 @@ def untag(
 def link(
     from_id: Annotated[str, typer.Argument(metavar="FROM", help="Source node.")],
     to_id: Annotated[str, typer.Argument(metavar="TO", help="Target node.")],
-    type_: Annotated[str, typer.Option("--type", "-t", help="DEPENDS_ON, DERIVED_FROM, SUPERSEDES, RELATES_TO.")] = "RELATES_TO",
+    type_: Annotated[str, typer.Option(
+        "--type", "-t", help="DEPENDS_ON, DERIVED_FROM, SUPERSEDES, RELATES_TO.")] = "RELATES_TO",
     fmt: RecordFormatOpt = Format.auto,
 ) -> None:
     """Link two nodes with a typed edge.
@@ -579,7 +581,8 @@ def compose(
     view: Annotated[str, typer.Option("--view", "-v", help="View to compose.")] = "default",
     query_: Annotated[str | None, typer.Option("--query", "-q", help="Use this query instead of the view's.")] = None,
     budget: Annotated[int | None, typer.Option("--budget", "-b", min=1,
-                                                  help="Token budget (default: $CTX_DEFAULT_BUDGET, else the view's).")] = None,
+                                                  help="Token budget (default: $CTX_DEFAULT_BUDGET, "
+                                                       "else the view's).")] = None,
     fmt: formats("markdown", "json", auto=False) = Format.markdown,
     project: ProjectOpt = None,
     all_projects: AllProjectsOpt = False,
@@ -666,7 +669,8 @@ def export_(
 @app.command("import")
 def import_(
     source: Annotated[str, typer.Argument(help="JSONL file from `ctx export`, or - for stdin.")] = "-",
-    skip_existing: Annotated[bool, typer.Option("--skip-existing", help="Skip nodes whose id exists instead of failing.")] = False,
+    skip_existing: Annotated[bool, typer.Option(
+        "--skip-existing", help="Skip nodes whose id exists instead of failing.")] = False,
     allow_secrets: AllowSecretsOpt = False,
 ) -> None:
     """Import a JSONL export (all or nothing; secrets in it follow $CTX_SECRETS).

@@ -3,8 +3,9 @@
 A keyframe is decoded once: JPEGs at 1/8 scale in grayscale with `Image.draft('L', …)`
 (a 2560×1600 screenshot in ~5 ms instead of ~25 ms), other formats reduced after
 decoding. Both features come from that one small grayscale image. Rows are keyed by a
-hash of the path (keyframe paths reveal user names and never enter the database) and stay valid while the file's size and mtime are unchanged, so re-running a window
-only stats the files. Unreadable images are cached too (with the reason) until the file
+hash of the path (keyframe paths reveal user names and never enter the database) and stay
+valid while the file's size and mtime are unchanged, so re-running a window only stats the
+files. Unreadable images are cached too (with the reason) until the file
 changes — a capture tool may still be writing it.
 """
 from __future__ import annotations

@@ -29,7 +29,8 @@ def parse_duration(text: str) -> float:
             total += float(m.group(1)) * _UNITS[m.group(2).lower()]
             pos = m.end()
         if pos != len(compact) or pos == 0:
-            raise CueError(f"cannot read duration {text!r}; use something like 15m, 90s or 1h30m")
+            raise CueError(
+                f"cannot read duration {text!r}; use something like 15m, 90s or 1h30m") from None
         value = total
     if value <= 0:
         raise CueError(f"duration {text!r} must be more than zero")

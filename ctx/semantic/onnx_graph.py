@@ -71,7 +71,8 @@ def build_graph(model_dir: Path) -> onnx.ModelProto:
 
     # embeddings
     word = node("Gather", [init("word_emb", w["embeddings.word_embeddings.weight"]), "input_ids"], "word", axis=0)
-    ttyp = node("Gather", [init("type_emb", w["embeddings.token_type_embeddings.weight"]), "token_type_ids"], "ttyp", axis=0)
+    ttyp = node("Gather", [init("type_emb", w["embeddings.token_type_embeddings.weight"]),
+                           "token_type_ids"], "ttyp", axis=0)
     # position ids as HF does it: position_ids[:, :seq_len]  (a Range-based variant trips a
     # bug in ORT 1.31's EmbedLayerNormFusion at ORT_ENABLE_EXTENDED and above)
     shape = node("Shape", ["input_ids"], "ids_shape")

@@ -41,7 +41,19 @@ KEYWORD_WEIGHT = 0.15
 BULK_FROM = 16  # nodes to embed before a search switches to the bulk session
 BM25_HALF = 5.0
 _WORD = re.compile(r"[^\W_]+(?:[_\-.:/][^\W_]+)*|\w+", re.UNICODE)
-STOPWORDS = frozenset(["a", "about", "above", "after", "again", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each", "few", "for", "from", "further", "get", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "like", "may", "me", "might", "more", "most", "must", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "please", "same", "shall", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "use", "used", "using", "very", "via", "want", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours"])
+STOPWORDS = frozenset([
+    "a", "about", "above", "after", "again", "all", "am", "an", "and", "any", "are", "as", "at",
+    "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can",
+    "could", "did", "do", "does", "doing", "done", "down", "during", "each", "few", "for", "from",
+    "further", "get", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him",
+    "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "like",
+    "may", "me", "might", "more", "most", "must", "my", "no", "nor", "not", "now", "of", "off",
+    "on", "once", "only", "or", "other", "our", "out", "over", "own", "please", "same", "shall",
+    "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there",
+    "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "use",
+    "used", "using", "very", "via", "want", "was", "we", "were", "what", "when", "where", "which",
+    "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours",
+])
 
 
 @dataclass(frozen=True)
@@ -443,7 +455,7 @@ def _fill_similarity(conn, vectors, scores, hits: list[Hit]) -> None:
                         f"AND model = ?", [*ids, vectors.model_id]).fetchall()
     pos = vectors.positions([r[0] for r in rows]) if rows else []
     best: dict[str, tuple[float, int, int]] = {}
-    for (cid, node_id, start, end), p in zip(rows, pos):
+    for (_cid, node_id, start, end), p in zip(rows, pos):
         if p < 0 or not scores[p] > -1.5:
             continue
         s = float(scores[p])

@@ -121,8 +121,9 @@ def test_project_show_for_people_is_one_field_per_line(two_repos):
 
 def test_search_reads_the_scope_unless_its_filter_names_one(two_repos):
     r = two_repos
-    found = lambda *a: {row["id"] for row in json.loads(ok("search", "staging port deploys", "--mode",
-                                                           "keyword", "-f", "json", *a))}
+    def found(*a):
+        return {row["id"] for row in json.loads(ok("search", "staging port deploys", "--mode",
+                                                   "keyword", "-f", "json", *a))}
     assert found() == {r["b_id"]}
     assert found("--all-projects") == {r["a_id"], r["b_id"]}
     assert found("--filter", "project:api") == {r["a_id"]}

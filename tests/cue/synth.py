@@ -270,7 +270,7 @@ class _Screens:
         n_lines = 10 + typed // 2
         y = top + int(8 * s)
         colors = [(86, 156, 214), (206, 145, 120), (181, 206, 168), (220, 220, 170)]
-        for i in range(n_lines):
+        for _ in range(n_lines):
             if y > self.h - 10:
                 break
             x = int(130 * s) + int(rng.randint(0, 3) * 16 * s)

@@ -69,9 +69,13 @@ CHAT_TEMPLATE = (
 def build_vocab(pad_to: int = 512):
     toks, scores, types = [], [], []
     for t, ty in SPECIALS:
-        toks.append(t); scores.append(0.0); types.append(ty)
+        toks.append(t)
+        scores.append(0.0)
+        types.append(ty)
     for b in range(256):                                   # byte fallback <0x00>..<0xFF>
-        toks.append(f"<0x{b:02X}>"); scores.append(0.0); types.append(TokenType.BYTE)
+        toks.append(f"<0x{b:02X}>")
+        scores.append(0.0)
+        types.append(TokenType.BYTE)
     pieces = ["\u2581"] + [c for c in string.printable if c not in " \t\n\r\x0b\x0c"]
     pieces += ["\u2581" + c for c in string.ascii_lowercase]
     pieces += ["\u2581" + w for w in WORDS]
@@ -85,7 +89,10 @@ def build_vocab(pad_to: int = 512):
         types.append(TokenType.NORMAL)
     i = 0
     while len(toks) < pad_to:                               # filler so n_vocab is round
-        toks.append(f"<unused{i}>"); scores.append(-1e4); types.append(TokenType.UNUSED); i += 1
+        toks.append(f"<unused{i}>")
+        scores.append(-1e4)
+        types.append(TokenType.UNUSED)
+        i += 1
     return toks, scores, types
 
 

@@ -4,8 +4,8 @@ decoys that must be stored untouched (SHAs, UUIDs, versions, ports, localhost UR
 placeholders, env var names, masked values…).
 
 Deterministic (seeded): `python tests/ctx/data/secrets/make_secrets_set.py` rewrites
-secrets_set.jsonl next to it byte for byte (tests/cuectx/test_secrets.py checks). Each line: {"text", "secret": bool, "kind"
-(expected, or null), "value" (the secret substring, or null)}. None of these credentials
+secrets_set.jsonl next to it byte for byte (tests/cuectx/test_secrets.py checks). Each line:
+{"text", "secret": bool, "kind" (expected, or null), "value" (the secret substring, or null)}. None of these credentials
 is real: they are random characters in the right shape.
 """
 from __future__ import annotations
@@ -236,7 +236,8 @@ decoys = [
     "The secret is stored in Vault at secret/data/api/stripe.",
     "auth: required",
     "JWT tokens are verified with RS256; the header starts with eyJhbGciOi.",
-    "The integrity hash is sha512-3Kx8n2Pq0Yv5Zl6mQ8rT1sU4wV7xY0zA2bC5dE8fG1hJ4kL7mN0pQ3sT6vW9yZ2bE5hK8nQ1tW4zC7fI0lO3rU6xA9d==",
+    ("The integrity hash is sha512-3Kx8n2Pq0Yv5Zl6mQ8rT1sU4wV7xY0zA2bC5dE8fG1hJ4kL7mN0pQ3sT6vW9yZ2bE5hK8n"
+     "Q1tW4zC7fI0lO3rU6xA9d=="),
     "Image digest sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
     "ULID 01JD3K8W9Q2R5T7V0X3Z6B9D2F is the decision node.",
     "Colors: #1a2b3c, #ffcc00; font-size 14px.",
@@ -288,7 +289,8 @@ for _ in range(6):
                    for _ in range(5))
     decoy(f"Renamed {name} to {name}Base in {rng.choice(['core', 'api', 'web'])}/{name.lower()}.py")
     decoy(f"Cache path ~/.cache/ctx/{rand(HEX, 2)}/{rand(HEX, 38)}.npy holds the vectors.")
-    decoy(f"Callback URL https://app.internal.dev/oauth/callback?state=<state>&code=<code> (port {rng.randrange(1024, 65535)})")
+    decoy(f"Callback URL https://app.internal.dev/oauth/callback?state=<state>&code=<code> "
+          f"(port {rng.randrange(1024, 65535)})")
     decoy(f"Screenshot {rand(HEX, 16)}.png, frame {rng.randrange(1, 9999)}, phash {rand(HEX, 16)}")
     decoy(f"The node id {rand('0123456789ABCDEFGHJKMNPQRSTVWXYZ', 26)} supersedes "
           f"{rand('0123456789ABCDEFGHJKMNPQRSTVWXYZ', 26)}.")
