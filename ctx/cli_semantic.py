@@ -335,9 +335,12 @@ def _requests_table(rows: list[dict]) -> None:
     table = Table(header_style="bold")
     for col in ("id", "when", "session", "path", "items", "agent", "sent", "chars", "prompt"):
         table.add_column(col, no_wrap=col != "prompt")
+    from ctx.ids import unique_prefixes
+
+    short = unique_prefixes([r["id"] for r in rows], 10)  # request ids: unique among those shown
     for r in rows:
         prompt = " ".join(r["prompt"].split())
-        table.add_row(literal(r["id"][:10]), r["created_at"][:19].replace("T", " "),
+        table.add_row(literal(short[r["id"]]), r["created_at"][:19].replace("T", " "),
                       literal((r["session_id"] or "-")[:8]), literal(r["path"]),
                       str(r["items"]), str(r["agent"]), str(r["injected_now"]),
                       str(r["injected_chars"]),

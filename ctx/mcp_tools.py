@@ -134,7 +134,8 @@ def supersede(store: Store, old: str, new: str | None = None, content: str | Non
 def link(store: Store, from_id: str, to_id: str, type: str = "RELATES_TO") -> dict:
     with store.transaction():
         edge = store.link(from_id, to_id, type)
-    return {"message": f"linked {edge.from_id[:8]} {edge.type} {edge.to_id[:8]}",
+    return {"message": f"linked {short_id(store, edge.from_id)} {edge.type} "
+                       f"{short_id(store, edge.to_id)}",
             "edge": edge.to_dict()}
 
 
