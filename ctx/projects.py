@@ -58,8 +58,19 @@ def resolve(cwd: str | os.PathLike | None = None, *, env: dict | None = None) ->
     remote = origin_url(common)
     root = os.path.realpath(root)
     key = normalise_remote(remote) if remote else None
-    return ProjectRef(key=key or root, name=display_name(root), root=root, remote=remote,
-                      source="git")
+    return ProjectRef(key=key or root, name=display_name(root), root=root,
+                      remote=_without_credentials(remote), source="git")
+
+
+def _without_credentials(url: str | None) -> str | None:
+    """The origin URL as ctx stores and shows it: a token or password in it (a CI clone,
+    `https://x-access-token:ghp_…@github.com/…`) redacted (cuectx.secrets). The key is made
+    from the URL as written, so identity does not change."""
+    if not url or "@" not in url or "://" not in url:
+        return url
+    from cuectx.secrets import redact
+
+    return redact(url)
 
 
 def find_repository(start: str) -> tuple[str, str] | None:

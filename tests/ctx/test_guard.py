@@ -256,3 +256,15 @@ def test_ctx_import_refuses_the_whole_file(monkeypatch, tmp_path):
     r = ctx("import", str(backup))
     assert r.exit_code == 0 and "github-token" in r.stderr
     assert contents() == ["exported with [SECRET:github-token] {}"]
+
+
+def test_a_token_in_the_origin_remote_is_not_stored_with_the_project(tmp_path):
+    from ctx import projects
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "config").write_text(
+        f'[remote "origin"]\n\turl = https://x-access-token:{TOKEN}@github.com/acme/api.git\n')
+    ref = projects.resolve(repo)
+    assert ref.key == "github.com/acme/api"
+    assert ref.remote == "https://x-access-token:[SECRET:github-token]@github.com/acme/api.git"
