@@ -23,7 +23,8 @@ def register(app: typer.Typer) -> None:
             "--fix", help="Redact what was found in place (default: a dry run that only lists).")] = False,
         fmt: FormatOpt = Format.auto,
     ) -> None:
-        """List nodes (content, metadata, tags) and request records (the prompt) that hold
+        """List nodes (content, metadata, tags), request records (the prompt) and projects
+        (the origin remote) that hold
         secrets — id, field, kind, position, never the value; with
         --fix, replace each with [SECRET:<kind>] in place. Full-text search and the embedding
         index follow, and the old text is overwritten on disk. Exit code 1 when secrets were
@@ -39,7 +40,7 @@ def register(app: typer.Typer) -> None:
         out_table = resolve(fmt) == Format.table
 
         with open_store(readonly=not fix) as store:
-            hits = guard.scan_store(store) + guard.scan_requests(store)
+            hits = guard.scan_store(store) + guard.scan_requests(store) + guard.scan_projects(store)
             fixed = guard.fix_store(store, hits) if fix and hits else 0
             sid = short_ids(store, list(dict.fromkeys(h.node_id for h in hits))) if hits else {}
         records = [{**h.to_dict(), "id": sid.get(h.node_id, h.node_id) if out_table else h.node_id,
@@ -50,7 +51,7 @@ def register(app: typer.Typer) -> None:
         if not hits:
             say("no secrets found in stored nodes")
         elif fix:
-            say(f"redacted {len(hits)} secret(s) in {fixed} node(s) or request record(s)")
+            say(f"redacted {len(hits)} secret(s) in {fixed} node(s), request(s) or project(s)")
         else:
             say(f"found {len(hits)} secret(s) in {nodes} node(s); run `ctx doctor --secrets --fix` "
                 f"to redact them in place")

@@ -116,9 +116,9 @@ def warning(events: list[SecretEvent], *, short=lambda i: (i or "")[:10]) -> str
 @dataclass(frozen=True)
 class StoredSecret:
     """A secret found in a stored node (or request record): where it is, never what it is.
-    `node_id` is the request's id for a request prompt."""
+    `node_id` is the request's id for a request prompt, the project's name for its remote."""
     node_id: str
-    field: str  # "content", "metadata", "tag" or "request prompt"
+    field: str  # "content", "metadata", "tag", "request prompt" or "project remote"
     kind: str
     start: int  # character offsets in the content, or in the metadata's JSON text
     end: int
@@ -162,6 +162,18 @@ def scan_requests(store) -> list[StoredSecret]:
             for rid, prompt in rows for f in find(prompt or "")]
 
 
+def scan_projects(store) -> list[StoredSecret]:
+    """Secrets in the origin remote URLs project records keep (from before the guard)."""
+    from cuectx.secrets import find
+
+    try:
+        rows = store.conn.execute("SELECT name, remote FROM projects ORDER BY name").fetchall()
+    except sqlite3.OperationalError:
+        return []
+    return [StoredSecret(name, "project remote", f.kind, f.start, f.end)
+            for name, remote in rows for f in find(remote or "")]
+
+
 def fix_store(store, hits: list[StoredSecret]) -> int:
     """Redact what `hits` found in place — nodes (content, metadata, tags) and request
     prompts; returns how many nodes and requests changed.
@@ -173,13 +185,18 @@ def fix_store(store, hits: list[StoredSecret]) -> int:
     from ctx.model import token_estimate
     from ctx.store import now_iso
 
-    ids = list(dict.fromkeys(h.node_id for h in hits if h.field != "request prompt"))
+    ids = list(dict.fromkeys(h.node_id for h in hits if h.field not in ("request prompt",
+                                                                        "project remote")))
     requests = list(dict.fromkeys(h.node_id for h in hits if h.field == "request prompt"))
-    if not ids and not requests:
+    projects = list(dict.fromkeys(h.node_id for h in hits if h.field == "project remote"))
+    if not ids and not requests and not projects:
         return 0
     conn = store.conn
     conn.execute("PRAGMA secure_delete = ON")
     with store.transaction():
+        for name in projects:
+            (remote,) = conn.execute("SELECT remote FROM projects WHERE name = ?", (name,)).fetchone()
+            conn.execute("UPDATE projects SET remote = ? WHERE name = ?", (screen(remote, REDACT)[0], name))
         for request_id in requests:
             (prompt,) = conn.execute("SELECT prompt FROM requests WHERE id = ?", (request_id,)).fetchone()
             conn.execute("UPDATE requests SET prompt = ? WHERE id = ?",
@@ -204,7 +221,7 @@ def fix_store(store, hits: list[StoredSecret]) -> int:
             conn.execute("INSERT INTO nodes_fts(nodes_fts) VALUES ('optimize')")
     _compact_vectors(conn)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return len(ids) + len(requests)
+    return len(ids) + len(requests) + len(projects)
 
 
 def _compact_vectors(conn) -> None:

@@ -268,3 +268,15 @@ def test_a_token_in_the_origin_remote_is_not_stored_with_the_project(tmp_path):
     ref = projects.resolve(repo)
     assert ref.key == "github.com/acme/api"
     assert ref.remote == "https://x-access-token:[SECRET:github-token]@github.com/acme/api.git"
+
+
+def test_doctor_fixes_a_token_in_a_project_remote_stored_before_the_guard(store):
+    store.conn.execute("INSERT INTO projects (key, name, root, remote, created_at, last_active_at) "
+                       "VALUES ('github.com/acme/api', 'api', '/src/api', ?, 'x', 'x')",
+                       (f"https://{TOKEN}@github.com/acme/api.git",))
+    store.conn.commit()
+    (hit,) = json.loads(ctx("doctor", "-f", "json").stdout)
+    assert (hit["id"], hit["field"], hit["kind"]) == ("api", "project remote", "github-token")
+    assert ctx("doctor", "--fix").exit_code == 0
+    (remote,) = store.conn.execute("SELECT remote FROM projects").fetchone()
+    assert remote == "https://[SECRET:github-token]@github.com/acme/api.git"
