@@ -33,11 +33,19 @@ PASSCODE_RE = re.compile(
 # "passcode" names a meeting secret by itself; "password"/"PIN" only near a meeting word.
 _STRONG_PASS = re.compile(r"(?i)pass\s?code|패스코드|회의\s?암호|입장\s?(?:코드|암호)|참가\s?(?:코드|암호)")
 _MEETING_NEAR = re.compile(_MEETING_WORD)
-MEETING_TRIGGER = (r"(?i)zoom|teams|webex|meet|conference|webinar|call|bridge|participant|"
+MEETING_TRIGGER = (r"(?i),,\d|zoom|teams|webex|meet|conference|webinar|call|bridge|participant|"
                    r"attendee|access|pass|pwd|pin|회의|미팅|웨비나|줌|팀즈|웹엑스|참가|입장|암호|비밀번호|비번")
 
 
+# One-tap dial strings: "+16465588656,,81234567890#,,,,*123456#" (ID, then passcode).
+DIAL_STRING_RE = re.compile(r"(?<=\d),,+(?P<v>\d{9,12})#(?:,+\*?(?P<v2>\d{4,10})#)?")
+
+
 def find_meeting_codes(text: str) -> Iterator[tuple[int, int]]:
+    for m in DIAL_STRING_RE.finditer(text):
+        yield m.span("v")
+        if m["v2"]:
+            yield m.span("v2")
     ids = [m.span("v") for m in MEETING_ID_RE.finditer(text)]
     ids += [m.span("v") for m in BARE_ID_RE.finditer(text)
             if m.span("v") not in ids

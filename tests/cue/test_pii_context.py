@@ -70,6 +70,7 @@ from cue.pii import analyze, scrub
     ("회의 ID: 812 3456 7890 암호: 123456", "회의 ID: [MEETING_CODE] 암호: [MEETING_CODE]"),
     ("Webex 액세스 코드 2634 123 4567", "Webex 액세스 코드 [MEETING_CODE]"),
     ("Google Meet code: abc-defg-hij", "Google Meet code: [MEETING_CODE]"),
+    ("tap: +16465588656,,81234567890#,,,,*123456# US", "tap: [PHONE],,[MEETING_CODE]#,,,,*[MEETING_CODE]# US"),
     ("Zoom meeting 812-3456-7890, password 123456", "Zoom meeting [MEETING_CODE], password [MEETING_CODE]"),
     ("ID: 812 3456 7890 Passcode: 4f9Kx2 (Zoom)", "ID: [MEETING_CODE] Passcode: [MEETING_CODE] (Zoom)"),
     ("Webex Meeting number (access code): 2634 123 4567",
@@ -157,7 +158,7 @@ def test_issue_17_kinds_are_scrubbed(text, expected):
     "https://github.com/conda-forge/miniforge/releases/latest/download/Miniforge3-MacOSX-arm64.sh",
     "https://upload.wikimedia.org/wikipedia/commons/thumb/d/dd/Gfp.jpg/2560px-Gfp-wisconsin-madison.jpg",
     # Meeting words with no code, passwords rules, "at" in sentences, 9-digit numbers.
-    "Meeting ID will be shared later", "Passcode required to join",
+    "Meeting ID will be shared later", "Passcode required to join", "csv a,,123456789012 ok",
     "Password must be at least 8 characters",
     "The meeting is at 3pm, room 12", "deployed at example.com today",
     "the process id 123456789 exited",
