@@ -656,7 +656,7 @@ def export_(
         if not allow_secrets:
             from ctx import guard
 
-            guard.refuse_export(guard.scan_store(store))
+            guard.refuse_export(guard.scan_store(store) + guard.scan_projects(store))
         lines = list(export_lines(store))
     text = "".join(line + "\n" for line in lines)
     if output and output != "-":

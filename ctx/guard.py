@@ -244,6 +244,6 @@ def refuse_export(hits: list[StoredSecret]) -> None:
     nodes = list(dict.fromkeys(h.node_id for h in hits))
     kinds = ", ".join(dict.fromkeys(h.kind for h in hits))
     shown = ", ".join(nodes[:5]) + (" …" if len(nodes) > 5 else "")
-    raise CtxError(f"refused to export: {len(hits)} secret(s) ({kinds}) in {len(nodes)} node(s) "
+    raise CtxError(f"refused to export: {len(hits)} secret(s) ({kinds}) in {len(nodes)} node(s) or project(s) "
                    f"({shown}); run `ctx doctor --secrets --fix` to redact them, or export as "
                    f"stored with --allow-secrets")
