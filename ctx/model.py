@@ -13,7 +13,6 @@ TIERS = ("pinned", "reference", "working", "off-context")
 TIER_PRIORITY = {"tier:pinned": 0, "tier:reference": 1, "tier:working": 2}
 DEFAULT_VIEW_QUERY = "tag:tier:pinned OR tag:tier:reference OR tag:tier:working"
 DEFAULT_BUDGET = 50_000
-SHORT_ID_LEN = 8
 
 
 def token_estimate(content: str) -> int:
@@ -32,10 +31,6 @@ class Node:
     updated_at: str = ""
     superseded_by: str | None = None
     project: str | None = None  # the project's name; None = global memory
-
-    @property
-    def short_id(self) -> str:
-        return self.id[:SHORT_ID_LEN]
 
     @property
     def tier(self) -> str | None:
