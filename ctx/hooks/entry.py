@@ -34,6 +34,7 @@ Claude Code hooks: read the event's JSON on stdin, print one JSON object on stdo
   prompt-submit   inject pending recall/status/expand results, once
   stop            run the <ctx:...> commands in Claude's reply (transcript since the last
                   Stop, else last_assistant_message; --response TEXT overrides both)
+ctx's global options may come first: ctx --db PATH -P NAME --traceback hook stop
 Example: echo '{"session_id":"test"}' | ctx hook session-start
 """
 
