@@ -352,10 +352,14 @@ def test_stdout_carries_only_the_protocol_even_when_the_model_loads(ctx_bin, tmp
     """Every byte on stdout is a JSON-RPC message: the SDK answers on a private copy of fd 1 and
     fd 1 itself points at stderr, so even native libraries (onnxruntime loading MiniLM) and a
     stray print cannot corrupt the stream."""
-    calls = [
+    # The server answers requests concurrently (as MCP allows), so the recall goes out only
+    # after the remember it should find has been answered — as a real client would do.
+    first = [
         _rpc(1, "initialize", INIT), _rpc(None, "notifications/initialized"),
         _rpc(2, "tools/call", {"name": "remember", "arguments": {"content": "fd hygiene matters",
                                                                   "tier": "reference"}}),
+    ]
+    then = [
         _rpc(3, "tools/call", {"name": "recall", "arguments": {"query": "why keep stdout clean"}}),
         _rpc(4, "tools/call", {"name": "show", "arguments": {"ids": ["nope"]}}),
         _rpc(5, "tools/call", {"name": "status", "arguments": {}}),
@@ -365,17 +369,24 @@ def test_stdout_carries_only_the_protocol_even_when_the_model_loads(ctx_bin, tmp
     proc = subprocess.Popen([ctx_bin, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     messages, by_id = [], {}
-    try:
-        proc.stdin.write("".join(calls))
-        proc.stdin.flush()
-        deadline = time.monotonic() + 120
-        while not {1, 2, 3, 4, 5, 6} <= set(by_id) and time.monotonic() < deadline:
+
+    def read_until(ids, deadline):
+        while not ids <= set(by_id) and time.monotonic() < deadline:
             line = proc.stdout.readline()
             if not line:
                 break
             if line.strip():
                 messages.append(json.loads(line))  # every line parses
                 by_id[messages[-1].get("id")] = messages[-1]
+
+    try:
+        deadline = time.monotonic() + 120
+        proc.stdin.write("".join(first))
+        proc.stdin.flush()
+        read_until({1, 2}, deadline)
+        proc.stdin.write("".join(then))
+        proc.stdin.flush()
+        read_until({1, 2, 3, 4, 5, 6}, deadline)
     finally:
         proc.stdin.close()
         proc.wait(timeout=60)
