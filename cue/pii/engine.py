@@ -59,8 +59,21 @@ def find_direct(text: str) -> list[Entity]:
     for start, end in chunks(text):
         for r in analyzer.analyze(text=text[start:end], language=LANGUAGE,
                                   score_threshold=SCORE_THRESHOLD):
+            if r.entity_type == "PHONE_NUMBER" and _id_number(text, start + r.start):
+                continue
             found.append(Entity(r.entity_type, start + r.start, start + r.end, float(r.score)))
     return found
+
+
+# "INV-2026-004512", "ORD_5551234567": digits glued to a letter prefix are an identifier's
+# number, not a phone — unless a phone word stands just before it.
+_ID_PREFIX = re.compile(r"[A-Za-z]{2,}[-_#]$")
+
+
+def _id_number(text: str, start: int) -> bool:
+    from cue.pii.numbers import phone_word_before
+
+    return bool(_ID_PREFIX.search(text, max(0, start - 12), start)) and not phone_word_before(text, start)
 
 
 def chunks(text: str, size: int = CHUNK_CHARS) -> list[tuple[int, int]]:

@@ -196,6 +196,8 @@ _CHAT_RES = [
     _LINE_START_NAME,                                                           # 김민수: 네 확인
     re.compile(rf"(?<![가-힣])(?P<n>{_NAME})\s*[-–—|·]\s*(?:{_APPS})\b"),      # 김민수 - 카카오톡
     re.compile(rf"(?:{_APPS})\s*[-–—|:·]\s*(?P<n>{_NAME})(?![가-힣])"),        # Slack | 김민수
+    # Slack | #ops — 김민수
+    re.compile(rf"(?:{_APPS})\s*[-–—|:·]\s*#[\w\-]{{1,40}}\s*[-–—|:·]\s*(?P<n>{_NAME})(?![가-힣])"),
     re.compile(rf"(?<![가-힣])(?P<n>{_NAME})(?:와|과|님과)의\s?(?:대화|채팅|1:1)"),  # 김민수와의 대화
 ]
 # Three-syllable words that start with a surname and use name syllables but are not names.
@@ -240,7 +242,11 @@ def _is_name(name: str) -> bool:
         return False
     if name[:2] in _COMMON_2 and name[2] in _PARTICLE_CHARS:
         return False
-    given = name[2:] if name[:2] in _COMPOUND_SURNAMES else name[1:]
+    if name[:2] in _COMPOUND_SURNAMES:  # 황보민, 남궁민수: one or two given syllables
+        given = name[2:]
+        if 1 <= len(given) <= 2 and all(ch in _GIVEN for ch in given):
+            return True
+    given = name[1:]
     return len(given) == 2 and all(ch in _GIVEN for ch in given)
 
 

@@ -54,6 +54,13 @@ _NANP_RE = re.compile(
     r"(?:\s?(?:x|ext\.?|extension)\s?\d{1,6})?(?![\w\-]|\.\d)")
 _BARE_NANP_RE = re.compile(r"(?<![\w.+\-])(?:\+?1)?\d{10}(?:\s?x\d{1,6})?(?![\w\-]|\.\d)")
 _PHONE_WORD = re.compile(r"(?i)phone|tel\b|call|cell|mobile|sms|text|fax|contact|reach|dial|전화|연락|휴대")
+
+
+def phone_word_before(text: str, start: int) -> bool:
+    """A phone word ("tel", "call", "전화"…) in the 30 characters before `start`."""
+    return bool(_PHONE_WORD.search(text, max(0, start - 30), start))
+
+
 PHONE_TRIGGER = r"\d{3}[\s.\-)]+\d{3}[\s.\-]\d{4}|\d{10}"
 
 

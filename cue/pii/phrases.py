@@ -37,6 +37,10 @@ MEETING_TRIGGER = (r"(?i),,\d|zoom|teams|webex|meet|conference|webinar|call|brid
                    r"attendee|access|pass|pwd|pin|회의|미팅|웨비나|줌|팀즈|웹엑스|참가|입장|암호|비밀번호|비번")
 
 
+# Between a label and a letters-only value: "Passcode: gardenia", "passcode is gardenia".
+_SAYS_VALUE = re.compile(r"(?i)[:：=]|\bis\b|는|은")
+
+
 # One-tap dial strings: "+16465588656,,81234567890#,,,,*123456#" (ID, then passcode).
 DIAL_STRING_RE = re.compile(r"(?<=\d),,+(?P<v>\d{9,12})#(?:,+\*?(?P<v2>\d{4,10})#)?")
 
@@ -55,6 +59,8 @@ def find_meeting_codes(text: str) -> Iterator[tuple[int, int]]:
         if m["v"].lower() in {"required", "optional", "none", "enabled", "disabled", "protected"}:
             continue
         label = text[m.start():m.start("v")]
+        if m["v"].isalpha() and not _SAYS_VALUE.search(label):
+            continue  # "passcode policy discussion": a letters-only passcode needs "is" or ":"
         near = text[max(0, m.start() - 160):m.start() + 40]
         if _STRONG_PASS.search(label) or _MEETING_NEAR.search(near) or any(
                 abs(s - m.start()) < 200 for s, _ in ids):

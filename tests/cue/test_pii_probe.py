@@ -1,8 +1,7 @@
 """Independent red-team probe set for `cue scrub` (tests/cue/data/pii_probe.jsonl).
 
-Written before reading the recognizers.  The targets (recall >= 0.9 per case,
-decoy false positives <= 2 %) are not met yet: they are xfail until the gaps
-are closed.  The floor test guards against regressions from today's numbers.
+Written before reading the recognizers, to check that they generalise beyond the dev set
+they were built with: recall >= 0.9 for every case, decoy false positives <= 2 %.
 """
 from pathlib import Path
 
@@ -18,16 +17,9 @@ def ev():
     return evaluate(load(DATA))
 
 
-def test_probe_floor(ev):
-    assert ev.overall_recall >= 0.93
-    assert len(ev.false_positives) <= 2
-    for case in ev.case_total:
-        assert ev.case_recall(case) >= 0.66, case
-
-
-@pytest.mark.xfail(reason="open gaps: base64 cookies, chat-header names, "
-                          "line-broken card/AKIA, decoy FPs", strict=False)
-def test_probe_targets(ev):
+def test_the_probe_set_meets_the_targets(ev):
+    assert ev.decoys >= 50 and len(ev.case_total) >= 10
     for case in ev.case_total:
         assert ev.case_recall(case) >= 0.9, (case, ev.misses)
+    assert ev.overall_recall >= 0.97, ev.misses
     assert len(ev.false_positives) <= 0.02 * ev.decoys, ev.false_positives
