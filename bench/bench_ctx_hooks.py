@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench import WORK, Bench, median_wall_ms
+from bench import WORK, Bench, median_cpu_ms, median_wall_ms
 
 N_NODES = 10_000
 DIR = WORK / "ctx_hooks"
@@ -44,20 +44,6 @@ def build_store() -> None:
         "tags": [TIERS[i % len(TIERS)], f"project:p{i % 7}"],
     } for i in range(N_NODES))
     conn.close()
-
-
-def median_cpu_ms(cmd: list[str], *, input: bytes, env: dict, runs: int = 9) -> float:
-    """Median user+sys CPU time of a command: steadier than wall time on a busy machine."""
-    import resource
-    import statistics
-
-    times = []
-    for _ in range(runs + 1):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(cmd, input=input, env=env, capture_output=True, check=True)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        times.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
-    return statistics.median(times[1:])
 
 
 def run(bench: Bench) -> None:

@@ -19,8 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import WORK, Bench, median_wall_ms
-from bench.bench_ctx_hooks import median_cpu_ms
+from bench import WORK, Bench, median_cpu_ms, median_wall_ms
 
 N_NODES = 10_000
 N_PROJECTS = 20

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import ROOT, WORK, Bench, median_wall_ms
+from bench import ROOT, WORK, Bench, median_cpu_ms, median_wall_ms
 
 CTX = str(Path(sys.executable).parent / "ctx")
 DIR = WORK / "ctx_semantic"
@@ -35,21 +35,6 @@ WORDS = [
     "checkout", "cart", "payment", "card", "customer", "account", "workspace", "member", "invite",
     "role", "policy",
 ]
-
-
-def median_cpu_ms(cmd: list[str], *, env: dict, input: bytes | None = None, runs: int = 5) -> float:
-    """Median user+sys CPU time of a command: steadier than wall time on a busy machine
-    (the two-core machine is shared; wall time there also measures the neighbours)."""
-    import resource
-    import subprocess
-
-    times = []
-    for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(cmd, input=input, env=env, capture_output=True, check=True)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        times.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
-    return statistics.median(times)
 
 
 def _load() -> str:
@@ -232,7 +217,7 @@ def prompt_submit(bench: Bench) -> None:
         raise RuntimeError(f"prompt-submit did not take the semantic path: {paths}")
     bench.report("ctx hook prompt-submit, semantic selection, 10k nodes", ms, 300, "ms")
     bench.report("  same, CPU time (user+sys) " + _load(),
-                 median_cpu_ms([CTX, "hook", "prompt-submit"], input=payload, env=env), None, "ms")
+                 median_cpu_ms([CTX, "hook", "prompt-submit"], input=payload, env=env, runs=5, warmup=0), None, "ms")
 
 
 def search_cold(bench: Bench) -> None:
@@ -245,7 +230,7 @@ def search_cold(bench: Bench) -> None:
            "--format", "json"]
     ms = median_wall_ms(cmd, env=env, runs=7, warmup=2)
     bench.report(f"ctx search cold CLI, hybrid, {chunks // 1000}k chunks", ms, 500, "ms")
-    bench.report("  same, CPU time (user+sys) " + _load(), median_cpu_ms(cmd, env=env), None, "ms")
+    bench.report("  same, CPU time (user+sys) " + _load(), median_cpu_ms(cmd, env=env, runs=5, warmup=0), None, "ms")
     ms = median_wall_ms(cmd + ["--mode", "semantic"], env=env, runs=5, warmup=1)
     bench.report("  same, --mode semantic", ms, 500, "ms")
 
