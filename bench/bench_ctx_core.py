@@ -26,9 +26,9 @@ def build_store(path, n: int, *, seed: int = 7) -> None:
     """A realistic store: mixed types, tiers, project tags, ~60–400 char contents."""
     if path.exists():
         return
-    from ctx import db
-    from ctx.ids import new_ulid
-    from ctx.store import Store
+    from ctx.core import db
+    from ctx.core.ids import new_ulid
+    from ctx.core.store import Store
 
     rng = random.Random(seed)
     conn = db.connect(path)

@@ -32,8 +32,8 @@ def build_store() -> None:
                 return
         shutil.rmtree(DIR)
     DIR.mkdir(parents=True, exist_ok=True)
-    from ctx import db
-    from ctx.store import Store
+    from ctx.core import db
+    from ctx.core.store import Store
 
     conn = db.connect(STORE)
     store = Store(conn)

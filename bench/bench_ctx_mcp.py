@@ -31,8 +31,8 @@ def build_store() -> None:
         return
     shutil.rmtree(DIR, ignore_errors=True)
     DIR.mkdir(parents=True)
-    from ctx import db
-    from ctx.store import Store
+    from ctx.core import db
+    from ctx.core.store import Store
 
     conn = db.connect(STORE)
     words = ["deploy", "billing", "retry", "cache", "index", "schema", "replica", "alert", "queue",

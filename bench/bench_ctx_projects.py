@@ -48,8 +48,10 @@ def build() -> None:
                 return
     shutil.rmtree(DIR, ignore_errors=True)
     REPOS.mkdir(parents=True)
-    from ctx import db, projects, scope
-    from ctx.store import Store
+    from ctx.core import db
+    from ctx.core import projects as scope
+    from ctx.core import repo as projects
+    from ctx.core.store import Store
 
     refs = []
     for p in range(N_PROJECTS):
@@ -82,7 +84,7 @@ def build() -> None:
 
 
 def resolution_us(folder: Path, runs: int = 400) -> float:
-    from ctx.projects import resolve
+    from ctx.core.repo import resolve
 
     resolve(folder, env={})
     times = []
@@ -130,8 +132,8 @@ def run(bench: Bench) -> None:
     bench.report("project resolution, linked worktree", resolution_us(REPOS / "p03-wt"), 2000, "µs")
     bench.report("project resolution, outside any repository",
                  resolution_us(DIR / "outside" / "a" / "b"), 2000, "µs")
-    from ctx import db
-    from ctx.scope import current_scope
+    from ctx.core import db
+    from ctx.core.projects import current_scope
 
     conn = db.connect(STORE, readonly=True)
     times = []

@@ -32,9 +32,9 @@ def _median_ms(fn, runs: int = 5) -> float:
 
 
 def run(bench: Bench) -> None:
-    from ctx import db
+    from ctx.core import db
+    from ctx.core.store import Store
     from ctx.query import compile_query
-    from ctx.store import Store
 
     path = WORK / "ctx-100k.db"
     build_store(path, 100_000)

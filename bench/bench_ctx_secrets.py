@@ -50,7 +50,7 @@ WITH_SECRETS = [
 # what comes after (importing the detector, compiling the rules the texts need, screening).
 _GUARD = """
 import json, sys, time
-import ctx.actions, ctx.commands, ctx.db, ctx.hooks.entry, ctx.hooks.stop, ctx.store
+import ctx.claude.actions, ctx.claude.tags, ctx.core.db, ctx.claude.hooks.entry, ctx.claude.hooks.stop, ctx.core.store
 texts = json.loads(sys.stdin.read())
 t0 = time.perf_counter()
 from cuectx.secrets import find, redact

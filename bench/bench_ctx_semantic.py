@@ -63,8 +63,8 @@ def run(bench: Bench) -> None:
 # ------------------------------------------------------------------------------ quality
 
 def quality(bench: Bench) -> None:
-    from ctx import db
-    from ctx.semantic import evaluate as ev
+    from bench import retrieval_eval as ev
+    from ctx.core import db
     from ctx.semantic import index
     from ctx.semantic.embed import get_embedder
     from ctx.semantic.select import FLOOR
@@ -160,12 +160,12 @@ def build_store(path: Path, n_nodes: int, paragraphs: int) -> Path:
         p.unlink()
     import numpy as np
 
-    from ctx import db
-    from ctx.db import transaction
+    from ctx.core import db
+    from ctx.core.db import transaction
+    from ctx.core.store import Store
     from ctx.semantic import index
     from ctx.semantic.chunk import chunk_text, content_hash
     from ctx.semantic.model import DIM, require
-    from ctx.store import Store
 
     model_id = require().model_id
     rng = random.Random(n_nodes)

@@ -22,8 +22,8 @@ def _with_links(src, dst, *, edges: int, sessions: int, seed: int = 11) -> None:
     """A copy of a benchmark store with edges, supersede chains, sessions and requests."""
     if dst.exists():
         return
-    from ctx import db
-    from ctx.ids import new_ulid
+    from ctx.core import db
+    from ctx.core.ids import new_ulid
 
     shutil.copy(src, dst)
     rng = random.Random(seed)
@@ -139,7 +139,7 @@ def run(bench: Bench) -> None:
         for name, path in pages.items():
             bench.report(f"ctx ui 100k nodes: {name}", server.median_ms(path, runs=5), 1000)
         # Deep paging is keyset: page 200 costs what page 1 does.
-        from ctx import db
+        from ctx.core import db
 
         with db.opened(big_web, readonly=True) as conn:
             deep = conn.execute("SELECT id FROM nodes WHERE superseded_by IS NULL "

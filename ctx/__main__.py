@@ -1,11 +1,11 @@
 """`ctx` entry point: `ctx hook …` is dispatched before Typer loads (hooks must start fast);
-everything else goes to the Typer app in ctx/cli.py."""
+everything else goes to the Typer app in ctx/cli/app.py."""
 from __future__ import annotations
 
 import os
 import sys
 
-# ctx's global options (the root callback in ctx/cli.py; a test keeps the two in step) and
+# ctx's global options (the root callback in ctx/cli/app.py; a test keeps the two in step) and
 # whether each takes a value. Any of them may come before `hook`: it stays on the hook path.
 GLOBAL_OPTIONS = {"--db": True, "--project": True, "-P": True, "--all-projects": False,
                   "--traceback": False}
@@ -51,7 +51,7 @@ def hook_argv(argv: list[str]) -> list[str] | None:
 def main() -> None:
     args = hook_argv(sys.argv[1:])
     if args is not None:
-        from ctx.hooks.entry import main as hook_main
+        from ctx.claude.hooks.entry import main as hook_main
 
         code = hook_main(args, process_exits=True)
         # Skip interpreter teardown and the close-time WAL checkpoint (see store_access).
@@ -61,7 +61,7 @@ def main() -> None:
         except OSError:
             pass
         os._exit(code)
-    from ctx.cli import run
+    from ctx.cli.app import run
 
     run()
 

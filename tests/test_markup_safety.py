@@ -39,7 +39,7 @@ def run(app, *args):
 @pytest.fixture
 def ctx_store(ctx_bin, tmp_path):
     """A node, a session and a request record, each holding MARK wherever text is shown."""
-    from ctx.cli import app
+    from ctx.cli.app import app
 
     node_id = run(app, "add", "--global", "--type", "fact", "--tag", "tier:pinned",
                   "--meta", f"note={MARK}", f"remember {MARK} this").strip()
@@ -56,7 +56,7 @@ def ctx_store(ctx_bin, tmp_path):
 
 
 def test_ctx_tables_show_user_text_verbatim(ctx_store, terminal):
-    from ctx.cli import app
+    from ctx.cli.app import app
 
     assert MARK in run(app, "list")
     assert MARK in run(app, "query", "type:fact")
@@ -71,7 +71,7 @@ def test_ctx_tables_show_user_text_verbatim(ctx_store, terminal):
 
 
 def test_ctx_markdown_and_status_are_plain_text(ctx_store, terminal):
-    from ctx.cli import app
+    from ctx.cli.app import app
 
     assert f"remember {MARK} this" in run(app, "list", "-f", "markdown")
     assert "database:" in run(app, "status")
@@ -138,7 +138,7 @@ def test_a_piped_table_request_is_still_literal(ctx_bin):
 
 
 def test_sqlite_rows_untouched(ctx_store):
-    from ctx import paths
+    from ctx.core import paths
 
     conn = sqlite3.connect(paths.db_path())
     assert conn.execute("SELECT content FROM nodes").fetchone()[0] == f"remember {MARK} this"

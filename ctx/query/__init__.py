@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ctx.errors import QuerySyntaxError
+from ctx.core.errors import QuerySyntaxError
 from ctx.query.expr import (
     And,
     Date,
@@ -64,7 +64,7 @@ __all__ = [
 
 def compile_query(src: str, *, now: datetime | None = None) -> CompiledQuery:
     """Parse and compile query text: `SELECT … FROM nodes n WHERE <where>` with `params`.
-    Raises ctx.errors.QuerySyntaxError."""
+    Raises ctx.core.errors.QuerySyntaxError."""
     return compile_expr(parse(src, now=now))
 
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 
-from ctx.model import NODE_TYPES
+from ctx.core.model import NODE_TYPES
 from ctx.query.expr import (
     Date,
     Expr,

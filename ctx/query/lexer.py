@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctx.errors import QuerySyntaxError
+from ctx.core.errors import QuerySyntaxError
 
 LPAREN, RPAREN, MINUS = "(", ")", "-"
 AND, OR, NOT = "AND", "OR", "NOT"

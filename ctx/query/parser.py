@@ -27,7 +27,7 @@ _TERM_START = frozenset({lx.WORD, lx.PHRASE, lx.FIELD, lx.LPAREN, lx.MINUS, lx.N
 
 def parse(src: str, *, now: datetime | None = None) -> Expr:
     """Parse query text into an Expr. Relative dates (`7d`) count back from `now`
-    (default: the current UTC time). Raises ctx.errors.QuerySyntaxError."""
+    (default: the current UTC time). Raises ctx.core.errors.QuerySyntaxError."""
     if not isinstance(src, str):
         raise TypeError("query must be a str")
     return _Parser(lx.tokenize(src), now or datetime.now(UTC)).query()

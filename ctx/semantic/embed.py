@@ -76,7 +76,7 @@ class Embedder:
 
 
 def _threads() -> int | None:
-    from ctx.settings import embed_threads
+    from ctx.core.settings import embed_threads
 
     return embed_threads()
 

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ctx.db import transaction
+from ctx.core.db import transaction
 from ctx.semantic.chunk import chunk_text, content_hash
 from ctx.semantic.model import DIM
 
@@ -383,6 +383,6 @@ def update(conn: sqlite3.Connection, embedder, *, progress: Progress | None = No
 
 
 def _now() -> str:
-    from ctx.store import now_iso
+    from ctx.core.model import now_iso
 
     return now_iso()

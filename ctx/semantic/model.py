@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctx.errors import CtxError
+from ctx.core.errors import CtxError
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 BUILDER_VERSION = 1

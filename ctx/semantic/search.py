@@ -34,7 +34,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ctx.errors import CtxError
+from ctx.core.errors import CtxError
 
 MODES = ("hybrid", "semantic", "keyword")
 KEYWORD_WEIGHT = 0.15
@@ -117,14 +117,14 @@ class Eligibility:
 
     exclude: str = ""
     params: tuple = ()
-    # A condition over `nodes n` every result must meet (the project scope, ctx.scope):
+    # A condition over `nodes n` every result must meet (the project scope, ctx.core.projects):
     # applied like a filter, so only the chunks of matching nodes are ranked.
     where: str = ""
     where_params: tuple = ()
 
     @classmethod
     def within(cls, scope, exclude: str = "", params: tuple = ()) -> Eligibility:
-        """`exclude`/`params` plus a ctx.scope.Scope (None or all projects: no condition)."""
+        """`exclude`/`params` plus a ctx.core.projects.Scope (None or all projects: no condition)."""
         if scope is None or scope.all_projects:
             return cls(exclude, tuple(params))
         where, where_params = scope.sql()

@@ -177,7 +177,7 @@ def _contents(conn: sqlite3.Connection, hits: list[Hit]) -> dict[str, str]:
 
 
 def _semantic_unavailable() -> str | None:
-    from ctx.settings import semantic_enabled
+    from ctx.core.settings import semantic_enabled
 
     if not semantic_enabled():
         return "semantic selection is off (CTX_SEMANTIC=0)"
@@ -201,7 +201,7 @@ def _run_with_deadline(path: str, prompt: str, opts: SearchOptions, elig: Eligib
     box: dict = {}
 
     def work():
-        from ctx import db
+        from ctx.core import db
 
         try:
             conn = db.connect(path)

@@ -1,8 +1,8 @@
 """`ctx ui`: the web viewer's routes. Server-rendered Jinja2 pages on Starlette; no JavaScript
 is needed to use it (one small static script adds a confirm before "forget").
 
-Reads go through ctx/web/data.py, ctx.requests and ctx.semantic (the same hybrid search as
-`ctx search`); writes through ctx.store.Store and ctx.requests — the functions the CLI and
+Reads go through ctx/web/data.py, ctx.claude.requests and ctx.semantic (the same hybrid search as
+`ctx search`); writes through ctx.core.store.Store and ctx.claude.requests — the functions the CLI and
 hooks use — so a change here is what `ctx show` and the next hook see. cue's data comes
 from the `cue` CLI (ctx/web/cue_client.py). Every request has passed ctx/web/security.Guard.
 """
@@ -23,10 +23,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ctx import db
-from ctx.errors import CtxError, DatabaseError, NotFoundError
-from ctx.model import NODE_TYPES, TIERS
-from ctx.store import Store
+from ctx.core import db
+from ctx.core.errors import CtxError, DatabaseError, NotFoundError
+from ctx.core.model import NODE_TYPES, TIERS
+from ctx.core.store import Store
 from ctx.web import cue_client, data
 from ctx.web.security import CSRF_FIELD, Guard, same
 from ctx.web.thumbs import Refused, Thumbnails, frame_from_selection
@@ -50,7 +50,7 @@ def create_app(*, token: str, port: int, db_path: str | None = None,
     env.filters["when"] = _when
     env.filters["ts"] = _ts
     env.globals["qs"] = _qs
-    from ctx.requests import include_mode
+    from ctx.claude.sessions import include_mode
 
     env.globals["include_mode"] = include_mode
     viewer = Viewer(env, token, db_path, cue_home or cue_client.home())
@@ -104,7 +104,7 @@ class Viewer:
             self.env.get_template(name)
         import importlib
 
-        for module in ("ctx.compose", "ctx.query", "ctx.requests", "ctx.scope"):
+        for module in ("ctx.core.compose", "ctx.query", "ctx.claude.requests", "ctx.core.projects"):
             importlib.import_module(module)
 
     # ------------------------------------------------------------------ plumbing
@@ -232,7 +232,7 @@ class Viewer:
                 short = data.names(conn, list(nodes))
         except CtxError as exc:
             return {"search_error": str(exc), "hits": [], "result": None, "note": note}
-        from ctx.requests import include_mode
+        from ctx.claude.sessions import include_mode
 
         rows = []
         for h in hits:
@@ -249,18 +249,18 @@ class Viewer:
         return {"hits": rows, "result": result, "note": note, "search_error": None}
 
     def node(self, request: Request) -> HTMLResponse:
-        from ctx import requests as rq
+        from ctx.claude import sessions
 
         try:
             with self.conn() as conn:
                 detail = data.node_detail(conn, request.path_params["ref"])
-                sessions = rq.list_sessions(conn, 20)
+                recent = sessions.list_sessions(conn, 20)
                 seen_in = data.requests_with(conn, detail.node.id)
         except NotFoundError as exc:
             return self.error_page(request, str(exc), 404)
         except CtxError as exc:
             return self.error_page(request, str(exc), 400)
-        return self.render(request, "node.html", d=detail, n=detail.node, sessions=sessions,
+        return self.render(request, "node.html", d=detail, n=detail.node, sessions=recent,
                            seen_in=seen_in)
 
     async def set_tier(self, request: Request):
@@ -298,7 +298,7 @@ class Viewer:
         def work(form):
             with self.conn(write=True) as conn:
                 node = Store(conn).delete(ref)
-            from ctx.requests import item_name
+            from ctx.claude.request_view import item_name
 
             return f"Forgot {node.id} ({node.type}: {item_name(node.content)}).", "/"
 
@@ -308,20 +308,20 @@ class Viewer:
     def context(self, request: Request) -> HTMLResponse:
         """What a new Claude Code session is given: the default view composed under the
         hook's character cap, for a project (+ global) — the same compose() the hook runs."""
-        from ctx import scope as sc
-        from ctx.compose import compose, render_markdown
-        from ctx.settings import hook_max_chars
+        from ctx.core import projects
+        from ctx.core.compose import compose, render_markdown
+        from ctx.core.settings import hook_max_chars
 
         wanted = (request.query_params.get("project") or "").strip()
         cap = hook_max_chars()
         with self.conn() as conn:
             store = Store(conn)
             if wanted == "all":
-                scope = sc.EVERYTHING
+                scope = projects.EVERYTHING
             elif wanted:
-                scope = sc.current_scope(conn, project=wanted)  # NotFoundError → error page
+                scope = projects.current_scope(conn, project=wanted)  # NotFoundError → error page
             else:
-                scope = sc.current_scope(conn)  # the folder `ctx ui` runs in, as a hook would
+                scope = projects.current_scope(conn)  # the folder `ctx ui` runs in, as a hook would
             comp = compose(store, max_chars=cap, scope=scope)
             text = render_markdown(comp)
             names = data.projects(conn)
@@ -359,19 +359,19 @@ class Viewer:
                            more=len(rows) > limit, limit=limit)
 
     def session(self, request: Request) -> HTMLResponse:
-        from ctx import requests as rq
+        from ctx.claude import request_view, requests, sessions
 
         try:
             with self.conn() as conn:
-                sid = rq.resolve_session(conn, request.path_params["sid"])
-                sess = rq.get_session(conn, sid)
-                items = rq.session_items(conn, sid)
+                sid = sessions.resolve_session(conn, request.path_params["sid"])
+                sess = sessions.get_session(conn, sid)
+                items = sessions.session_items(conn, sid)
                 info = data.names(conn, [i.node_id for i in items])
-                reqs = rq.list_requests(conn, session_id=sid, limit=100)
+                reqs = requests.list_requests(conn, session_id=sid, limit=100)
         except CtxError as exc:
             return self.error_page(request, str(exc), 404)
         rows = [{"item": i, "info": info.get(i.node_id),
-                 "priority": rq.tier_priority([f"tier:{info[i.node_id]['tier']}"])
+                 "priority": request_view.tier_priority([f"tier:{info[i.node_id]['tier']}"])
                  if i.node_id in info else 9} for i in items]
         rows.sort(key=lambda r: (r["item"].state != "active", r["priority"],
                                  (r["info"] or {}).get("name", "").lower()))
@@ -385,14 +385,14 @@ class Viewer:
 
     async def _session_change(self, request: Request, sid_ref: str | None, add, node_of,
                               back: str):
-        from ctx import requests as rq
+        from ctx.claude import sessions
 
         def work(form):
             is_add = add(form)
             with self.conn(write=True) as conn:
-                sid = rq.resolve_session(conn, sid_ref or form.get("session") or "")
+                sid = sessions.resolve_session(conn, sid_ref or form.get("session") or "")
                 node_id = Store(conn).resolve(node_of(form) or "")
-                (rq.session_add if is_add else rq.session_remove)(conn, sid, node_id)
+                (sessions.session_add if is_add else sessions.session_remove)(conn, sid, node_id)
             return (f"{'Added' if is_add else 'Removed'} {node_id} {'to' if is_add else 'from'} "
                     f"session {sid}.")
 
@@ -409,21 +409,21 @@ class Viewer:
                                           lambda form: form.get("node"), f"/sessions/{sid}")
 
     def requests(self, request: Request) -> HTMLResponse:
-        from ctx import requests as rq
+        from ctx.claude import requests
 
         limit = _int(request.query_params.get("limit"), 50, 1, 1000)
         with self.conn() as conn:
-            rows = rq.list_requests(conn, limit=limit + 1)
+            rows = requests.list_requests(conn, limit=limit + 1)
         return self.render(request, "requests.html", reqs=rows[:limit], more=len(rows) > limit,
                            limit=limit)
 
     def request(self, request: Request) -> HTMLResponse:
-        from ctx import requests as rq
+        from ctx.claude import request_view, requests
 
         try:
             with self.conn() as conn:
-                record = rq.get_request(conn, request.path_params["rid"])
-                view = rq.request_view(conn, record)
+                record = requests.get_request(conn, request.path_params["rid"])
+                view = request_view.request_view(conn, record)
         except CtxError as exc:
             return self.error_page(request, str(exc), 404)
         with self.conn() as conn:  # the seed's "description tooltip": the item's text

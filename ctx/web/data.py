@@ -10,8 +10,8 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 
-from ctx.model import NODE_TYPES, TIERS, Node
-from ctx.store import Store, validate_tag, validate_type
+from ctx.core.model import NODE_TYPES, TIERS, Node
+from ctx.core.store import Store, validate_tag, validate_type
 
 PAGE_SIZE = 50
 GLOBAL = "global"
@@ -111,7 +111,7 @@ class Page:
 def list_page(conn: sqlite3.Connection, filters: Filters, *, before: str | None = None,
               size: int = PAGE_SIZE) -> Page:
     """Newest first, `size` at a time, older than `before` (a node id)."""
-    from ctx.ids import short_ids
+    from ctx.core.ids import short_ids
 
     store = Store(conn)
     where, params = filters.sql()
@@ -153,8 +153,8 @@ def facets(conn: sqlite3.Connection) -> dict:
 
 
 def projects(conn: sqlite3.Connection) -> list[tuple[str, int]]:
-    """(project name, live nodes) for each project (ctx.scope), then global memory."""
-    from ctx import scope
+    """(project name, live nodes) for each project (ctx.core.projects), then global memory."""
+    from ctx.core import projects as scope
 
     out = [(p["name"], p["nodes"]) for p in scope.list_projects(conn)]
     if out:
@@ -173,8 +173,8 @@ class NodeDetail:
 
 
 def node_detail(conn: sqlite3.Connection, ref: str) -> NodeDetail:
-    from ctx.ids import short_ids
-    from ctx.requests import include_mode
+    from ctx.claude.sessions import include_mode
+    from ctx.core.ids import short_ids
 
     store = Store(conn)
     node = store.get(ref)
@@ -226,8 +226,8 @@ def supersede_chain(conn: sqlite3.Connection, node_id: str) -> list[str]:
 
 def names(conn: sqlite3.Connection, ids: list[str]) -> dict[str, dict]:
     """Short id, type and a one-line name for each id (one batched read)."""
-    from ctx.ids import short_ids
-    from ctx.requests import item_name
+    from ctx.claude.request_view import item_name
+    from ctx.core.ids import short_ids
 
     store = Store(conn)
     nodes = store.get_many(list(dict.fromkeys(ids)))

@@ -10,7 +10,7 @@ import math
 import sqlite3
 from dataclasses import dataclass
 
-from ctx.store import Store
+from ctx.core.store import Store
 
 MAX_NODES = 120
 WIDTH, HEIGHT, MARGIN = 960, 640, 40
@@ -47,8 +47,8 @@ class Graph:
 
 def build(conn: sqlite3.Connection, focus: str | None = None, *, depth: int = 2,
           limit: int = MAX_NODES) -> Graph:
-    from ctx.ids import short_ids
-    from ctx.requests import item_name
+    from ctx.claude.request_view import item_name
+    from ctx.core.ids import short_ids
 
     store = Store(conn)
     capped = False

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from ctx.cli import app
+from ctx.cli.app import app
 
 runner = CliRunner()
 

@@ -5,9 +5,10 @@ import json
 
 import pytest
 
-from ctx import actions, db
-from ctx.commands import parse
-from ctx.store import Store
+from ctx.claude import actions
+from ctx.claude.tags import parse
+from ctx.core import db
+from ctx.core.store import Store
 
 
 @pytest.fixture

@@ -178,9 +178,9 @@ def test_core_commands_load_nothing_heavy(tmp_path):
 
     code = (
         "import sys; sys.argv = ['ctx', '--db', sys.argv[1], 'add', 'x', '--tag', 'tier:working']\n"
-        "from ctx.cli import app\n"
+        "from ctx.cli.app import app\n"
         "try:\n    app()\nexcept SystemExit:\n    pass\n"
-        "heavy = {'numpy', 'onnxruntime', 'rich', 'presidio_analyzer', 'ctx.cli_semantic',"
+        "heavy = {'numpy', 'onnxruntime', 'rich', 'presidio_analyzer', 'ctx.cli.semantic',"
         " 'ctx.semantic.search', 'anthropic', 'llama_cpp'}\n"
         "print(sorted(heavy & set(sys.modules)))\n"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctx.commands import code_spans, parse
+from ctx.claude.tags import code_spans, parse
 
 
 def names(text: str) -> list[str]:

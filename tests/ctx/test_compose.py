@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from ctx import db
-from ctx.compose import compose, render_json, render_markdown
-from ctx.store import Store
+from ctx.core import db
+from ctx.core.compose import compose, render_json, render_markdown
+from ctx.core.store import Store
 
 
 @pytest.fixture

@@ -5,13 +5,13 @@ import subprocess
 import sys
 import textwrap
 
-from ctx import db
-from ctx.store import Store
+from ctx.core import db
+from ctx.core.store import Store
 
 WRITER = textwrap.dedent("""
     import sys
-    from ctx import db
-    from ctx.store import Store
+    from ctx.core import db
+    from ctx.core.store import Store
     path, worker = sys.argv[1], int(sys.argv[2])
     for i in range(200):
         conn = db.connect(path)          # one short-lived connection per write, like a hook
@@ -40,8 +40,8 @@ def test_eight_processes_adding_200_nodes_each(tmp_path):
 
 FIRST_OPEN = textwrap.dedent("""
     import sys
-    from ctx import db
-    from ctx.store import Store
+    from ctx.core import db
+    from ctx.core.store import Store
     conn = db.connect(sys.argv[1])
     Store(conn).add(f"first open by {sys.argv[2]}")
     conn.close()

@@ -1,4 +1,4 @@
-"""The secret guard on every ctx write (ctx.guard over cuectx.secrets): CTX_SECRETS =
+"""The secret guard on every ctx write (ctx.core.guard over cuectx.secrets): CTX_SECRETS =
 redact (default) | refuse | allow, --allow-secrets, ctx doctor --secrets, ctx export."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import zlib
 import pytest
 from ctx_runner import ctx, ok
 
-from ctx import db, guard, transfer
-from ctx.store import Store
+from ctx.core import db, guard, transfer
+from ctx.core.store import Store
 from tests.ctx.test_hooks import context, hook, prompt
 
 B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -227,8 +227,8 @@ def test_doctor_finds_and_fixes_tags_and_request_prompts_from_before_the_guard(c
 
 
 def test_a_refused_summarize_archives_nothing_and_the_rest_of_the_reply_still_runs(store, monkeypatch):
-    from ctx import actions
-    from ctx.commands import parse
+    from ctx.claude import actions
+    from ctx.claude.tags import parse
 
     a = store.add("first note", tags=["tier:working"])
     b = store.add("second note", tags=["tier:working"])
@@ -259,7 +259,7 @@ def test_ctx_import_refuses_the_whole_file(monkeypatch, tmp_path):
 
 
 def test_a_token_in_the_origin_remote_is_not_stored_with_the_project(tmp_path):
-    from ctx import projects
+    from ctx.core import repo as projects
 
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)

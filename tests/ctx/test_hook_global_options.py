@@ -33,8 +33,8 @@ def global_option_forms(db: str) -> dict[str, list[str]]:
 
 
 def test_global_options_table_matches_the_typer_root():
-    """A global option added to ctx/cli.py must be taught to ctx/__main__.py too."""
-    from ctx.cli import app
+    """A global option added to ctx/cli/app.py must be taught to ctx/__main__.py too."""
+    from ctx.cli.app import app
 
     group = typer.main.get_command(app)
     declared = {}
@@ -63,8 +63,8 @@ def test_every_hook_under_every_global_option(ctx_bin, tmp_path, event):
             baseline = baseline or proc.stdout
             assert proc.stdout == baseline, label  # the same bytes whatever the option
     if event == "stop":  # the remember command ran, into the --db database
-        from ctx import db as ctx_db
-        from ctx.store import Store
+        from ctx.core import db as ctx_db
+        from ctx.core.store import Store
 
         conn = ctx_db.connect(db)
         assert any("global opts ok" in n.content for n in Store(conn).list_nodes())

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from ctx import db
-from ctx.store import Store
+from ctx.core import db
+from ctx.core.store import Store
 
 FORBIDDEN = ("typer", "rich", "click", "numpy", "onnxruntime", "presidio_analyzer", "anthropic",
              "llama_cpp", "ulid")

@@ -1,10 +1,10 @@
-"""Fitting hand-off blocks under the hook character cap (ctx/claude_text.py)."""
+"""Fitting hand-off blocks under the hook character cap (ctx/core/text.py)."""
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctx.claude_text import Block, fit, node_line, text_len
+from ctx.core.text import Block, fit, node_line, text_len
 
 
 def test_everything_fits_without_a_left_out_line():

@@ -5,7 +5,7 @@ import time
 
 from ulid import ULID
 
-from ctx.ids import new_ulid, ulid_time_ms
+from ctx.core.ids import new_ulid, ulid_time_ms
 
 
 def test_ids_parse_as_ulids_with_our_timestamp():

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ctx.commands import parse
-from ctx.install import ctx_hook_subcommand, hooks_snippet, merge_hooks
+from ctx.claude.install import ctx_hook_subcommand, hooks_snippet, merge_hooks
+from ctx.claude.tags import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 SKILL = (ROOT / "skill" / "SKILL.md").read_text()
@@ -126,7 +126,7 @@ def test_merge_adds_db_for_a_non_default_database():
 
 @pytest.mark.parametrize("settings", [[], {"hooks": []}, {"hooks": {"Stop": {}}}])
 def test_merge_refuses_settings_it_does_not_understand(settings):
-    from ctx.errors import CtxError
+    from ctx.core.errors import CtxError
 
     with pytest.raises(CtxError):
         merge_hooks(settings, "/bin/ctx")

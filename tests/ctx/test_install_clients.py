@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ctx.install import merge_mcp, plugin_files, remove_hooks
+from ctx.claude.install import merge_mcp, plugin_files, remove_hooks
 
 ROOT = Path(__file__).resolve().parents[2]
 SKILL = (ROOT / "skill" / "SKILL.md").read_text()

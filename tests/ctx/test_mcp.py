@@ -401,7 +401,7 @@ def test_stdout_carries_only_the_protocol_even_when_the_model_loads(ctx_bin, tmp
 
 
 def test_starts_fast_and_loads_no_model_until_a_semantic_recall(ctx_bin, tmp_path):
-    code = ("import sys; import ctx.mcp_server as m; m.build_server(sys.argv[1]); "
+    code = ("import sys; import ctx.mcp.server as m; m.build_server(sys.argv[1]); "
             "heavy = {'numpy', 'onnxruntime', 'tokenizers', 'ctx.semantic.embed', 'ctx.semantic.search',"
             " 'presidio_analyzer', 'anthropic', 'llama_cpp'}; print(sorted(heavy & set(sys.modules)))")
     p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.db")], capture_output=True,
@@ -430,11 +430,11 @@ def test_starts_fast_and_loads_no_model_until_a_semantic_recall(ctx_bin, tmp_pat
 def test_mcp_stays_off_the_hook_and_core_paths(ctx_bin, tmp_path):
     code = (
         "import sys; sys.argv = ['ctx', '--db', sys.argv[1], 'add', 'x']\n"
-        "from ctx.cli import app\n"
+        "from ctx.cli.app import app\n"
         "try:\n    app()\nexcept SystemExit:\n    pass\n"
-        "from ctx.hooks.entry import main\n"
+        "from ctx.claude.hooks.entry import main\n"
         "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mcp_types',"
-        " 'ctx.mcp', 'ctx.cli_mcp'))))\n")
+        " 'ctx.mcp', 'ctx.cli.mcp'))))\n")
     p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "h.db")], capture_output=True,
                        text=True, check=False)
     assert p.returncode == 0, p.stderr

@@ -6,7 +6,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from ctx.cli import app
+from ctx.cli.app import app
 from cuectx.output import Environment, use_environment
 
 runner = CliRunner()
@@ -64,7 +64,7 @@ def test_tables_show_ids_that_paste_back_even_for_nodes_made_together():
 
 
 def test_unique_prefixes_without_a_store():
-    from ctx.ids import unique_prefixes
+    from ctx.core.ids import unique_prefixes
 
     got = unique_prefixes(["01ABCDEFGH1", "01ABCDEFGH2", "01ZZZZZZZZZ"])
     assert got == {"01ABCDEFGH1": "01ABCDEFGH1", "01ABCDEFGH2": "01ABCDEFGH2",

@@ -10,9 +10,9 @@ import subprocess
 import pytest
 from test_projects_resolve import git, make_repo
 
-from ctx import db
-from ctx import requests as rq
-from ctx.store import Store
+from ctx.claude import requests
+from ctx.core import db
+from ctx.core.store import Store
 
 FORBIDDEN = ("typer", "rich", "numpy", "onnxruntime", "ulid")
 
@@ -92,7 +92,7 @@ def test_prompt_submit_selects_within_the_project_and_records_the_scope(ctx_bin,
               "prompt": "how does the staging deploy work?", "prompt_id": "p9"}
     text = ctx_text(hook(ctx_bin, "prompt-submit", prompt, env=env)[0])
     assert "Fridays only" in text and "VPN" not in text
-    rec = rq.get_request(store.conn)
+    rec = requests.get_request(store.conn)
     assert rec.params["scope"] == "beta + global"
     assert {i.node_id for i in rec.items} == {n.id for n in store.list_nodes() if n.project == "beta"}
 
@@ -132,7 +132,7 @@ def test_ctx_project_overrides_the_folder(ctx_bin, repos, store):
 def test_hook_path_stays_light_with_projects(ctx_bin, repos):
     a, _, _ = repos
     code = ("import sys, io, json; sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps("
-            f"{start(a, 'x')!r}).encode())); from ctx.hooks.entry import main; main(['session-start']);"
+            f"{start(a, 'x')!r}).encode())); from ctx.claude.hooks.entry import main; main(['session-start']);"
             f" bad = [m for m in {FORBIDDEN!r} if m in sys.modules]; "
             "assert not bad and 'subprocess' not in sys.modules, bad")
     proc = subprocess.run([os.path.join(os.path.dirname(ctx_bin), "python"), "-c", code],
@@ -143,7 +143,7 @@ def test_hook_path_stays_light_with_projects(ctx_bin, repos):
 def test_the_skill_teaches_remembering_globally(ctx_bin, repos, store):
     from pathlib import Path
 
-    from ctx.commands import parse
+    from ctx.claude.tags import parse
 
     skill = (Path(__file__).resolve().parents[2] / "skill" / "SKILL.md").read_text()
     examples = [c for c in parse(skill).commands if c.name == "remember"]
@@ -170,7 +170,7 @@ def test_semantic_selection_stays_in_the_project(ctx_bin, repos, store, monkeypa
               "prompt": "what happens when a customer's card gets rejected?", "prompt_id": "p1"}
     text = ctx_text(hook(ctx_bin, "prompt-submit", prompt)[0])
     assert "emailed to the customer" in text and "three times" not in text
-    rec = rq.get_request(store.conn)
+    rec = requests.get_request(store.conn)
     assert rec.path == "semantic" and rec.params["scope"] == "beta + global"
     in_a = {**prompt, "cwd": str(a), "session_id": "pa"}
     assert "three times" in ctx_text(hook(ctx_bin, "prompt-submit", in_a)[0])

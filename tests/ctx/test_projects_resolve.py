@@ -1,4 +1,4 @@
-"""Project resolution from a folder (ctx/projects.py) against repositories made by the real git."""
+"""Project resolution from a folder (ctx/core/repo.py) against repositories made by the real git."""
 from __future__ import annotations
 
 import os
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ctx import projects
-from ctx.projects import normalise_remote, resolve
+from ctx.core import repo
+from ctx.core.repo import normalise_remote, resolve
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
@@ -138,9 +138,9 @@ def test_broken_git_file_is_not_a_repository(tmp_path):
 
 
 def test_display_names_are_typeable():
-    assert projects.display_name("/x/My Repo (old)") == "My-Repo-old"
-    assert projects.display_name("/x/.hidden") == "hidden"
-    assert projects.display_name("/x/日本") == "project"
+    assert repo.display_name("/x/My Repo (old)") == "My-Repo-old"
+    assert repo.display_name("/x/.hidden") == "hidden"
+    assert repo.display_name("/x/日本") == "project"
 
 
 def test_resolution_is_fast_and_spawns_nothing(tmp_path, monkeypatch):

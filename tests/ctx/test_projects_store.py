@@ -5,12 +5,13 @@ import sqlite3
 
 import pytest
 
-from ctx import db, scope
-from ctx.errors import CtxError, NotFoundError
-from ctx.migrations import migrate
-from ctx.projects import ProjectRef
-from ctx.scope import EVERYTHING, GLOBAL_ONLY, Scope, current_scope
-from ctx.store import Store
+from ctx.core import db
+from ctx.core import projects as scope
+from ctx.core.errors import CtxError, NotFoundError
+from ctx.core.migrations import migrate
+from ctx.core.projects import EVERYTHING, GLOBAL_ONLY, Scope, current_scope
+from ctx.core.repo import ProjectRef
+from ctx.core.store import Store
 
 
 def ref(path: str, remote: str | None = None) -> ProjectRef:
@@ -146,7 +147,7 @@ def test_add_many_checks_the_project_exists(store):
 
 
 def test_export_import_keeps_scopes_byte_identical(tmp_path, store):
-    from ctx.transfer import export_lines, import_lines
+    from ctx.core.transfer import export_lines, import_lines
 
     c = store.conn
     a = scope.ensure(c, ref("/r/api", "github.com/acme/api"))
@@ -170,7 +171,7 @@ def test_export_import_keeps_scopes_byte_identical(tmp_path, store):
 
 
 def test_import_reads_version_1_files_as_global_memory(tmp_path, store):
-    from ctx.transfer import import_lines
+    from ctx.core.transfer import import_lines
 
     v1 = ['{"kind":"ctx-export","version":1}',
           ('{"content":"old","created_at":"2026-01-01T00:00:00.000Z","id":"01JD3K8W000000000000000000",'
@@ -182,7 +183,7 @@ def test_import_reads_version_1_files_as_global_memory(tmp_path, store):
 
 
 def test_import_with_an_undescribed_project_changes_nothing(store):
-    from ctx.transfer import import_lines
+    from ctx.core.transfer import import_lines
 
     bad = ['{"kind":"ctx-export","version":2}',
            ('{"content":"x","id":"01JD3K8W000000000000000000","kind":"node","project":"gh/x/y",'

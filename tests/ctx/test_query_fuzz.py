@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from ctx import db
-from ctx.errors import QuerySyntaxError
+from ctx.core import db
+from ctx.core.errors import QuerySyntaxError
+from ctx.core.store import Store
 from ctx.query import MAX_DEPTH, MAX_TERMS, compile_expr, parse
-from ctx.store import Store
 
 NOW = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from ctx.errors import QuerySyntaxError
+from ctx.core.errors import QuerySyntaxError
 from ctx.query import (
     MAX_DEPTH,
     MAX_TERMS,

@@ -5,11 +5,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from ctx import db
-from ctx.errors import QuerySyntaxError
+from ctx.core import db
+from ctx.core.errors import QuerySyntaxError
+from ctx.core.store import Store
 from ctx.query import compile_query
 from ctx.query.sql import fts_phrase, successor
-from ctx.store import Store
 
 NOW = datetime(2026, 3, 14, 12, 0, 0, tzinfo=UTC)
 

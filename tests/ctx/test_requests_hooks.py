@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 
-from ctx import db
-from ctx import requests as rq
-from ctx.store import Store
+from ctx.claude import requests, sessions
+from ctx.core import db
+from ctx.core.store import Store
 
 
 @pytest.fixture(autouse=True)
@@ -46,7 +46,7 @@ def test_session_start_records_always_items_and_prompt_submit_selects(ctx_bin, s
     out, _ = hook(ctx_bin, "session-start", {"session_id": "S", "hook_event_name": "SessionStart",
                                              "source": "startup"})
     assert "Answer in English." in context(out)
-    assert [(i.node_id, i.include_mode, i.injected) for i in rq.session_items(store.conn, "S")] == \
+    assert [(i.node_id, i.include_mode, i.injected) for i in sessions.session_items(store.conn, "S")] == \
         [(pinned, "always", True)]
 
     payload = {"session_id": "S", "hook_event_name": "UserPromptSubmit",
@@ -56,14 +56,14 @@ def test_session_start_records_always_items_and_prompt_submit_selects(ctx_bin, s
     assert out["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
     assert "## Relevant Memory" in text and "retries a declined charge" in text
     assert "orbit-guest" not in text and "Answer in English" not in text
-    rec = rq.get_request(store.conn)
+    rec = requests.get_request(store.conn)
     assert rec.session_id == "S" and rec.path == "semantic"
     assert {(i.node_id, i.include_mode, i.injected) for i in rec.items if i.included} == \
         {(pinned, "always", "earlier"), (retry, "agent", "now")}
 
     out, _ = hook(ctx_bin, "prompt-submit", payload)  # already in the conversation
     assert out == {}
-    assert rq.get_request(store.conn).items[0].injected == "earlier"
+    assert requests.get_request(store.conn).items[0].injected == "earlier"
 
     out, _ = hook(ctx_bin, "session-start", {"session_id": "S", "hook_event_name": "SessionStart",
                                              "source": "clear"})
@@ -77,7 +77,7 @@ def test_prompt_submit_without_the_model_still_answers_by_keyword(ctx_bin, store
                                              "prompt": "when is the team lunch?"},
                   env={"CTX_MODEL_DIR": str(tmp_path / "none")})
     assert "first Wednesday" in context(out)
-    rec = rq.get_request(store.conn)
+    rec = requests.get_request(store.conn)
     assert rec.path == "keyword" and "not built" in rec.fallback_reason
 
 
@@ -94,5 +94,5 @@ def test_prompt_submit_with_a_broken_model_falls_back(ctx_bin, store, tmp_path):
                                                "prompt": "when is the team lunch?"},
                     env={"CTX_MODEL_DIR": str(broken)})
     assert "first Wednesday" in context(out)
-    rec = rq.get_request(store.conn)
+    rec = requests.get_request(store.conn)
     assert rec.path == "keyword" and rec.fallback_reason.startswith("semantic search failed")

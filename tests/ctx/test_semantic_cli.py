@@ -8,8 +8,8 @@ import subprocess
 import pytest
 from ctx_runner import add, ctx, ok
 
-from ctx import db
-from ctx import requests as rq
+from ctx.claude import requests, sessions
+from ctx.core import db
 
 
 @pytest.fixture(autouse=True)
@@ -100,7 +100,7 @@ def test_index_shows_a_progress_bar_on_stderr(ctx_bin, tmp_path):
 
 def test_session_show_add_remove(notes):
     conn = db.connect()
-    rq.start_session(conn, "sess-abc", "startup", [notes["ctxdb"]])
+    sessions.start_session(conn, "sess-abc", "startup", [notes["ctxdb"]])
     conn.close()
     shown = json.loads(ok("session", "show", "--format", "json"))
     assert shown["session"]["id"] == "sess-abc"
@@ -126,10 +126,10 @@ def test_session_commands_without_sessions_say_so(notes):
 
 def test_requests_list_and_show(notes):
     conn = db.connect()
-    rq.start_session(conn, "sess-1", "startup", [notes["ctxdb"]])
-    first = rq.build_request(conn, "sess-1", "what does billing do when a card charge is declined?",
+    sessions.start_session(conn, "sess-1", "startup", [notes["ctxdb"]])
+    first = requests.build_request(conn, "sess-1", "what does billing do when a card charge is declined?",
                              max_chars=9500).record
-    second = rq.build_request(conn, "sess-1", "hello", max_chars=9500).record
+    second = requests.build_request(conn, "sess-1", "hello", max_chars=9500).record
     conn.close()
     listed = json.loads(ok("requests", "--format", "json"))
     assert [r["id"] for r in listed] == [second.id, first.id]

@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ctx import db
+from ctx.core import db
+from ctx.core.store import Store
 from ctx.semantic import index
 from ctx.semantic.embed import get_embedder
 from ctx.semantic.search import SearchOptions, search
-from ctx.store import Store
 
 
 @pytest.fixture(scope="module")

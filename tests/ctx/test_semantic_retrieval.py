@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ctx import db
-from ctx.semantic import evaluate as ev
+from bench import retrieval_eval as ev
+from ctx.core import db
 
 DATA = Path(__file__).parent / "data" / "retrieval.json"
 

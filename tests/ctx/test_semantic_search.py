@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from ctx import db
-from ctx.errors import CtxError, QuerySyntaxError
+from ctx.core import db
+from ctx.core.errors import CtxError, QuerySyntaxError
+from ctx.core.store import Store
 from ctx.semantic.search import SearchOptions, keyword_query, search, select
-from ctx.store import Store
 
 RUNBOOK = (
     ("Runbook for database incidents, for whoever is on call this week and has never handled "

@@ -5,16 +5,16 @@ import sqlite3
 
 import pytest
 
-from ctx import db
-from ctx.errors import (
+from ctx.core import db
+from ctx.core.errors import (
     AmbiguousIdError,
     CorruptDatabaseError,
     CtxError,
     DatabaseError,
     NotFoundError,
 )
-from ctx.migrations import LATEST, MIGRATIONS, migrate
-from ctx.store import Store
+from ctx.core.migrations import LATEST, MIGRATIONS, migrate
+from ctx.core.store import Store
 
 
 @pytest.fixture

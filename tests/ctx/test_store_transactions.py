@@ -1,11 +1,11 @@
 """Transactions nest on the connection, not on a Store: two Stores (or a Store and a
-helper such as ctx.sessions) over one connection join one transaction."""
+helper such as ctx.claude.sessions) over one connection join one transaction."""
 from __future__ import annotations
 
 import pytest
 
-from ctx import db
-from ctx.store import Store
+from ctx.core import db
+from ctx.core.store import Store
 
 
 def test_two_stores_on_one_connection_share_the_transaction():

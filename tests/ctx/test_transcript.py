@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from ctx.transcript import Cursor, read_replies
+from ctx.claude.transcript import Cursor, read_replies
 
 
 def user(text, prompt_id, **extra):

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from ctx import db
-from ctx import requests as rq
-from ctx.store import Store
+from ctx.claude import requests, sessions
+from ctx.core import db
+from ctx.core.store import Store
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -47,8 +47,8 @@ def _populate(cue_home: Path) -> dict:
     store.supersede(old.id, d.id)
     store.add_many([{"content": f"Background note {i} about subsystem {i % 7}",
                      "type": ("fact", "observation", "task")[i % 3]} for i in range(60)])
-    rq.start_session(conn, "sess-browser-1", "startup", [a.id, b.id])
-    built = rq.build_request(conn, "sess-browser-1", "which port does the staging database use?",
+    sessions.start_session(conn, "sess-browser-1", "startup", [a.id, b.id])
+    built = requests.build_request(conn, "sess-browser-1", "which port does the staging database use?",
                              max_chars=10_000)
     conn.close()
 

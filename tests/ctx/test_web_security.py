@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from ctx import db
-from ctx import requests as rq
-from ctx.store import Store
+from ctx.claude import requests, sessions
+from ctx.core import db
+from ctx.core.store import Store
 from ctx.web.app import create_app
 from ctx.web.thumbs import Frame
 from tests.ctx.ctx_runner import ok
@@ -54,8 +54,8 @@ def memory(store):
     new = store.add("Retry payments five times with backoff", "decision")
     store.supersede(old.id, new.id)
     store.link(a.id, b.id, "DEPENDS_ON")
-    rq.start_session(store.conn, "sess-0001", "startup", [a.id, b.id])
-    built = rq.build_request(store.conn, "sess-0001", "which port does staging use?",
+    sessions.start_session(store.conn, "sess-0001", "startup", [a.id, b.id])
+    built = requests.build_request(store.conn, "sess-0001", "which port does staging use?",
                              max_chars=10_000)
     return {"a": a, "b": b, "old": old, "new": new, "request": built.record.id}
 
@@ -497,7 +497,7 @@ def test_taken_port_is_one_error_line(tmp_path):
 
 def test_other_commands_do_not_load_the_web_stack(tmp_path):
     code = ("import sys; sys.argv = ['ctx', '--db', sys.argv[1], 'add', 'x']\n"
-            "from ctx.cli import app\n"
+            "from ctx.cli.app import app\n"
             "try:\n    app()\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in ('starlette', 'uvicorn', 'jinja2', 'multipart', 'ctx.web')"
             " if m in sys.modules))\n")
@@ -508,8 +508,8 @@ def test_other_commands_do_not_load_the_web_stack(tmp_path):
 
 
 def test_project_filter_uses_the_store_projects(authed, store):
-    from ctx import scope
-    from ctx.projects import ProjectRef
+    from ctx.core import projects as scope
+    from ctx.core.repo import ProjectRef
 
     api = scope.ensure(store.conn, ProjectRef(key="", name="api", root=None, remote=None,
                                               source="env"))
@@ -625,7 +625,7 @@ def test_hooks_do_not_load_the_web_stack(tmp_path):
     code = ("import io, json, sys\n"
             "sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps({'session_id': 'W', "
             "'hook_event_name': 'SessionStart', 'source': 'startup'}).encode()))\n"
-            "from ctx.hooks.entry import main\n"
+            "from ctx.claude.hooks.entry import main\n"
             "main(['session-start'], process_exits=False)\n"
             "print()\n"
             "print(sorted(m for m in ('starlette', 'uvicorn', 'jinja2', 'multipart', 'ctx.web')"

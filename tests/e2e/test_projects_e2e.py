@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from e2e_harness import harness
 
-from ctx import db
-from ctx.store import Store
+from ctx.core import db
+from ctx.core.store import Store
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(1200)]
 

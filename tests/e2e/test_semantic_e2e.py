@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from e2e_harness import harness
 
-from ctx import db
-from ctx import requests as rq
-from ctx.store import Store
+from ctx.claude import requests
+from ctx.core import db
+from ctx.core.store import Store
 
 pytestmark = pytest.mark.e2e
 DATA = Path(__file__).resolve().parents[1] / "ctx" / "data" / "retrieval.json"
@@ -41,7 +41,7 @@ def test_a_paraphrased_prompt_gets_its_memory_injected(claude_bin, ctx_bin, tmp_
 
     conn = db.connect()
     try:
-        rec = rq.get_request(conn)
+        rec = requests.get_request(conn)
         assert rec.path == "semantic" and rec.prompt == prompt
         (item,) = [i for i in rec.items if i.node_id == ids["pay-retry"]]
         assert item.include_mode == "agent" and item.injected == "now" and item.score > 0.35

@@ -1,0 +1,1 @@
+"""Claude Code integration: hooks, reply tags, actions, sessions, request records, install."""

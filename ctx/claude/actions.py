@@ -1,0 +1,452 @@
+"""Carry out the `<ctx:…>` commands from Claude's replies against the store, and hand what
+Claude asked to see over to the next prompt (seed §1, §6, §7, §8, §17).
+
+Each command runs in its own savepoint inside one transaction: a command that fails (an
+unknown id, a bad type) is rolled back and reported, and the others still happen. What a
+command leaves for Claude (recall results, status, expanded nodes, task notes) goes to the
+`pending` table under a per-session key and is injected once, at that session's next
+prompt-submit (`take_pending` here, rendered by ctx/hooks/prompt_submit.py). Entries written
+without a session (a person running `ctx hook stop --response …`) go under the bare key and
+reach the next prompt of any session.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ctx.core.errors import CtxError
+from ctx.core.ids import short_id
+from ctx.core.model import NODE_TYPES, TIER_PRIORITY, Node
+from ctx.core.store import Store
+
+if TYPE_CHECKING:  # session-start and prompt-submit use this module without parsing replies
+    from ctx.claude.tags import Command
+    from ctx.core.projects import Scope
+
+RECALL = "recall_results"
+STATUS = "status_output"
+EXPAND = "expand_nodes"
+NOTES = "task_notes"
+SECRETS = "secret_notices"  # ctx.core.guard: a memory refused or redacted for holding a secret
+CURRENT_TASK = "current_task"
+HANDOFF_KEYS = (RECALL, STATUS, EXPAND, NOTES, SECRETS)
+RECALL_LIMIT = 20
+FIELD_PREDICATE = re.compile(r"(?:^|[\s(])-?(?:type|tag|id|created|updated|tokens|has|from|to|"
+                             r"project|scope):|"
+                             r"\b(?:AND|OR|NOT)\b")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    command: str
+    ok: bool
+    message: str  # one line: what happened, or why not
+    node_ids: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()  # kinds of the secrets redacted or refused (ctx.core.guard)
+
+
+def pending_key(base: str, session_id: str | None) -> str:
+    return f"{base}:{session_id}" if session_id else base
+
+
+def execute(store: Store, commands: list[Command], *, session_id: str | None = None,
+            scope: Scope | None = None) -> list[Outcome]:
+    """Run every command; one failing never stops the rest. `scope` (ctx.core.projects) is where the
+    session works: remember/summarize store into its project (`scope="global"` attribute:
+    global), recall/status/task read its project + global. None: the whole store, global."""
+    outcomes = []
+    with store.transaction():
+        if scope is not None and scope.project is None and scope.ref is not None and any(
+                c.name in ("remember", "summarize") for c in commands):
+            from ctx.core.projects import Scope, ensure
+
+            # the project's first memory: its row exists before anything reads the scope
+            scope = Scope(project=ensure(store.conn, scope.ref))
+        for cmd in commands:
+            seen = len(store.secret_events)
+            store.conn.execute("SAVEPOINT ctx_command")
+            try:
+                outcome = HANDLERS[cmd.name](store, cmd, session_id, scope)
+            except CtxError as exc:
+                store.conn.execute("ROLLBACK TO ctx_command")
+                outcome = Outcome(cmd.name, False, f"<ctx:{cmd.name}> failed: {exc}")
+            store.conn.execute("RELEASE ctx_command")
+            outcome = _secret_notice(store, cmd, outcome, store.secret_events[seen:], session_id)
+            outcomes.append(outcome)
+    return outcomes
+
+
+def _secret_notice(store: Store, cmd: Command, outcome: Outcome, events: list,
+                   session_id: str | None) -> Outcome:
+    """A remember/summarize that met a secret: say so in the outcome (the Stop hook's
+    stderr) and leave Claude a note for its next prompt — kinds only, never the value."""
+    if not events:
+        return outcome
+    kinds = list(dict.fromkeys(k for e in events for k in e.kinds))
+    refused = any(e.action == "refused" for e in events)
+    _append_pending(store, pending_key(SECRETS, session_id), {
+        "command": cmd.name, "action": "refused" if refused else "redacted", "kinds": kinds,
+        "node_ids": [i for i in outcome.node_ids if i] if not refused else []})
+    if refused:
+        return dataclasses.replace(outcome, secrets=tuple(kinds))
+    n = sum(e.count for e in events)
+    return Outcome(outcome.command, outcome.ok, f"{outcome.message}; {n} secret{'s' if n != 1 else ''} "
+                   f"({', '.join(kinds)}) redacted before storing", outcome.node_ids, tuple(kinds))
+
+
+# ------------------------------------------------------------------------------ commands
+
+def remember(store: Store, cmd: Command, session_id: str | None,
+            scope: Scope | None = None) -> Outcome:
+    tags = cmd.items("tags")
+    if cmd.attrs.get("tier"):
+        tags.append("tier:" + cmd.attrs["tier"].strip().removeprefix("tier:"))
+    tags = _with_task(store, tags)
+    metadata = {k: cmd.attrs[k] for k in ("rationale", "source") if cmd.attrs.get(k)}
+    node_type = cmd.attrs.get("type", "fact")
+    # Resolve the old id before the new node exists: a short prefix could match both.
+    old_id = store.resolve(cmd.attrs["supersedes"]) if cmd.attrs.get("supersedes") else None
+    project_id = _target_project(store, cmd, scope)
+    existing = _identical(store, _as_stored(store, cmd.content or ""), node_type, project_id)
+    if existing:  # the same memory again: keep one node, add any new tags
+        node = store.tag(existing.id, tags) if tags else existing
+        message = f"already remembered as {node.type} {short_id(store, node.id)}"
+    else:
+        node = store.add(cmd.content or "", type=node_type, tags=tags, metadata=metadata or None,
+                         project_id=project_id)
+        message = f"remembered {node.type} {short_id(store, node.id)}" + (f" ({node.tier})" if node.tier else
+                                                                 " (no tier: not in context)")
+        message += f" in project {node.project}" if node.project else " (global)"
+    if old_id:
+        old, _ = store.supersede(old_id, node.id)
+        message += f", superseding {short_id(store, old.id)}"
+    return Outcome("remember", True, message, (node.id,))
+
+
+def recall(store: Store, cmd: Command, session_id: str | None,
+          scope: Scope | None = None) -> Outcome:
+    query = (cmd.attrs.get("query") or cmd.content or "").strip()
+    limit = _int(cmd.attrs.get("limit"), RECALL_LIMIT)
+    if is_query_language(query):
+        nodes, total = search_query(store, query, limit, scope=scope)
+        mode = "query"
+    else:
+        nodes, total, mode = search_plain(store, query, limit, scope=scope)
+    entry = {"query": query, "mode": mode, "total": total,
+             "nodes": [_snapshot(n) for n in nodes]}
+    _append_pending(store, pending_key(RECALL, session_id), entry)
+    return Outcome("recall", True, f"recall {query!r}: {total} node(s), shown at the next prompt",
+                   tuple(n.id for n in nodes))
+
+
+def status(store: Store, cmd: Command, session_id: str | None,
+          scope: Scope | None = None) -> Outcome:
+    store.set_pending(pending_key(STATUS, session_id), status_text(store, scope=scope))
+    return Outcome("status", True, "status shown at the next prompt")
+
+
+def task(store: Store, cmd: Command, session_id: str | None,
+        scope: Scope | None = None) -> Outcome:
+    name = cmd.attrs["name"].strip()
+    tag = f"task:{name}"
+    if cmd.attrs.get("action", "start").strip().lower() == "start":
+        store.set_pending(CURRENT_TASK, name)
+        working = store.list_nodes(tags=["tier:working"], scope=scope)
+        untagged = [n.id for n in working if tag not in n.tags]
+        for node_id in untagged:
+            store.tag(node_id, [tag])
+        return Outcome("task", True, f"task {name!r} started; {len(untagged)} working node(s) tagged",
+                       tuple(untagged))
+    nodes = store.list_nodes(tags=[tag, "tier:working"], scope=scope)
+    ids = [n.id for n in nodes]
+    store.retag(ids, "tier:working", "tier:off-context")
+    if store.get_pending(CURRENT_TASK) == name:
+        store.delete_pending(CURRENT_TASK)
+    if cmd.flag("summarize") and nodes:
+        _append_pending(store, pending_key(NOTES, session_id), {
+            "task": name, "nodes": [_snapshot(n) for n in nodes]})
+    return Outcome("task", True, f"task {name!r} ended; {len(ids)} working node(s) moved to "
+                                 f"tier:off-context", tuple(ids))
+
+
+def summarize(store: Store, cmd: Command, session_id: str | None,
+             scope: Scope | None = None) -> Outcome:
+    sources = [store.get(ref) for ref in cmd.items("nodes")]
+    tags = cmd.items("tags")
+    if cmd.attrs.get("tier"):
+        tags.append("tier:" + cmd.attrs["tier"].strip().removeprefix("tier:"))
+    if not any(t.startswith("tier:") for t in tags):
+        tiers = sorted((TIER_PRIORITY[f"tier:{n.tier}"], n.tier) for n in sources
+                       if n.tier and f"tier:{n.tier}" in TIER_PRIORITY)
+        tags.append(f"tier:{tiers[0][1]}" if tiers else "tier:reference")
+    # Summarising only global memory gives global memory; else it belongs to this project.
+    project_id = (None if sources and all(n.project is None for n in sources)
+                  and not cmd.attrs.get("scope") else _target_project(store, cmd, scope))
+    summary = store.add(cmd.content or "", type="summary", tags=_with_task(store, tags),
+                        project_id=project_id)
+    for node in sources:
+        store.link(summary.id, node.id, "DERIVED_FROM")
+    message = f"summary {short_id(store, summary.id)} of {len(sources)} node(s)"
+    if cmd.flag("archive"):
+        store.retag([n.id for n in sources], "", "tier:off-context")
+        message += ", sources archived (tier:off-context)"
+    return Outcome("summarize", True, message, (summary.id,))
+
+
+def link(store: Store, cmd: Command, session_id: str | None,
+        scope: Scope | None = None) -> Outcome:
+    edge = store.link(cmd.attrs["from"], cmd.attrs["to"], cmd.attrs.get("type") or "RELATES_TO")
+    return Outcome("link", True, f"linked {short_id(store, edge.from_id)} {edge.type} "
+                                 f"{short_id(store, edge.to_id)}", (edge.from_id, edge.to_id))
+
+
+def supersede(store: Store, cmd: Command, session_id: str | None,
+             scope: Scope | None = None) -> Outcome:
+    old, new = store.supersede(cmd.attrs["old"], cmd.attrs["new"])
+    return Outcome("supersede", True,
+                   f"{short_id(store, new.id)} supersedes {short_id(store, old.id)}", (old.id, new.id))
+
+
+def expand(store: Store, cmd: Command, session_id: str | None,
+          scope: Scope | None = None) -> Outcome:
+    node = store.get(cmd.attrs.get("node") or cmd.attrs["id"])
+    if node.type != "summary":
+        raise CtxError(f"{short_id(store, node.id)} is a {node.type}, not a summary; only summaries expand")
+    sources = [e.to_id for e in store.edges([node.id], ["DERIVED_FROM"]) if e.from_id == node.id]
+    key = pending_key(EXPAND, session_id)
+    ids = _load_list(store.get_pending(key))
+    ids += [i for i in sources if i not in ids]
+    store.set_pending(key, json.dumps(ids))
+    return Outcome("expand", True, f"{len(sources)} source node(s) of {short_id(store, node.id)} shown at the "
+                                   f"next prompt", tuple(sources))
+
+
+HANDLERS = {"remember": remember, "recall": recall, "status": status, "task": task,
+            "summarize": summarize, "link": link, "supersede": supersede, "expand": expand}
+
+
+# ------------------------------------------------------------------------------ helpers
+
+def is_query_language(query: str) -> bool:
+    """True when the query uses field predicates or operators; else it is plain language."""
+    return bool(FIELD_PREDICATE.search(query))
+
+
+def search_query(store: Store, query: str, limit: int, *,
+                 scope: Scope | None = None) -> tuple[list[Node], int]:
+    """The first `limit` live nodes matching a query-language expression, and how many match
+    (within `scope` unless the query names its own)."""
+    from ctx.query import compile_expr, names_scope, parse
+
+    expr = parse(query)
+    compiled = compile_expr(expr)
+    where = f"({compiled.where}) AND n.superseded_by IS NULL"
+    params = list(compiled.params)
+    if scope is not None and not names_scope(expr):
+        scope_sql, scope_params = scope.sql()
+        where += f" AND {scope_sql}"
+        params += scope_params
+    total = store.conn.execute(f"SELECT count(*) FROM nodes n WHERE {where}", params).fetchone()[0]
+    return store.query(query, limit=limit, scope=scope), total
+
+
+def search_plain(store: Store, text: str, limit: int, *,
+                 scope: Scope | None = None) -> tuple[list[Node], int, str]:
+    """Plain-language recall: hybrid search (MiniLM + BM25, ctx.semantic) when the model is
+    installed, else keyword search. (nodes, how many ranked, mode used).
+
+    Runs inside the Stop hook's transaction, so it does not index: nodes without vectors
+    yet are still found by their words, and prompt-submit indexes them as it goes.
+    """
+    from ctx.semantic.search import Eligibility, SearchOptions, keyword_query, search
+
+    if keyword_query(text) is None:
+        return [], 0, "keyword"
+    mode = "hybrid" if semantic_available() else "keyword"
+    options = SearchOptions(mode=mode, top_k=max(20, limit), top_n=limit)
+    eligibility = Eligibility.within(scope)
+    try:
+        result = search(store.conn, text, options, eligibility=eligibility, ensure_index=False)
+    except Exception:  # a broken model must not lose the recall: words still work
+        if mode == "keyword":
+            raise
+        mode = "keyword"
+        result = search(store.conn, text, SearchOptions(mode=mode, top_k=max(20, limit),
+                                                        top_n=limit),
+                        eligibility=eligibility, ensure_index=False)
+    ids = [h.node_id for h in result.hits][:limit]
+    return store.get_many(ids), len(result.candidates), mode
+
+
+def semantic_available() -> bool:
+    """True when hybrid search can use MiniLM: the model is built and $CTX_SEMANTIC is not off."""
+    from ctx.core.settings import semantic_enabled
+
+    if not semantic_enabled():
+        return False
+    from ctx.semantic.model import locate
+
+    return locate() is not None
+
+
+def status_text(store: Store, *, scope: Scope | None = None) -> str:
+    """What `<ctx:status/>` shows: live nodes per tier and type, the current task, and (with
+    `scope`) the current project's and global node counts.
+
+    Counted from covering indexes (all nodes, minus the few superseded ones, reached through
+    their index — the planner would otherwise scan) rather than Store.stats(): reading the
+    content-heavy nodes table costs tens of milliseconds on a 10k-node store, on the hook's
+    critical path.
+    """
+    c = store.conn
+    total = c.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    superseded = c.execute("SELECT count(*) FROM nodes WHERE superseded_by IS NOT NULL").fetchone()[0]
+    edges = c.execute("SELECT count(*) FROM edges").fetchone()[0]
+    tiers = _minus(c.execute("SELECT tag, count(*) FROM tags WHERE tag >= 'tier:' AND tag < 'tier;' "
+                             "GROUP BY tag").fetchall(),
+                   c.execute("SELECT t.tag, count(*) FROM nodes n INDEXED BY nodes_superseded_by "
+                             "CROSS JOIN tags t ON t.node_id = n.id "
+                             "WHERE n.superseded_by IS NOT NULL AND t.tag >= 'tier:' "
+                             "AND t.tag < 'tier;' GROUP BY t.tag").fetchall())
+    types = _minus(c.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall(),
+                   c.execute("SELECT type, count(*) FROM nodes INDEXED BY nodes_superseded_by "
+                             "WHERE superseded_by IS NOT NULL GROUP BY type").fetchall())
+    lines = [f"ctx: {total - superseded} live nodes, {superseded} superseded, {edges} edges"]
+    if scope is not None and not scope.all_projects:
+        count = "SELECT count(*) FROM nodes WHERE project_id IS ? AND superseded_by IS NULL"
+        in_global = c.execute(count, (None,)).fetchone()[0]
+        if scope.project is not None:
+            here = c.execute(count, (scope.project.id,)).fetchone()[0]
+            lines.append(f"Project: {scope.project.name} ({here} live nodes; {in_global} global); "
+                         f"remember with scope=\"global\" for memory every project should see")
+        else:
+            where = f"project {scope.ref.name} (nothing stored yet)" if scope.ref else "no project"
+            lines.append(f"Project: {where}; {in_global} global live nodes")
+    if tiers:
+        lines.append("Tiers: " + ", ".join(f"{k} {v}" for k, v in tiers))
+    if types:
+        lines.append("Types: " + ", ".join(f"{k} {v}" for k, v in types))
+    current = store.get_pending(CURRENT_TASK)
+    lines.append(f"Current task: {current}" if current else "Current task: none")
+    return "\n".join(lines)
+
+
+def _minus(all_rows, superseded_rows) -> list[tuple[str, int]]:
+    gone = {k: n for k, n in superseded_rows}
+    counts = sorted((k, n - gone.get(k, 0)) for k, n in all_rows)
+    return [(k, n) for k, n in counts if n > 0]
+
+
+def _with_task(store: Store, tags: list[str]) -> list[str]:
+    """Seed §6: new working memory joins the current task."""
+    if "tier:working" in tags:
+        current = store.get_pending(CURRENT_TASK)
+        if current and f"task:{current}" not in tags:
+            tags = tags + [f"task:{current}"]
+    return tags
+
+
+def _identical(store: Store, content: str, node_type: str,
+               project_id: int | None = None) -> Node | None:
+    """A live node with the same text and type that the target scope already sees: in the
+    project or global (remembering into a project), global only (remembering globally)."""
+    if node_type.strip().lower() not in NODE_TYPES:
+        return None  # let add() report the bad type
+    row = store.conn.execute(
+        "SELECT id FROM nodes WHERE content = ? AND type = ? AND superseded_by IS NULL "
+        "AND (project_id IS NULL OR project_id IS ?) ORDER BY project_id IS NULL, id LIMIT 1",
+        (content.strip(), node_type.strip().lower(), project_id)).fetchone()
+    return store.get(row[0]) if row else None
+
+
+def _as_stored(store: Store, content: str) -> str:
+    """The text as the store would keep it (secrets redacted), to find an identical node."""
+    from ctx.core import guard
+
+    mode = guard.policy(store.secrets)
+    return guard.screen(content, guard.REDACT)[0] if mode == guard.REDACT else content
+
+
+def _target_project(store: Store, cmd: Command, scope: Scope | None) -> int | None:
+    """Where new memory from `cmd` goes: the session's project, or global with
+    `scope="global"` (or when the session is in no project)."""
+    wanted = (cmd.attrs.get("scope") or "").strip().lower()
+    if wanted == "global" or scope is None:
+        return None
+    if wanted and wanted != "project":
+        raise CtxError(f'scope="{cmd.attrs["scope"]}" is not understood; use scope="global" '
+                       f'(or leave it out to remember in this project)')
+    return scope.write_project_id(store.conn)
+
+
+def _snapshot(node: Node) -> dict:
+    return {"id": node.id, "type": node.type, "content": node.content, "tags": list(node.tags)}
+
+
+def _append_pending(store: Store, key: str, entry: dict) -> None:
+    entries = _load_list(store.get_pending(key))
+    entries.append(entry)
+    store.set_pending(key, json.dumps(entries, ensure_ascii=False))
+
+
+def _load_list(raw: str | None) -> list:
+    try:
+        value = json.loads(raw) if raw else []
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
+def _int(raw: str | None, default: int) -> int:
+    try:
+        value = int(raw) if raw is not None else default
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+# ------------------------------------------------------------------------------ hand-off
+
+@dataclass(frozen=True)
+class Handoff:
+    recalls: list[dict]
+    status: str | None
+    expand_ids: list[str]
+    notes: list[dict]
+    secrets: list[dict] = field(default_factory=list)  # memories refused/redacted (ctx.core.guard)
+
+    def __bool__(self) -> bool:
+        return bool(self.recalls or self.status or self.expand_ids or self.notes or self.secrets)
+
+
+def take_pending(store: Store, session_id: str | None, *, keys=HANDOFF_KEYS) -> Handoff:
+    """Pop this session's hand-offs (and session-less ones) in one transaction.
+
+    Does not write when there is nothing to take, so the common prompt stays read-only.
+    """
+    wanted = [pending_key(base, sid) for base in keys for sid in dict.fromkeys((session_id, None))]
+    marks = ",".join("?" * len(wanted))
+    if not store.conn.execute(f"SELECT 1 FROM pending WHERE key IN ({marks}) LIMIT 1", wanted).fetchone():
+        return Handoff([], None, [], [])
+    recalls, statuses, expand_ids, notes, secrets = [], [], [], [], []
+    with store.transaction():
+        for sid in dict.fromkeys((None, session_id)):  # session-less first: they are older
+            if RECALL in keys:
+                recalls += _load_list(store.pop_pending(pending_key(RECALL, sid)))
+            if STATUS in keys:
+                text = store.pop_pending(pending_key(STATUS, sid))
+                if text:
+                    statuses = [text]  # only the newest status matters
+            if EXPAND in keys:
+                expand_ids += [i for i in _load_list(store.pop_pending(pending_key(EXPAND, sid)))
+                               if isinstance(i, str) and i not in expand_ids]
+            if NOTES in keys:
+                notes += _load_list(store.pop_pending(pending_key(NOTES, sid)))
+            if SECRETS in keys:
+                secrets += _load_list(store.pop_pending(pending_key(SECRETS, sid)))
+    return Handoff([r for r in recalls if isinstance(r, dict)], statuses[0] if statuses else None,
+                   expand_ids, [n for n in notes if isinstance(n, dict)],
+                   [n for n in secrets if isinstance(n, dict)])

@@ -1,0 +1,35 @@
+"""How hooks open the store: the one `ctx.core.db.connect`, with a hook-sized busy timeout."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ctx.claude.hooks.call import HookCall
+
+# seed §9: a locked database is waited for (CTX_HOOK_BUSY_TIMEOUT_MS, 5 s), then reported
+from ctx.core.settings import hook_busy_timeout_ms as busy_timeout_ms
+
+
+def hook_scope(call: HookCall, store):
+    """The session's scope (ctx.core.projects): the project of the hook's `cwd` (else the process's
+    working directory, which Claude Code sets to the project) or $CTX_PROJECT, + global."""
+    from ctx.core.projects import current_scope
+
+    return current_scope(store.conn, call.text("cwd") or None)
+
+
+@contextmanager
+def open_store(call: HookCall) -> Iterator:
+    from ctx.core import db
+    from ctx.core.store import Store
+
+    conn = db.connect(call.db, busy_timeout_ms=busy_timeout_ms())
+    try:
+        yield Store(conn)
+    finally:
+        if not call.process_exits:
+            conn.close()
+        # Else the process is about to os._exit(): closing the last connection to a WAL
+        # database checkpoints it with an fsync (~15 ms on Claude's critical path). Every
+        # transaction is already committed; the next writer past wal_autocheckpoint, or any
+        # CLI command, checkpoints instead — SQLite is built for a process that just stops.

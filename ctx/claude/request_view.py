@@ -1,0 +1,52 @@
+"""How a request record is shown (`ctx requests show`, the web viewer's View Context):
+names, tier priorities, short ids, grouped items. Pure: returns dicts."""
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import asdict
+
+from ctx.claude.requests import RequestRecord
+from ctx.claude.sessions import ALWAYS_TIERS
+
+SHORT = 8
+
+def tier_priority(tags) -> int:
+    for i, tier in enumerate(ALWAYS_TIERS, 1):
+        if tier in tags:
+            return i
+    return 4
+
+
+def item_name(content: str, width: int = 60) -> str:
+    first = next((line.strip() for line in content.splitlines() if line.strip()), "")
+    first = first.lstrip("#").strip()
+    return first if len(first) <= width else first[: width - 1].rstrip() + "…"
+
+
+def request_view(conn: sqlite3.Connection, record: RequestRecord) -> dict:
+    """The record with each item's node details, in the seed's order (priority, then name)."""
+    from ctx.core.ids import short_ids
+    from ctx.core.store import Store
+
+    store = Store(conn)
+    nodes = {n.id: n for n in store.get_many([i.node_id for i in record.items])}
+    sid = short_ids(store, list(nodes))
+    rows = []
+    for item in record.items:
+        node = nodes.get(item.node_id)
+        meta_p = node.metadata.get("priority") if node else None
+        priority = meta_p if isinstance(meta_p, int) and not isinstance(meta_p, bool) \
+            else tier_priority(node.tags if node else ())
+        rows.append({
+            **asdict(item),
+            "short_id": sid.get(item.node_id, item.node_id[:SHORT]),
+            "type": node.type if node else None,
+            "name": item_name(node.content) if node else "(deleted)",
+            "tier": node.tier if node else None,
+            "priority": priority,
+            "deleted": node is None,
+        })
+    rows.sort(key=lambda r: (not r["included"], r["priority"], r["name"].lower(), r["node_id"]))
+    out = record.to_dict()
+    out["items"] = rows
+    return out

@@ -1,0 +1,226 @@
+"""Include modes and Claude Code sessions (SPEC §3, seed: context management).
+
+- **Agent level** = the whole store. Each node has an include mode: `always` (in the
+  session-start view: tiers pinned/reference/working), `agent` (every other live node,
+  eligible for per-prompt semantic selection) or `manual` (tag `include:manual`: never
+  selected automatically). An explicit `include:always|manual|agent` tag overrides.
+- **Session level** = one Claude Code `session_id`: the `always` items SessionStart
+  injected, plus items a person adds (`ctx session add`, mode manual) or removes
+  (`ctx session remove`). Reset on `source=clear|compact` (the conversation forgot them).
+  `session_injected` remembers what was sent, with the text's hash (an edited node is
+  sent again).
+
+Request records (one per prompt) are ctx/claude/requests.py; how a record is shown,
+ctx/claude/request_view.py. Pure: takes a connection, returns dataclasses.
+"""
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from ctx.core.db import transaction
+from ctx.core.errors import NotFoundError
+
+INCLUDE_MODES = ("always", "manual", "agent")
+ALWAYS_TIERS = ("tier:pinned", "tier:reference", "tier:working")
+RESET_SOURCES = ("startup", "clear", "compact")
+PROMPT_KEEP_CHARS = 4000
+
+
+def include_mode(tags) -> str:
+    """A node's include mode at the agent level (explicit `include:` tag wins)."""
+    tags = set(tags)
+    for mode in ("manual", "always", "agent"):
+        if f"include:{mode}" in tags:
+            return mode
+    return "always" if tags & set(ALWAYS_TIERS) else "agent"
+
+
+def not_agent_sql(session_id: str | None) -> tuple[str, tuple]:
+    """SQL selecting the ids of nodes that are *not* agent-selectable: include mode always
+    or manual, or an active item of the session (it is in the request anyway)."""
+    tiers = ",".join(f"'{t}'" for t in ALWAYS_TIERS)
+    sql = ("SELECT node_id FROM tags WHERE tag IN ('include:manual', 'include:always') "
+           f"UNION SELECT node_id FROM tags WHERE tag IN ({tiers}) "
+           "AND node_id NOT IN (SELECT node_id FROM tags WHERE tag = 'include:agent')")
+    if not session_id:
+        return sql, ()
+    return (sql + " UNION SELECT node_id FROM session_items WHERE session_id = ? "
+                  "AND state = 'active'", (session_id,))
+
+
+@dataclass
+class Session:
+    id: str
+    source: str | None
+    started_at: str
+    reset_at: str
+    last_seen_at: str
+
+
+@dataclass
+class SessionItem:
+    node_id: str
+    include_mode: str        # always | manual
+    state: str               # active | removed
+    added_at: str
+    injected: bool = False
+
+
+def _now() -> str:
+    from ctx.core.model import now_iso
+
+    return now_iso()
+
+
+def _hash(text: str) -> str:
+    from ctx.semantic.chunk import content_hash
+
+    return content_hash(text)
+
+
+# ------------------------------------------------------------------------------ sessions
+
+def start_session(conn: sqlite3.Connection, session_id: str | None, source: str | None,
+                  node_ids, *, injected=None, now: str | None = None) -> Session | None:
+    """SessionStart: record the session and the `always` items it was given.
+
+    `injected` (default: all of `node_ids`) are the ones actually sent to Claude. A new
+    session, or source startup|clear|compact, starts from scratch; resume|fork keep the
+    items (manual additions, removals) and add any new always items."""
+    if not session_id:
+        return None
+    now = now or _now()
+    node_ids = list(dict.fromkeys(node_ids))
+    sent = set(node_ids if injected is None else injected)
+    with transaction(conn):
+        row = conn.execute("SELECT id FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            conn.execute("INSERT INTO sessions (id, source, started_at, reset_at, last_seen_at) "
+                         "VALUES (?, ?, ?, ?, ?)", (session_id, source, now, now, now))
+        elif source in RESET_SOURCES:
+            conn.execute("DELETE FROM session_items WHERE session_id = ?", (session_id,))
+            conn.execute("DELETE FROM session_injected WHERE session_id = ?", (session_id,))
+            conn.execute("UPDATE sessions SET source = ?, reset_at = ?, last_seen_at = ? "
+                         "WHERE id = ?", (source, now, now, session_id))
+        else:
+            conn.execute("UPDATE sessions SET source = ?, last_seen_at = ? WHERE id = ?",
+                         (source, now, session_id))
+        contents = _contents(conn, node_ids)
+        for node_id in node_ids:
+            if node_id not in contents:
+                continue
+            conn.execute("INSERT OR IGNORE INTO session_items (session_id, node_id, include_mode, "
+                         "state, added_at) VALUES (?, ?, 'always', 'active', ?)",
+                         (session_id, node_id, now))
+            if node_id in sent:
+                _mark_injected(conn, session_id, node_id, contents[node_id], None, now)
+    return get_session(conn, session_id)
+
+
+def _mark_injected(conn, session_id, node_id, content, request_id, now) -> None:
+    conn.execute("INSERT OR REPLACE INTO session_injected (session_id, node_id, content_hash, "
+                 "request_id, injected_at) VALUES (?, ?, ?, ?, ?)",
+                 (session_id, node_id, _hash(content), request_id, now))
+
+
+def _contents(conn, ids) -> dict[str, str]:
+    out: dict[str, str] = {}
+    ids = list(ids)
+    for i in range(0, len(ids), 500):
+        part = ids[i:i + 500]
+        out.update(conn.execute(f"SELECT id, content FROM nodes WHERE id IN "
+                                f"({','.join('?' * len(part))})", part).fetchall())
+    return out
+
+
+def get_session(conn: sqlite3.Connection, session_id: str) -> Session:
+    row = conn.execute("SELECT id, source, started_at, reset_at, last_seen_at FROM sessions "
+                       "WHERE id = ?", (session_id,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"no session {session_id!r}; see `ctx requests list` for session ids")
+    return Session(*row)
+
+
+def resolve_session(conn: sqlite3.Connection, ref: str | None) -> str:
+    """A session id from a prefix, or the most recently active session when ref is None."""
+    if not ref:
+        row = conn.execute("SELECT id FROM sessions ORDER BY last_seen_at DESC, rowid DESC "
+                           "LIMIT 1").fetchone()
+        if row is None:
+            raise NotFoundError("no sessions recorded yet (they start when Claude Code runs "
+                                "the session-start hook)")
+        return row[0]
+    rows = conn.execute("SELECT id FROM sessions WHERE id = ? OR substr(id, 1, ?) = ? LIMIT 2",
+                        (ref, len(ref), ref)).fetchall()
+    exact = [r[0] for r in rows if r[0] == ref]
+    if exact:
+        return exact[0]
+    if not rows:
+        raise NotFoundError(f"no session {ref!r}")
+    if len(rows) > 1:
+        raise NotFoundError(f"session prefix {ref!r} is ambiguous; give more characters")
+    return rows[0][0]
+
+
+def list_sessions(conn: sqlite3.Connection, limit: int = 20) -> list[Session]:
+    return [Session(*r) for r in conn.execute(
+        "SELECT id, source, started_at, reset_at, last_seen_at FROM sessions "
+        "ORDER BY last_seen_at DESC LIMIT ?", (limit,))]
+
+
+def session_items(conn: sqlite3.Connection, session_id: str, *,
+                  include_removed: bool = True) -> list[SessionItem]:
+    rows = conn.execute(
+        "SELECT s.node_id, s.include_mode, s.state, s.added_at, i.node_id IS NOT NULL "
+        "FROM session_items s LEFT JOIN session_injected i "
+        "ON i.session_id = s.session_id AND i.node_id = s.node_id "
+        "WHERE s.session_id = ? ORDER BY s.added_at, s.node_id", (session_id,)).fetchall()
+    items = [SessionItem(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows]
+    return [i for i in items if include_removed or i.state == "active"]
+
+
+def session_add(conn: sqlite3.Connection, session_id: str, node_id: str, *,
+                now: str | None = None) -> SessionItem:
+    """Add a node to the session by hand (mode manual); it is injected at the next prompt."""
+    now = now or _now()
+    get_session(conn, session_id)
+    with transaction(conn):
+        row = conn.execute("SELECT include_mode, state FROM session_items WHERE session_id = ? "
+                           "AND node_id = ?", (session_id, node_id)).fetchone()
+        if row is None or row[1] == "removed":
+            conn.execute("INSERT OR REPLACE INTO session_items (session_id, node_id, include_mode, "
+                         "state, added_at) VALUES (?, ?, 'manual', 'active', ?)",
+                         (session_id, node_id, now))
+    return _item(conn, session_id, node_id)
+
+
+def session_remove(conn: sqlite3.Connection, session_id: str, node_id: str, *,
+                   now: str | None = None) -> SessionItem:
+    """Remove a node from the session: not injected again, and not picked by search."""
+    now = now or _now()
+    get_session(conn, session_id)
+    with transaction(conn):
+        row = conn.execute("SELECT include_mode FROM session_items WHERE session_id = ? "
+                           "AND node_id = ?", (session_id, node_id)).fetchone()
+        if row is None:
+            conn.execute("INSERT INTO session_items (session_id, node_id, include_mode, state, "
+                         "added_at) VALUES (?, ?, 'manual', 'removed', ?)",
+                         (session_id, node_id, now))
+        else:
+            conn.execute("UPDATE session_items SET state = 'removed' WHERE session_id = ? "
+                         "AND node_id = ?", (session_id, node_id))
+    return _item(conn, session_id, node_id)
+
+
+def _item(conn, session_id, node_id) -> SessionItem:
+    return next(i for i in session_items(conn, session_id) if i.node_id == node_id)
+
+
+def _touch_session(conn, session_id: str, now: str) -> None:
+    cur = conn.execute("UPDATE sessions SET last_seen_at = ? WHERE id = ?", (now, session_id))
+    if cur.rowcount == 0:  # no SessionStart seen (ctx installed mid-session): start it empty
+        conn.execute("INSERT INTO sessions (id, source, started_at, reset_at, last_seen_at) "
+                     "VALUES (?, NULL, ?, ?, ?)", (session_id, now, now, now))
+
+

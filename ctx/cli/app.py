@@ -1,0 +1,122 @@
+"""`ctx` command line: the Typer app, its root options and the command table.
+
+Wiring only. `COMMANDS` below says which module holds each command; each module has a
+`register(app)` and is imported only when one of its commands runs (or for `--help`).
+Shared CLI state (root options, the store a command opens, the scope it reads) is
+ctx/cli/state.py. The work itself is in ctx/core, ctx/query, ctx/semantic, ctx/claude.
+
+Every command opens the database, does one job and exits. stdout is data; messages and
+errors go to stderr; errors exit non-zero (cuectx.exits.ExitCode).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ctx.cli.output import set_short_ids
+from ctx.cli.state import short_ids_in_store, state
+from ctx.core import db
+from cuectx.cli import EdgeGroup, set_traceback
+from cuectx.cli import run as run_app
+
+# Every command and the module that holds it, in the order `ctx --help` lists them.
+# A module is imported only when one of its commands runs: converting Typer commands costs
+# a few milliseconds on every `ctx` run, and most runs are `add`, `query` or a hook.
+COMMANDS = {
+    "add": "ctx.cli.nodes",
+    "show": "ctx.cli.nodes",
+    "list": "ctx.cli.nodes",
+    "query": "ctx.cli.nodes",
+    "update": "ctx.cli.nodes",
+    "tag": "ctx.cli.nodes",
+    "untag": "ctx.cli.nodes",
+    "link": "ctx.cli.nodes",
+    "supersede": "ctx.cli.nodes",
+    "rm": "ctx.cli.nodes",
+    "view": "ctx.cli.views",
+    "compose": "ctx.cli.memory",
+    "status": "ctx.cli.memory",
+    "export": "ctx.cli.memory",
+    "import": "ctx.cli.memory",
+    "search": "ctx.cli.semantic",
+    "index": "ctx.cli.semantic",
+    "session": "ctx.cli.semantic",
+    "requests": "ctx.cli.semantic",
+    "project": "ctx.cli.project",
+    "install": "ctx.cli.install",
+    "mcp": "ctx.cli.mcp",
+    "ui": "ctx.cli.ui",
+    "doctor": "ctx.cli.doctor",
+}
+# (`ctx hook …` never reaches Typer: ctx/__main__.py dispatches it to ctx/claude/hooks.)
+
+
+class CtxGroup(EdgeGroup):
+    """Loads COMMANDS on first use; errors become one `Error: …` line on stderr and a
+    documented exit code (cuectx.cli.EdgeGroup)."""
+
+    debug_env = "CTX_DEBUG"
+
+    def translate_sqlite(self, exc):
+        return db.translate(exc, Path(state.db_path or os.environ.get("CTX_DB") or "store.db"))
+
+    def list_commands(self, ctx):
+        return list(COMMANDS)
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in COMMANDS:
+            self._load(COMMANDS[name])
+        return super().get_command(ctx, name)
+
+    def _load(self, module_name: str) -> None:
+        import importlib
+
+        sub = typer.Typer(rich_markup_mode=None)
+        importlib.import_module(module_name).register(sub)
+        group = typer.main.get_command(sub)
+        for name, command in getattr(group, "commands", {group.name: group}).items():
+            self.add_command(command, name)
+
+
+app = typer.Typer(
+    name="ctx",
+    cls=CtxGroup,
+    help="Persistent, inspectable memory for Claude Code.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+@app.callback()
+def _root(
+    db_path: Annotated[str | None, typer.Option("--db", envvar="CTX_DB", metavar="PATH",
+                                                   help="Database file (default ~/.ctx/store.db).")] = None,
+    traceback: Annotated[bool, typer.Option("--traceback", help="Show the full traceback on errors.")] = False,
+    project: Annotated[str | None, typer.Option(
+        "--project", "-P", metavar="NAME",
+        help="Work in this project (+ global memory) instead of the current folder's; "
+             "`global` for global memory only.")] = None,
+    all_projects: Annotated[bool, typer.Option(
+        "--all-projects", help="Read every project's memory (list, query, search, compose, status).")] = False,
+) -> None:
+    """Persistent, inspectable memory for Claude Code.
+
+    Memory is scoped: commands read the current folder's project (its git repository) plus
+    global memory, and `add` stores into that project.
+
+    Example: ctx add --type fact --tag tier:reference "Staging DB listens on port 6543"
+    """
+    state.db_path = db_path
+    state.project = project
+    state.all_projects = all_projects
+    set_traceback(traceback, "CTX_DEBUG")
+    set_short_ids(short_ids_in_store)
+
+
+def run() -> None:
+    run_app(app)

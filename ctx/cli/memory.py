@@ -1,0 +1,138 @@
+"""`ctx compose|status|export|import`: the store as a whole."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ctx.cli.output import (
+    Format,
+    dumps,
+    formats,
+    resolve,
+    say,
+)
+from ctx.cli.state import (
+    AllowSecretsOpt,
+    AllProjectsOpt,
+    ProjectOpt,
+    RecordFormatOpt,
+    open_store,
+    read_scope,
+    read_text_input,
+    scope_options,
+)
+
+
+def compose(
+    view: Annotated[str, typer.Option("--view", "-v", help="View to compose.")] = "default",
+    query_: Annotated[str | None, typer.Option("--query", "-q", help="Use this query instead of the view's.")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", "-b", min=1,
+                                                  help="Token budget (default: $CTX_DEFAULT_BUDGET, "
+                                                       "else the view's).")] = None,
+    fmt: formats("markdown", "json", auto=False) = Format.markdown,
+    project: ProjectOpt = None,
+    all_projects: AllProjectsOpt = False,
+) -> None:
+    """Compose memory into context within a token budget (what Claude Code is given).
+
+    Example: ctx compose --view default --budget 8000 --format json
+    """
+    from ctx.core.compose import compose as do_compose
+    from ctx.core.compose import render_json, render_markdown
+    from ctx.core.model import now_iso
+
+    scope_options(project, all_projects)
+    with open_store(readonly=True) as store:
+        comp = do_compose(store, query_, view=view, budget=budget, scope=read_scope(store))
+    stamp = now_iso()
+    if fmt == "json":
+        print(dumps(render_json(comp, rendered_at=stamp)))
+    else:
+        sys.stdout.write(render_markdown(comp, rendered_at=stamp))
+
+
+def status(fmt: RecordFormatOpt = Format.auto, project: ProjectOpt = None,
+           all_projects: AllProjectsOpt = False) -> None:
+    """Summarise the store: counts by type and tier (in the current scope), edges, views, pending hand-offs.
+
+    Example: ctx status --format json
+    """
+    scope_options(project, all_projects)
+    with open_store(readonly=True) as store:
+        scope = read_scope(store)
+        info = store.stats(scope=scope)
+        info["db"] = str(Path(store.conn.execute("PRAGMA database_list").fetchone()[2]))
+        info["scope"] = scope.label
+        info["project"] = scope.project_name
+        info["projects"] = store.conn.execute("SELECT count(*) FROM projects").fetchone()[0]
+    out = resolve(fmt, single=True)
+    if out in (Format.json, Format.ndjson):
+        print(dumps(info))
+        return
+    lines = [f"database: {info['db']} (schema v{info['schema_version']})",
+             (f"scope: {info['scope']}   (projects in the store: {info['projects']}; "
+              f"see `ctx project list`)"),
+             (f"nodes: {info['live_nodes']} live, {info['superseded_nodes']} superseded, "
+              f"~{info['tokens']:,} tokens"),
+             "by type: " + (", ".join(f"{k} {v}" for k, v in info["by_type"].items()) or "-"),
+             "by tier: " + (", ".join(f"{k[5:]} {v}" for k, v in info["by_tier"].items()) or "-"),
+             f"edges: {info['edges']}   tags: {info['tags']}   views: {info['views']}",
+             "pending: " + (", ".join(info["pending"]) or "-")]
+    print("\n".join(lines))
+
+
+# ---------------------------------------------------------------------------- export / import
+
+def export_(
+    output: Annotated[str | None, typer.Argument(help="File to write (default stdout).")] = None,
+    allow_secrets: AllowSecretsOpt = False,
+) -> None:
+    """Export every node, edge and view as JSONL (lossless; `import` reads it back).
+
+    Refuses (writing nothing) when a stored node holds a secret, unless --allow-secrets;
+    `ctx doctor --secrets --fix` redacts them in the store first.
+
+    Example: ctx export > backup.jsonl
+    """
+    from ctx.core.transfer import export_lines
+
+    with open_store(readonly=True) as store:
+        if not allow_secrets:
+            from ctx.doctor import secrets as stored_secrets
+
+            stored_secrets.refuse_export(stored_secrets.scan_store(store) + stored_secrets.scan_projects(store))
+        lines = list(export_lines(store))
+    text = "".join(line + "\n" for line in lines)
+    if output and output != "-":
+        Path(output).expanduser().write_text(text, encoding="utf-8")
+        say(f"exported {len(lines)} records to {output}")
+    else:
+        sys.stdout.write(text)
+
+
+def import_(
+    source: Annotated[str, typer.Argument(help="JSONL file from `ctx export`, or - for stdin.")] = "-",
+    skip_existing: Annotated[bool, typer.Option(
+        "--skip-existing", help="Skip nodes whose id exists instead of failing.")] = False,
+    allow_secrets: AllowSecretsOpt = False,
+) -> None:
+    """Import a JSONL export (all or nothing; secrets in it follow $CTX_SECRETS).
+
+    Example: ctx --db new.db import backup.jsonl
+    """
+    from ctx.core.transfer import import_lines
+
+    text = read_text_input(source)
+    with open_store(allow_secrets=allow_secrets) as store:
+        counts = import_lines(store, text.splitlines(), skip_existing=skip_existing)
+    say("imported " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(compose)
+    app.command()(status)
+    app.command("export")(export_)
+    app.command("import")(import_)

@@ -1,0 +1,287 @@
+"""`ctx add|show|list|query|update|tag|untag|link|supersede|rm`: one node at a time."""
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from ctx.cli.output import (
+    Format,
+    dumps,
+    emit_nodes,
+    emit_records,
+    resolve,
+    say,
+)
+from ctx.cli.state import (
+    AllowSecretsOpt,
+    AllProjectsOpt,
+    FormatOpt,
+    IncludeSupersededOpt,
+    ProjectOpt,
+    RecordFormatOpt,
+    open_store,
+    parse_meta,
+    parse_ndjson,
+    read_scope,
+    read_text_input,
+    scope_options,
+    write_project_id,
+)
+from ctx.core.errors import CtxError
+from ctx.core.ids import short_id
+from ctx.core.store import LARGE_CONTENT_CHARS
+
+
+def add(
+    content: Annotated[str | None, typer.Argument(help="The text to remember, or - for stdin.")] = None,
+    type_: Annotated[str, typer.Option("--type", "-t", help="fact, decision, pattern, observation, "
+                                       "hypothesis, task, summary, source, open-question.")] = "fact",
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeatable), e.g. tier:reference.")] = None,
+    meta: Annotated[list[str] | None, typer.Option("--meta", help="KEY=VALUE (repeatable) or a JSON object.")] = None,
+    json_input: Annotated[str | None, typer.Option(
+        "--json", metavar="FILE|-",
+        help="Add NDJSON records {content, type, tags, metadata} from a file or - (stdin).")] = None,
+    global_: Annotated[bool, typer.Option(
+        "--global", help="Store as global memory (every project sees it), not in this project.")] = False,
+    project: ProjectOpt = None,
+    allow_secrets: AllowSecretsOpt = False,
+    fmt: FormatOpt = Format.ids,
+) -> None:
+    """Add a memory node (prints its id) to the current folder's project, or --global.
+
+    Example: ctx add -t decision --tag tier:reference --meta rationale="fewer moving parts" "Use SQLite"
+    Example: cue digest --format json | ctx add --json -
+    """
+    if json_input is not None:
+        if content is not None:
+            raise CtxError("give either CONTENT or --json, not both")
+        records = parse_ndjson(read_text_input(json_input))
+        if not records:
+            # An idle cron window (`cue digest --format json | ctx add --json -`) is not an error.
+            say("nothing to add: no records on input")
+            return
+        defaults_tags = list(tag or [])
+        for r in records:
+            if isinstance(r, dict):
+                if defaults_tags:
+                    r["tags"] = list(r.get("tags") or []) + defaults_tags
+                if "type" not in r and type_ != "fact":
+                    r["type"] = type_
+    else:
+        if content is None:
+            raise CtxError("nothing to add: give the content as an argument, - for stdin, or --json -")
+        text = read_text_input("-") if content == "-" else content
+        records = [{"content": text, "type": type_, "tags": list(tag or []), "metadata": parse_meta(meta or [])}]
+    for r in records:
+        if isinstance(r, dict) and isinstance(r.get("content"), str) and len(r["content"]) > LARGE_CONTENT_CHARS:
+            say(f"ctx warning: large content ({len(r['content']):,} characters)")
+    scope_options(project, False)
+    for r in records:
+        if isinstance(r, dict):
+            r.pop("project_id", None)  # the project is chosen here, not by the input
+    with open_store(allow_secrets=allow_secrets) as store, store.transaction():
+        nodes = store.add_many(records, project_id=write_project_id(store, to_global=global_))
+    emit_nodes(nodes, fmt, single=json_input is None)
+    if len(nodes) > 1:
+        say(f"added {len(nodes)} nodes")
+
+
+def show(
+    ids: Annotated[list[str], typer.Argument(help="Node ids or unique prefixes (≥ 4 chars).")],
+    fmt: FormatOpt = Format.auto,
+) -> None:
+    """Show nodes in full, with tags and edges.
+
+    Example: ctx show 01JD3K8W
+    """
+    with open_store(readonly=True) as store:
+        nodes = [store.get(i) for i in ids]
+        edges = store.edges([n.id for n in nodes])
+    records = []
+    for n in nodes:
+        d = n.to_dict()
+        d["edges"] = [e.to_dict() for e in edges if n.id in (e.from_id, e.to_id)]
+        records.append(d)
+    out = resolve(fmt, single=len(records) == 1)
+    if out == Format.table:
+        from rich.panel import Panel
+
+        from cuectx.output import console as people_console
+        from cuectx.output import literal
+
+        console = people_console()
+        for r in records:
+            lines = [r["content"], "", f"type: {r['type']}   tags: {', '.join(r['tags']) or '-'}",
+                     f"created: {r['created_at']}   updated: {r['updated_at']}   ~{r['token_estimate']} tokens"]
+            if r["metadata"]:
+                lines.append(f"metadata: {dumps(r['metadata'])}")
+            if r["superseded_by"]:
+                lines.append(f"superseded by: {r['superseded_by']}")
+            for e in r["edges"]:
+                lines.append(f"edge: {e['from']} -{e['type']}-> {e['to']}")
+            console.print(Panel(literal("\n".join(lines)), title=literal(r["id"]),
+                                title_align="left"))
+    elif out == Format.markdown:
+        emit_nodes(nodes, Format.markdown)
+    elif out == Format.ids:
+        emit_nodes(nodes, Format.ids)
+    else:
+        emit_records(records, out, single=len(records) == 1)
+
+
+def list_(
+    type_: Annotated[str | None, typer.Option("--type", "-t", help="Only this node type.")] = None,
+    tag: Annotated[list[str] | None, typer.Option(
+        "--tag", help="Only nodes with this tag (repeatable: all of them).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many (newest first).")] = None,
+    include_superseded: IncludeSupersededOpt = False,
+    project: ProjectOpt = None,
+    all_projects: AllProjectsOpt = False,
+    fmt: FormatOpt = Format.auto,
+) -> None:
+    """List nodes (oldest first; with --limit, the newest N) of this project and global memory.
+
+    Example: ctx list --type decision --tag project:api
+    """
+    scope_options(project, all_projects)
+    with open_store(readonly=True) as store:
+        nodes = store.list_nodes(type=type_, tags=tag or [], include_superseded=include_superseded,
+                                 limit=limit, newest_first=limit is not None,
+                                 scope=read_scope(store))
+    if limit is not None:
+        nodes.reverse()
+    emit_nodes(nodes, fmt)
+
+
+def query(
+    expr: Annotated[str, typer.Argument(help="A query, e.g. 'type:decision AND tag:tier:reference'.")],
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1)] = None,
+    include_superseded: IncludeSupersededOpt = False,
+    project: ProjectOpt = None,
+    all_projects: AllProjectsOpt = False,
+    fmt: FormatOpt = Format.auto,
+) -> None:
+    """Find nodes with the query language (see README: Query language).
+
+    Example: ctx query 'type:fact AND (tag:project:api OR "rate limit") AND NOT tag:tier:off-context'
+    """
+    scope_options(project, all_projects)
+    with open_store(readonly=True) as store:
+        scope = read_scope(store)
+        if fmt == Format.ids:  # ids need no node materialisation
+            sys.stdout.write("".join(i + "\n" for i in store.query(
+                expr, include_superseded=include_superseded, limit=limit, ids_only=True,
+                scope=scope)))
+            return
+        nodes = store.query(expr, include_superseded=include_superseded, limit=limit, scope=scope)
+    emit_nodes(nodes, fmt)
+
+
+def update(
+    node: Annotated[str, typer.Argument(help="Node id or prefix.")],
+    content: Annotated[str | None, typer.Argument(help="New content, or - for stdin.")] = None,
+    type_: Annotated[str | None, typer.Option("--type", "-t")] = None,
+    meta: Annotated[list[str] | None, typer.Option("--meta", help="Replace metadata: KEY=VALUE or JSON.")] = None,
+    allow_secrets: AllowSecretsOpt = False,
+    fmt: FormatOpt = Format.ids,
+) -> None:
+    """Change a node's content, type or metadata in place (use `supersede` to keep history).
+
+    Example: ctx update 01JD3K8W "Staging DB listens on port 6544"
+    """
+    text = read_text_input("-") if content == "-" else content
+    with open_store(allow_secrets=allow_secrets) as store:
+        n = store.update(node, content=text, metadata=parse_meta(meta or []), type=type_)
+    emit_nodes([n], fmt, single=True)
+
+
+def tag(
+    node: Annotated[str, typer.Argument(help="Node id or prefix.")],
+    tags: Annotated[list[str], typer.Argument(help="Tags to add (a tier:… tag replaces the old tier).")],
+    fmt: FormatOpt = Format.ids,
+) -> None:
+    """Add tags to a node.
+
+    Example: ctx tag 01JD3K8W tier:pinned project:api
+    """
+    with open_store() as store:
+        n = store.tag(node, tags)
+    emit_nodes([n], fmt, single=True)
+
+
+def untag(
+    node: Annotated[str, typer.Argument(help="Node id or prefix.")],
+    tags: Annotated[list[str], typer.Argument(help="Tags to remove.")],
+    fmt: FormatOpt = Format.ids,
+) -> None:
+    """Remove tags from a node.
+
+    Example: ctx untag 01JD3K8W tier:working
+    """
+    with open_store() as store:
+        n = store.untag(node, tags)
+    emit_nodes([n], fmt, single=True)
+
+
+def link(
+    from_id: Annotated[str, typer.Argument(metavar="FROM", help="Source node.")],
+    to_id: Annotated[str, typer.Argument(metavar="TO", help="Target node.")],
+    type_: Annotated[str, typer.Option(
+        "--type", "-t", help="DEPENDS_ON, DERIVED_FROM, SUPERSEDES, RELATES_TO.")] = "RELATES_TO",
+    fmt: RecordFormatOpt = Format.auto,
+) -> None:
+    """Link two nodes with a typed edge.
+
+    Example: ctx link 01JD3K8W 01JD3M2Q --type DEPENDS_ON
+    """
+    with open_store() as store:
+        edge = store.link(from_id, to_id, type_)
+    emit_records([edge.to_dict()], fmt, single=True, columns=["from", "type", "to", "created_at"])
+
+
+def supersede(
+    old: Annotated[str, typer.Argument(help="The node being replaced.")],
+    new: Annotated[str, typer.Argument(help="The node that replaces it.")],
+    fmt: FormatOpt = Format.ids,
+) -> None:
+    """Mark OLD as replaced by NEW (OLD disappears from queries and context).
+
+    Example: ctx supersede 01JD3K8W 01JD4ZZQ
+    """
+    with open_store() as store:
+        old_node, _ = store.supersede(old, new)
+        short = short_id(store, old_node.id)
+    emit_nodes([old_node], fmt, single=True)
+    say(f"{short} is now superseded by {old_node.superseded_by}")
+
+
+def rm(
+    ids: Annotated[list[str], typer.Argument(help="Node ids or prefixes to delete.")],
+) -> None:
+    """Delete nodes for good (tags and edges too). Prefer `supersede` to keep history.
+
+    Example: ctx rm 01JD3K8W
+    """
+    with open_store() as store, store.transaction():
+        # Resolve all first: an unknown id deletes nothing.
+        nodes = [store.get(i) for i in ids]
+        for n in nodes:
+            store.delete(n.id)
+    for n in nodes:
+        print(n.id)
+    say(f"deleted {len(nodes)} node{'s' if len(nodes) != 1 else ''}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(add)
+    app.command()(show)
+    app.command("list")(list_)
+    app.command()(query)
+    app.command()(update)
+    app.command()(tag)
+    app.command()(untag)
+    app.command()(link)
+    app.command()(supersede)
+    app.command()(rm)

@@ -1,0 +1,438 @@
+"""`ctx search`, `ctx index`, `ctx session …`, `ctx requests …` — wiring and output only.
+
+The work is in ctx/semantic/ (model, index, search, select) and ctx/requests.py.
+"""
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ctx.cli.output import RECORD_FORMATS, ROW_FORMATS, Format, dumps, emit_rows, formats, resolve, say
+from ctx.core.errors import CtxError
+from cuectx.output import console, literal
+
+session_app = typer.Typer(help="The current Claude Code session's items (always/manual).",
+                          no_args_is_help=True)
+requests_app = typer.Typer(help="What each prompt was given, and why (per-request records).",
+                           invoke_without_command=True)
+
+FormatOpt = formats(*RECORD_FORMATS)  # sessions, one request, the index
+RowFormatOpt = formats(*ROW_FORMATS)  # search hits, request lists (also `ids`)
+SessionOpt = Annotated[str | None, typer.Option(
+    "--session", "-s", envvar="CTX_SESSION", metavar="ID",
+    help="Session id or prefix (default: the most recently active session).")]
+BADGE_STYLE = {"always": "bold green", "manual": "bold yellow", "agent": "bold cyan"}
+
+
+def register(app: typer.Typer) -> None:
+    app.command("search")(search_cmd)
+    app.command("index")(index_cmd)
+    app.add_typer(session_app, name="session")
+    app.add_typer(requests_app, name="requests")
+
+
+def _open(readonly: bool = False):
+    from ctx.cli.state import open_store
+
+    return open_store(readonly=readonly)
+
+
+def _progress_bar(label: str):
+    """A (callback, close) pair drawing a rich progress bar on stderr once there is work
+    (rich is imported only then: most searches have nothing to embed)."""
+    state: dict = {}
+
+    def callback(done: int, total: int) -> None:
+        if total <= 16 and "bar" not in state:
+            return  # a handful: not worth a bar
+        if "bar" not in state:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
+            bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"),
+                           TimeRemainingColumn(), console=Console(stderr=True), transient=False)
+            bar.start()
+            state["bar"], state["task"] = bar, bar.add_task(label, total=total)
+        state["bar"].update(state["task"], completed=done, total=total)
+
+    def close() -> None:
+        if "bar" in state:
+            state["bar"].stop()
+
+    return callback, close
+
+
+# ------------------------------------------------------------------------------ search
+
+def search_cmd(
+    text: Annotated[str, typer.Argument(help="What to look for, in plain language.")],
+    top_k: Annotated[int, typer.Option("--top-k", min=1, help="Chunk matches considered.")] = 20,
+    top_n: Annotated[int, typer.Option("--top-n", min=1, help="Nodes returned after grouping.")] = 5,
+    include_score: Annotated[float, typer.Option(
+        "--include-score", min=0.0, max=1.0,
+        help="Always return nodes at or above this similarity (even past --top-n).")] = 0.7,
+    mode: Annotated[str, typer.Option("--mode", "-m", help="hybrid, semantic or keyword.")] = "hybrid",
+    filter_: Annotated[str | None, typer.Option(
+        "--filter", metavar="EXPR", help="Query-language filter applied before ranking.")] = None,
+    include_superseded: Annotated[bool, typer.Option(
+        "--include-superseded", help="Also search superseded nodes.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Show every ranked candidate, not only "
+                                                     "the ones the seed's rules select.")] = False,
+    project: Annotated[str | None, typer.Option(
+        "--project", "-P", metavar="NAME", help="This project (+ global); `global`: global only.")] = None,
+    all_projects: Annotated[bool, typer.Option("--all-projects", help="Every project's memory.")] = False,
+    fmt: RowFormatOpt = Format.auto,
+) -> None:
+    """Search memory by meaning, by words, or both (default: hybrid).
+
+    Example: ctx search "how do readers avoid blocking the writer?" --filter 'type:decision'
+    """
+    from ctx.cli.state import read_scope, scope_options
+    from ctx.query import names_scope, parse
+    from ctx.semantic.search import Eligibility, SearchOptions, search
+
+    scope_options(project, all_projects)
+    options = SearchOptions(top_k=top_k, top_n=top_n, include_score=include_score, mode=mode,
+                            filter=filter_, include_superseded=include_superseded).validate()
+    if mode != "keyword":
+        from ctx.semantic.model import locate, missing_message
+
+        if locate() is None:
+            raise CtxError(missing_message() + "; `--mode keyword` works without it")
+    callback, close = _progress_bar("embedding")
+    try:
+        with _open() as store:
+            scope = None if filter_ and names_scope(parse(filter_)) else read_scope(store)
+            result = search(store.conn, text, options, progress=callback,
+                            eligibility=Eligibility.within(scope))
+            close()
+            rows = _hit_rows(store, result.candidates if all_ else result.hits)
+    finally:
+        close()
+    emit_rows(rows, fmt, lambda: _hits_table(rows, result))
+
+
+def _hit_rows(store, hits) -> list[dict]:
+    from ctx.claude.sessions import include_mode
+    from ctx.core.ids import short_ids
+
+    nodes = {n.id: n for n in store.get_many([h.node_id for h in hits])}
+    sid = short_ids(store, list(nodes))
+    rows = []
+    for h in hits:
+        node = nodes.get(h.node_id)
+        if node is None:
+            continue
+        chunk = node.content[h.chunk_start:h.chunk_end] if h.chunk_start is not None else None
+        rows.append({
+            "id": node.id, "short_id": sid[node.id], "type": node.type, "rank": h.rank,
+            "score": round(h.score, 4),
+            "similarity": None if h.similarity is None else round(h.similarity, 4),
+            "bm25": h.bm25, "fused": h.fused, "semantic_rank": h.semantic_rank,
+            "keyword_rank": h.keyword_rank, "selected_by": h.selected_by,
+            "include_mode": include_mode(node.tags), "tags": list(node.tags),
+            "chunk": chunk, "chunk_start": h.chunk_start, "chunk_end": h.chunk_end,
+            "content": node.content,
+        })
+    return rows
+
+
+def _hits_table(rows: list[dict], result) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(header_style="bold")
+    for col in ("#", "id", "type", "mode", "score", "match"):
+        table.add_column(col, no_wrap=col in ("id", "score"))
+    for r in rows:
+        match = " ".join((r["chunk"] or r["content"]).split())
+        if len(match) > 160:
+            match = match[:159] + "…"
+        score = f"{r['score']:.2f}" + ("" if r["selected_by"] != "score" else " ★")
+        table.add_row(str(r["rank"]), literal(r["short_id"]), literal(r["type"]),
+                      Text(r["include_mode"].title(), style=BADGE_STYLE[r["include_mode"]]),
+                      score, literal(match))
+    console().print(table)
+    note = f"{len(rows)} of {len(result.candidates)} ranked · {result.options.mode}"
+    if result.not_indexed:
+        note += f" · {result.not_indexed} node(s) not embedded yet (run `ctx index`)"
+    say(note + f" · {result.elapsed_ms:.0f} ms")
+
+
+# ------------------------------------------------------------------------------ index
+
+def index_cmd(
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Drop every vector and embed all "
+                                                            "nodes again.")] = False,
+    fmt: FormatOpt = Format.auto,
+) -> None:
+    """Embed every node that is new or changed (search does this just in time too).
+
+    Example: ctx index --rebuild
+    """
+    from ctx.semantic import index
+    from ctx.semantic.embed import get_embedder
+
+    embedder = get_embedder(bulk=True)
+    callback, close = _progress_bar("indexing")
+    try:
+        with _open() as store:
+            run = index.rebuild if rebuild else index.update
+            report = run(store.conn, embedder, progress=callback)
+            close()
+            info = {"index": index.stats(store.conn, embedder.model_id), "run": report.to_dict()}
+    finally:
+        close()
+    out = resolve(fmt, single=True)
+    if out in (Format.json, Format.ndjson):
+        print(dumps(info))
+        return
+    rate = report.chunks_embedded / report.seconds if report.seconds and report.chunks_embedded else 0
+    say(f"embedded {report.nodes_embedded} node(s), {report.chunks_embedded} chunk(s)"
+        + (f" at {rate:.0f} chunks/s" if rate else "")
+        + (f"; {report.stale_fixed} stale node(s) re-embedded" if report.stale_fixed else ""))
+    st = info["index"]
+    print(f"index: {st['nodes_embedded']}/{st['nodes']} nodes, {st['chunks']} chunks, "
+          f"{st['segments']} segment(s), {st['bytes'] / 1e6:.1f} MB ({st['model']})")
+
+
+# ------------------------------------------------------------------------------ session
+
+@session_app.command("show")
+def session_show(session: Annotated[str | None, typer.Argument(
+        help="Session id or prefix (default: the most recent).")] = None,
+        fmt: FormatOpt = Format.auto) -> None:
+    """Show a session's items: always (from the session-start view) and manual ones.
+
+    Example: ctx session show --format json
+    """
+    from ctx.claude import request_view, sessions
+    from ctx.core.ids import short_ids
+
+    with _open(readonly=True) as store:
+        sid = sessions.resolve_session(store.conn, session)
+        sess = sessions.get_session(store.conn, sid)
+        items = sessions.session_items(store.conn, sid)
+        nodes = {n.id: n for n in store.get_many([i.node_id for i in items])}
+        short = short_ids(store, [i.node_id for i in items])
+    rows = [{"node_id": i.node_id, "include_mode": i.include_mode, "state": i.state,
+             "injected": i.injected, "added_at": i.added_at,
+             "type": nodes[i.node_id].type if i.node_id in nodes else None,
+             "name": request_view.item_name(nodes[i.node_id].content) if i.node_id in nodes else "(deleted)",
+             "priority": request_view.tier_priority(nodes[i.node_id].tags) if i.node_id in nodes else 9}
+            for i in items]
+    rows.sort(key=lambda r: (r["state"] != "active", r["priority"], r["name"].lower()))
+    out = resolve(fmt, single=True)
+    if out in (Format.json, Format.ndjson):
+        print(dumps({"session": sess.__dict__, "items": rows}))
+        return
+    from rich.text import Text
+
+    con = console()
+    con.print(Text.assemble((f"session {sess.id}", "bold"),
+                            f" · source {sess.source or '-'} · started {sess.started_at}"
+                            f" · last reset {sess.reset_at}"))
+    for r in rows:
+        badge = Text(f"[{r['include_mode'].title()}]", style=BADGE_STYLE[r["include_mode"]])
+        extra = Text(" (removed)" if r["state"] == "removed" else (
+            "" if r["injected"] else " (not sent yet)"), style="dim")
+        con.print(Text.assemble(f"  {r['priority']:03d} • {short[r['node_id']]} ",
+                                literal(r["name"]), " ", badge, extra))
+    if not rows:
+        con.print("  (no items)")
+
+
+@session_app.command("list")
+def session_list(limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
+                 fmt: FormatOpt = Format.auto) -> None:
+    """List recent sessions, most recently active first.
+
+    Example: ctx session list --limit 5
+    """
+    from ctx.claude import sessions
+    from ctx.cli.output import emit_records
+
+    with _open(readonly=True) as store:
+        rows = [s.__dict__ for s in sessions.list_sessions(store.conn, limit)]
+    emit_records(rows, fmt, columns=["id", "source", "started_at", "reset_at", "last_seen_at"])
+
+
+@session_app.command("add")
+def session_add(nodes: Annotated[list[str], typer.Argument(help="Node ids or prefixes.")],
+                session: SessionOpt = None) -> None:
+    """Add nodes to a session by hand (Manual); they are injected at the next prompt.
+
+    Example: ctx session add 01JD3K8W
+    """
+    _session_change(nodes, session, add=True)
+
+
+@session_app.command("remove")
+def session_remove(nodes: Annotated[list[str], typer.Argument(help="Node ids or prefixes.")],
+                   session: SessionOpt = None) -> None:
+    """Remove nodes from a session: not injected again, not selected by search.
+
+    Example: ctx session remove 01JD3K8W --session 5f2c
+    """
+    _session_change(nodes, session, add=False)
+
+
+def _session_change(refs: list[str], session: str | None, *, add: bool) -> None:
+    from ctx.claude import sessions
+
+    with _open() as store:
+        sid = sessions.resolve_session(store.conn, session)
+        ids = [store.resolve(r) for r in refs]  # all resolve, or nothing changes
+        for node_id in ids:
+            (sessions.session_add if add else sessions.session_remove)(store.conn, sid, node_id)
+    for node_id in ids:
+        print(node_id)
+    say(f"{'added' if add else 'removed'} {len(ids)} node(s) {'to' if add else 'from'} "
+        f"session {sid}")
+
+
+# ------------------------------------------------------------------------------ requests
+
+@requests_app.callback()
+def requests_default(ctx: typer.Context,
+                     session: SessionOpt = None,
+                     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
+                     fmt: RowFormatOpt = Format.auto) -> None:
+    """List recorded requests (one per prompt), newest first. Same as `ctx requests list`.
+
+    Example: ctx requests --limit 5
+    """
+    if ctx.invoked_subcommand is None:
+        requests_list(session=session, limit=limit, fmt=fmt)
+
+
+@requests_app.command("list")
+def requests_list(session: SessionOpt = None,
+                  limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
+                  fmt: RowFormatOpt = Format.auto) -> None:
+    """List recorded requests (one per prompt), newest first.
+
+    Example: ctx requests list --session 5f2c --format json
+    """
+    from ctx.claude import requests, sessions
+
+    with _open(readonly=True) as store:
+        sid = sessions.resolve_session(store.conn, session) if session else None
+        rows = requests.list_requests(store.conn, session_id=sid, limit=limit)
+    emit_rows(rows, fmt, lambda: _requests_table(rows))
+
+
+def _requests_table(rows: list[dict]) -> None:
+    from rich.table import Table
+
+    table = Table(header_style="bold")
+    for col in ("id", "when", "session", "path", "items", "agent", "sent", "chars", "prompt"):
+        table.add_column(col, no_wrap=col != "prompt")
+    from ctx.core.ids import unique_prefixes
+
+    short = unique_prefixes([r["id"] for r in rows], 10)  # request ids: unique among those shown
+    for r in rows:
+        prompt = " ".join(r["prompt"].split())
+        table.add_row(literal(short[r["id"]]), r["created_at"][:19].replace("T", " "),
+                      literal((r["session_id"] or "-")[:8]), literal(r["path"]),
+                      str(r["items"]), str(r["agent"]), str(r["injected_now"]),
+                      str(r["injected_chars"]),
+                      literal(prompt if len(prompt) <= 60 else prompt[:59] + "…"))
+    console().print(table)
+
+
+@requests_app.command("show")
+def requests_show(request: Annotated[str | None, typer.Argument(
+        help="Request id or prefix.")] = None,
+        last: Annotated[bool, typer.Option("--last", help="The latest request.")] = False,
+        session: SessionOpt = None,
+        fmt: FormatOpt = Format.auto) -> None:
+    """Show what one prompt was given: items by type, with Always/Manual/Agent badges.
+
+    Example: ctx requests show --last
+    """
+    from ctx.claude import request_view, requests, sessions
+
+    if request and last:
+        raise CtxError("give a request id or --last, not both")
+    with _open(readonly=True) as store:
+        sid = sessions.resolve_session(store.conn, session) if session else None
+        record = requests.get_request(store.conn, None if last or not request else request,
+                                session_id=sid)
+        view = request_view.request_view(store.conn, record)
+    out = resolve(fmt, single=True)
+    if out in (Format.json, Format.ndjson):
+        print(dumps(view))
+        return
+    _request_display(view)
+
+
+TYPE_TITLES = {"fact": "Facts", "decision": "Decisions", "pattern": "Patterns",
+               "observation": "Observations", "hypothesis": "Hypotheses", "task": "Tasks",
+               "summary": "Summaries", "source": "Sources", "open-question": "Open questions"}
+
+
+def _badge(item: dict):
+    from rich.text import Text
+
+    mode = item["include_mode"]
+    label = mode.title()
+    if mode == "agent" and item["score"] is not None:
+        label += f" - {item['score']:.2f}"
+    return Text(f"[{label}]", style=BADGE_STYLE[mode])
+
+
+def _request_display(view: dict) -> None:
+    """The seed's "View Context" modal, in the terminal: grouped columns, badges, scores.
+    Every piece of user text (prompt, names, reasons) is literal Text, never markup."""
+    from rich.columns import Columns
+    from rich.panel import Panel
+    from rich.text import Text
+
+    con = console()
+    when = view["created_at"][:19].replace("T", " ")
+    path = view["path"] + (f" (fallback: {view['fallback_reason']})" if view["fallback_reason"] else "")
+    con.print(Text.assemble((f"Request {view['id']}", "bold"),
+                            f" · {when} · session {(view['session_id'] or '-')[:8]} · ",
+                            literal(path)))
+    con.print(literal("Prompt: " + " ".join(view["prompt"].split())[:300], style="dim"))
+    included = [i for i in view["items"] if i["included"]]
+    excluded = [i for i in view["items"] if not i["included"]]
+    groups: dict[str, list[dict]] = {}
+    for item in included:
+        groups.setdefault(item["type"] or "deleted", []).append(item)
+    panels = []
+    for node_type in sorted(groups, key=lambda t: list(TYPE_TITLES).index(t)
+                            if t in TYPE_TITLES else 99):
+        body = Text()
+        for n, item in enumerate(groups[node_type]):
+            if item["injected"] == "now":
+                sent = Text(" sent now", style="green")
+            elif item["injected"] == "earlier":
+                sent = Text(" sent earlier", style="dim")
+            else:
+                sent = Text(f" not sent ({item['reason']})" if item["reason"] else "", style="red")
+            body.append_text(Text.assemble("\n" if n else "", f"{item['priority']:03d} • ",
+                                           literal(item["name"]), " ", _badge(item), "\n      ",
+                                           (item["short_id"], "dim"), sent))
+        title = f"{TYPE_TITLES.get(node_type, node_type)} ({len(groups[node_type])})"
+        panels.append(Panel(body, title=literal(title), expand=False))
+    if panels:
+        con.print(Columns(panels, equal=False, expand=False))
+    else:
+        con.print("  (no items in this request's context)")
+    if excluded:
+        con.print(Text.assemble(("Not included", "bold"), " (best candidates):"))
+        for item in excluded:
+            score = "" if item["score"] is None else f"{item['score']:.2f} "
+            con.print(Text.assemble(f"  {item['short_id']} ", literal(item["name"]),
+                                    (f" {score}— {item['reason']}", "dim")))
+    con.print(Text(f"{view['injected_chars']} characters injected · "
+                   f"{view['elapsed_ms'] or 0:.0f} ms", style="dim"))

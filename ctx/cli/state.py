@@ -1,0 +1,162 @@
+"""What every ctx command shares: the root options (--db, --project, --all-projects),
+the store it opens, the scope it reads, input parsing, and the common option types.
+One object (`state`) set by the root callback in ctx/cli/app.py; commands import it
+from here, never from the app."""
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ctx.cli.output import (
+    NODE_FORMATS,
+    RECORD_FORMATS,
+    formats,
+    say,
+)
+from ctx.core import db
+from ctx.core.errors import CtxError
+from ctx.core.store import Store
+
+
+class State:
+    db_path: str | None = None
+    project: str | None = None
+    all_projects: bool = False
+
+
+state = State()
+
+# Each command declares the formats it supports (ctx.cli.output.formats); others exit 2.
+FormatOpt = formats(*NODE_FORMATS)         # commands that print nodes
+RecordFormatOpt = formats(*RECORD_FORMATS)  # commands that print records (views, edges, status)
+ProjectOpt = Annotated[str | None, typer.Option(
+    "--project", "-P", metavar="NAME", help="This project (+ global) instead of the folder's; `global`: global only.")]
+AllProjectsOpt = Annotated[bool, typer.Option("--all-projects", help="Every project's memory.")]
+AllowSecretsOpt = Annotated[bool, typer.Option(
+    "--allow-secrets", help="Store (or export) credentials as given instead of applying "
+                            "$CTX_SECRETS (redact by default).")]
+IncludeSupersededOpt = Annotated[bool, typer.Option("--include-superseded",
+                                                    help="Also show nodes that were superseded.")]
+
+
+def short_ids_in_store(ids: list[str]) -> dict[str, str]:
+    """Short ids for tables and markdown: unique in the whole store (ctx.core.ids.short_ids)."""
+    from ctx.core.ids import short_ids
+
+    with db.opened(state.db_path, readonly=True) as conn:
+        return short_ids(conn, ids)
+
+
+@contextmanager
+def open_store(*, readonly: bool = False, allow_secrets: bool = False) -> Iterator[Store]:
+    """The store for one command. Writes are screened for secrets (ctx.core.guard: $CTX_SECRETS,
+    or allowed by --allow-secrets); one warning line says what was redacted (kinds only)."""
+    conn = db.connect(state.db_path, readonly=readonly)
+    try:
+        store = Store(conn, secrets="allow" if allow_secrets else None)
+        yield store
+    except sqlite3.Error as exc:
+        raise db.translate(exc, Path(state.db_path or "")) from exc
+    finally:
+        conn.close()
+    from ctx.core import guard
+
+    if store.secret_events and (line := guard.warning(store.secret_events)):
+        say(f"ctx warning: {line}")
+
+
+def scope_options(project: str | None, all_projects: bool) -> None:
+    """--project/--all-projects given after the command name (`ctx list -P api`) count the
+    same as before it (`ctx -P api list`)."""
+    if project is not None:
+        state.project = project
+    if all_projects:
+        state.all_projects = True
+
+
+def read_scope(store: Store):
+    """The scope reading commands use: --all-projects, --project NAME, else the working
+    directory's project (or $CTX_PROJECT), always with global memory (ctx.core.projects)."""
+    from ctx.core.projects import current_scope
+
+    return current_scope(store.conn, project=state.project, all_projects=state.all_projects)
+
+
+def write_project_id(store: Store, *, to_global: bool = False) -> int | None:
+    """Where `add` stores: --global → global; --project NAME; else the working directory's
+    project (created on its first memory), or global outside any repository."""
+    from ctx.core.projects import current_scope
+
+    if to_global:
+        if state.project:
+            raise CtxError("give --global or --project, not both")
+        return None
+    if state.all_projects:
+        raise CtxError("--all-projects does not say where to add; use --project NAME or --global")
+    return current_scope(store.conn, project=state.project).write_project_id(store.conn)
+
+
+def read_text_input(source: str) -> str:
+    """Text from `-` (stdin) or a file path, strictly UTF-8."""
+    if source == "-":
+        data = sys.stdin.buffer.read()
+        where = "stdin"
+    else:
+        path = Path(source).expanduser()
+        if not path.is_file():
+            raise CtxError(f"no such file: {source}")
+        data = path.read_bytes()
+        where = source
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CtxError(f"{where} is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset "
+                       f"{exc.start})") from None
+
+
+def parse_meta(values: list[str]) -> dict | None:
+    """--meta '{"k": "v"}' or repeated --meta k=v."""
+    if not values:
+        return None
+    meta: dict = {}
+    for raw in values:
+        raw = raw.strip()
+        if raw.startswith("{"):
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise CtxError(f"--meta is not valid JSON: {exc.msg} at position {exc.pos}") from None
+            if not isinstance(obj, dict):
+                raise CtxError("--meta JSON must be an object")
+            meta.update(obj)
+        elif "=" in raw:
+            key, _, value = raw.partition("=")
+            if not key.strip():
+                raise CtxError(f"--meta {raw!r} needs a key: KEY=VALUE")
+            meta[key.strip()] = value
+        else:
+            raise CtxError(f"--meta {raw!r} must be KEY=VALUE or a JSON object")
+    return meta
+
+
+def parse_ndjson(text: str) -> list[dict]:
+    records = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CtxError(f"line {lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        if isinstance(obj, list):  # a JSON array of records is fine too
+            records.extend(obj)
+        else:
+            records.append(obj)
+    return records

@@ -1,0 +1,1 @@
+"""The pure domain: no typer, rich, web or Claude Code knowledge."""

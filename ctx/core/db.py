@@ -1,0 +1,58 @@
+"""The one way ctx opens SQLite (cuectx.sqlite underneath): WAL, busy_timeout, foreign keys,
+migrations on open.
+
+Read-only commands open the file with `mode=ro` once it exists and is current; writers
+(and the first open of a new file) apply migrations. Every sqlite3 error that means
+"this is not a database" becomes CorruptDatabaseError, which hooks treat as critical.
+"""
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ctx.core import paths
+from ctx.core.errors import CorruptDatabaseError, DatabaseError
+from ctx.core.migrations import MIGRATIONS
+from cuectx import sqlite as shared
+from cuectx.sqlite import BUSY_TIMEOUT_MS, enable_wal, transaction
+
+__all__ = ["BUSY_TIMEOUT_MS", "connect", "enable_wal", "opened", "transaction", "translate"]
+
+
+def translate(exc: sqlite3.Error, path: str | Path) -> DatabaseError:
+    """Turn a sqlite3 error into a sentence a person can act on."""
+    return shared.translate(
+        exc, path, program="ctx", database_error=DatabaseError,
+        corrupt_error=CorruptDatabaseError,
+        corrupt_hint="restore it from a backup or `ctx export`, or move it aside to start fresh")
+
+
+def connect(path: str | Path | None = None, *, readonly: bool = False,
+            busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
+    """Open (creating if needed) the ctx database. Caller closes it (or use `opened`)."""
+    path = paths.db_path(path)
+    if not path.parent.is_dir():
+        if path.parent == paths.home():
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        else:
+            raise DatabaseError(f"folder {path.parent} does not exist; create it or choose "
+                                f"another --db path")
+    if path.is_dir():
+        raise DatabaseError(f"{path} is a folder, not a database file")
+    try:
+        return shared.connect(path, MIGRATIONS, readonly=readonly,
+                              busy_timeout_ms=busy_timeout_ms)
+    except sqlite3.Error as exc:
+        raise translate(exc, path) from exc
+
+
+@contextmanager
+def opened(path: str | Path | None = None, *,
+           readonly: bool = False) -> Iterator[sqlite3.Connection]:
+    conn = connect(path, readonly=readonly)
+    try:
+        yield conn
+    finally:
+        conn.close()

@@ -1,0 +1,643 @@
+"""The ctx store: typed memory nodes, tags, edges, views and the hooks' pending hand-offs.
+
+A library over one sqlite3 connection (from ctx.core.db.connect). It validates its input and
+raises CtxError subclasses; it never prints. Writes that touch several rows run in one
+short transaction, so a failure leaves nothing partial.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from ctx.core import db
+from ctx.core.errors import AmbiguousIdError, CtxError, NotFoundError
+from ctx.core.ids import ALPHABET, new_ulid
+from ctx.core.model import EDGE_TYPES, NODE_TYPES, TIERS, Edge, Node, View, now_iso, token_estimate
+
+if TYPE_CHECKING:
+    from ctx.core.projects import Scope
+
+MIN_PREFIX = 4
+MAX_CONTENT_CHARS = 1_000_000
+LARGE_CONTENT_CHARS = 50_000  # seed §11: warn above this
+MAX_TAG_CHARS = 200
+_TAG_RE = re.compile(r"^[^\s,]+$")
+_VIEW_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_ULID_CHARS = set(ALPHABET)
+_UNSET = object()
+_NODE_COLUMNS = ("id, type, content, metadata, token_estimate, created_at, updated_at, "
+                 "superseded_by, project_id")
+
+
+# ---------------------------------------------------------------------------- validation
+
+def validate_type(node_type: str) -> str:
+    t = (node_type or "").strip().lower()
+    if t not in NODE_TYPES:
+        raise CtxError(f"unknown node type {node_type!r}; use one of: {', '.join(NODE_TYPES)}")
+    return t
+
+
+def validate_tag(tag: str) -> str:
+    t = (tag or "").strip()
+    if not t or not _TAG_RE.match(t) or len(t) > MAX_TAG_CHARS or t.endswith(":") or t.startswith(":"):
+        raise CtxError(f"malformed tag {tag!r}: a tag is non-empty text without spaces or commas, "
+                       f"like 'tier:reference' or 'project:api'")
+    if t.startswith("tier:") and t[5:] not in TIERS:
+        raise CtxError(f"unknown tier {t!r}; use one of: "
+                       + ", ".join(f"tier:{x}" for x in TIERS))
+    return t
+
+
+def validate_tags(tags: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for tag in tags:
+        t = validate_tag(tag)
+        if t not in out:
+            out.append(t)
+    tiers = [t for t in out if t.startswith("tier:")]
+    if len(tiers) > 1:
+        raise CtxError(f"a node has one tier, got {', '.join(tiers)}")
+    return out
+
+
+def validate_content(content: str) -> str:
+    if not isinstance(content, str):
+        raise CtxError("content must be text")
+    text = content.strip()
+    if not text:
+        raise CtxError("content is empty; give the text to remember")
+    if len(text) > MAX_CONTENT_CHARS:
+        raise CtxError(f"content is {len(text):,} characters; the limit is "
+                       f"{MAX_CONTENT_CHARS:,} — split it into several nodes")
+    if "\x00" in text:
+        raise CtxError("content contains a NUL character")
+    return text
+
+
+def validate_metadata(metadata) -> dict:
+    if metadata is None:
+        return {}
+    if isinstance(metadata, str):
+        try:
+            metadata = json.loads(metadata)
+        except json.JSONDecodeError as exc:
+            raise CtxError(f"metadata is not valid JSON: {exc.msg} at position {exc.pos}") from None
+    if not isinstance(metadata, dict):
+        raise CtxError("metadata must be a JSON object, like '{\"source\": \"docs\"}'")
+    return metadata
+
+
+def validate_edge_type(edge_type: str) -> str:
+    t = (edge_type or "").strip().upper().replace("-", "_")
+    if t not in EDGE_TYPES:
+        raise CtxError(f"unknown edge type {edge_type!r}; use one of: {', '.join(EDGE_TYPES)}")
+    return t
+
+
+# ---------------------------------------------------------------------------- the store
+
+class Store:
+    def __init__(self, conn: sqlite3.Connection, *, secrets: str | None = None):
+        self.conn = conn
+        # ctx.core.guard: every content/metadata write is screened for credentials under this
+        # policy (None: $CTX_SECRETS, default redact); what was met is logged (kinds only).
+        self.secrets = secrets
+        self.secret_events: list = []
+
+    # -- transactions
+    @contextmanager
+    def transaction(self) -> Iterator[Store]:
+        """One short write transaction; inside one already open on this connection (by any
+        Store or helper) it joins that one (db.transaction asks `conn.in_transaction`)."""
+        with db.transaction(self.conn):
+            yield self
+
+    # -- reading
+    def _rows_to_nodes(self, rows: Sequence[sqlite3.Row]) -> list[Node]:
+        """Rows of _NODE_COLUMNS, optionally with a `tags` column (joined by \x1f)."""
+        if not rows:
+            return []
+        keys = rows[0].keys()
+        if "tags" in keys:
+            tags = {r["id"]: (r["tags"].split("\x1f") if r["tags"] else []) for r in rows}
+        else:
+            tags = self.tags_for([r["id"] for r in rows])
+        names = self.project_names() if any(r["project_id"] is not None for r in rows) else {}
+        return [
+            Node(id=r["id"], type=r["type"], content=r["content"],
+                 metadata=json.loads(r["metadata"]) if r["metadata"] not in ("{}", "", None) else {},
+                 tags=tuple(tags.get(r["id"], ())),
+                 token_estimate=r["token_estimate"], created_at=r["created_at"],
+                 updated_at=r["updated_at"], superseded_by=r["superseded_by"],
+                 project=names.get(r["project_id"]))
+            for r in rows
+        ]
+
+    def project_names(self) -> dict[int, str]:
+        """Project id → name (a small table: read whole)."""
+        return dict(self.conn.execute("SELECT id, name FROM projects").fetchall())
+
+    def tags_for(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for chunk in _chunks(list(ids), 900):
+            marks = ",".join("?" * len(chunk))
+            for node_id, tag in self.conn.execute(
+                f"SELECT node_id, tag FROM tags WHERE node_id IN ({marks}) ORDER BY node_id, tag",
+                chunk,
+            ):
+                out.setdefault(node_id, []).append(tag)
+        return out
+
+    def resolve(self, ref: str) -> str:
+        """Full id for an id or a unique prefix (≥ 4 characters, case-insensitive)."""
+        prefix = (ref or "").strip().upper()
+        if len(prefix) < MIN_PREFIX:
+            raise NotFoundError(f"id {ref!r} is too short; give at least {MIN_PREFIX} characters")
+        if not set(prefix) <= _ULID_CHARS or len(prefix) > 26:
+            raise NotFoundError(f"{ref!r} is not a node id (ids look like 01JD3K8W…)")
+        rows = self.conn.execute(
+            "SELECT id FROM nodes WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
+            (prefix, prefix + "\x7f"),
+        ).fetchall()
+        if not rows:
+            raise NotFoundError(f"no node with id {ref!r}")
+        if len(rows) > 1:
+            shown = ", ".join(r[0] for r in rows[:5])
+            raise AmbiguousIdError(f"id prefix {ref!r} matches {len(rows) if len(rows) < 6 else 'more than 5'} "
+                                   f"nodes ({shown}); give more characters")
+        return rows[0][0]
+
+    def get(self, ref: str) -> Node:
+        node_id = self.resolve(ref)
+        row = self.conn.execute(f"SELECT {_NODE_COLUMNS} FROM nodes WHERE id = ?", (node_id,)).fetchone()
+        return self._rows_to_nodes([row])[0]
+
+    def get_many(self, ids: Sequence[str]) -> list[Node]:
+        """Nodes by full id, in the order given; unknown ids are skipped."""
+        rows: dict[str, sqlite3.Row] = {}
+        for chunk in _chunks(list(ids), 900):
+            marks = ",".join("?" * len(chunk))
+            for r in self.conn.execute(f"SELECT {_NODE_COLUMNS} FROM nodes WHERE id IN ({marks})", chunk):
+                rows[r["id"]] = r
+        return self._rows_to_nodes([rows[i] for i in ids if i in rows])
+
+    def select(self, where: str = "1", params: Sequence = (), *, include_superseded: bool = False,
+               limit: int | None = None, order: str = "n.id", ids_only: bool = False,
+               scope: Scope | None = None) -> list:
+        """Nodes (or just their ids) matching a SQL condition over `nodes n`.
+
+        Callers pass compiled, parameterised SQL (ctx.query); tags come back in the same
+        statement (one indexed subquery per row), so a large result is one round trip.
+        `scope` (ctx.core.projects.Scope) limits it to a project + global; None = every node.
+        """
+        if scope is not None and not scope.all_projects:
+            scope_sql, scope_params = scope.sql()
+            where, params = f"({where}) AND {scope_sql}", [*params, *scope_params]
+        cols = "n.id" if ids_only else (
+            ", ".join("n." + c.strip() for c in _NODE_COLUMNS.split(","))
+            + ", (SELECT group_concat(t.tag, char(31)) FROM tags t WHERE t.node_id = n.id) AS tags")
+        sql = f"SELECT {cols} FROM nodes n WHERE ({where})"
+        if not include_superseded:
+            sql += " AND n.superseded_by IS NULL"
+        sql += f" ORDER BY {order}"
+        args = list(params)
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(int(limit))
+        rows = self.conn.execute(sql, args).fetchall()
+        if ids_only:
+            return [r[0] for r in rows]
+        return self._rows_to_nodes(rows)
+
+    def query(self, expr: str, *, include_superseded: bool = False, limit: int | None = None,
+              ids_only: bool = False, scope: Scope | None = None) -> list:
+        """Nodes (or ids) matching a query-language expression, in ULID (creation) order.
+        `scope` applies unless the query names its own (`project:NAME`, `scope:global`)."""
+        from ctx.query import compile_expr, names_scope, parse
+
+        expr_ast = parse(expr)
+        compiled = compile_expr(expr_ast)
+        return self.select(compiled.where, compiled.params, include_superseded=include_superseded,
+                           limit=limit, ids_only=ids_only,
+                           scope=None if names_scope(expr_ast) else scope)
+
+    def list_nodes(self, *, type: str | None = None, tags: Sequence[str] = (),
+                   include_superseded: bool = False, limit: int | None = None,
+                   newest_first: bool = False, scope: Scope | None = None) -> list[Node]:
+        where, params = ["1"], []
+        if type:
+            where.append("n.type = ?")
+            params.append(validate_type(type))
+        for tag in tags:
+            where.append("EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag = ?)")
+            params.append(tag.strip())
+        return self.select(" AND ".join(where), params, include_superseded=include_superseded,
+                           limit=limit, order="n.id DESC" if newest_first else "n.id", scope=scope)
+
+    def edges(self, node_ids: Sequence[str] | None = None, types: Sequence[str] | None = None) -> list[Edge]:
+        """Edges touching any of `node_ids` (all edges when None)."""
+        sql, params = "SELECT from_id, to_id, type, created_at FROM edges WHERE 1", []
+        if types:
+            sql += f" AND type IN ({','.join('?' * len(types))})"
+            params += list(types)
+        if node_ids is None:
+            return [Edge(*r) for r in self.conn.execute(sql + " ORDER BY from_id, to_id, type", params)]
+        out: dict[tuple, Edge] = {}
+        for chunk in _chunks(list(node_ids), 400):
+            marks = ",".join("?" * len(chunk))
+            for r in self.conn.execute(
+                sql + f" AND (from_id IN ({marks}) OR to_id IN ({marks}))", params + chunk + chunk
+            ):
+                out[(r[0], r[1], r[2])] = Edge(*r)
+        return [out[k] for k in sorted(out)]
+
+    def count(self, *, include_superseded: bool = True) -> int:
+        sql = "SELECT count(*) FROM nodes"
+        if not include_superseded:
+            sql += " WHERE superseded_by IS NULL"
+        return self.conn.execute(sql).fetchone()[0]
+
+    def stats(self, *, scope: Scope | None = None) -> dict:
+        """Counts over the store, or over `scope` (project + global) for the node counts."""
+        c = self.conn
+        w, p = scope.sql() if scope is not None else ("1", [])
+        by_type = dict(c.execute(f"SELECT type, count(*) FROM nodes n WHERE superseded_by IS NULL AND {w} "
+                                 "GROUP BY type ORDER BY type", p).fetchall())
+        by_tier = dict(c.execute("SELECT tag, count(*) FROM tags JOIN nodes n ON n.id = tags.node_id "
+                                 f"WHERE tag LIKE 'tier:%' AND superseded_by IS NULL AND {w} "
+                                 "GROUP BY tag ORDER BY tag", p).fetchall())
+        return {
+            "nodes": c.execute(f"SELECT count(*) FROM nodes n WHERE {w}", p).fetchone()[0],
+            "live_nodes": c.execute(f"SELECT count(*) FROM nodes n WHERE superseded_by IS NULL AND {w}",
+                                    p).fetchone()[0],
+            "superseded_nodes": c.execute("SELECT count(*) FROM nodes n WHERE superseded_by IS NOT NULL "
+                                          f"AND {w}", p).fetchone()[0],
+            "tokens": c.execute(f"SELECT coalesce(sum(token_estimate), 0) FROM nodes n "
+                                f"WHERE superseded_by IS NULL AND {w}", p).fetchone()[0],
+            "by_type": by_type,
+            "by_tier": by_tier,
+            "edges": c.execute("SELECT count(*) FROM edges").fetchone()[0],
+            "tags": c.execute("SELECT count(DISTINCT tag) FROM tags").fetchone()[0],
+            "views": c.execute("SELECT count(*) FROM views").fetchone()[0],
+            "pending": [r[0] for r in c.execute("SELECT key FROM pending ORDER BY key")],
+            "schema_version": c.execute("PRAGMA user_version").fetchone()[0],
+        }
+
+    # -- writing nodes
+    def add(self, content: str, type: str = "fact", tags: Iterable[str] = (), metadata=None, *,
+            id: str | None = None, created_at: str | None = None, updated_at: str | None = None,
+            superseded_by: str | None = None, project_id: int | None = None) -> Node:
+        record = {"content": content, "type": type, "tags": list(tags), "metadata": metadata,
+                  "id": id, "created_at": created_at, "updated_at": updated_at,
+                  "superseded_by": superseded_by}
+        return self.add_many([record], project_id=project_id)[0]
+
+    def add_many(self, records: Iterable[dict], *, project_id: int | None = None) -> list[Node]:
+        """Validate every record first, then insert all of them in one transaction.
+        `project_id` (ctx.core.projects) is the project they belong to (None: global); a record's own
+        `project_id` key wins (imports)."""
+        prepared = [self._prepare(r, i) for i, r in enumerate(records)]
+        self._screen_records(prepared)
+        pids = {p["project_id"] for p in prepared if p["project_id"] not in (_UNSET, None)}
+        pids |= {project_id} if project_id is not None else set()
+        for pid in pids:
+            if not self.conn.execute("SELECT 1 FROM projects WHERE id = ?", (pid,)).fetchone():
+                raise CtxError(f"no project with id {pid}")
+        with self.transaction():
+            for p in prepared:
+                pid = p["project_id"] if p["project_id"] is not _UNSET else project_id
+                try:
+                    self.conn.execute(
+                        "INSERT INTO nodes (id, type, content, metadata, token_estimate, created_at, "
+                        "updated_at, superseded_by, project_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (p["id"], p["type"], p["content"], p["metadata"], p["tokens"],
+                         p["created_at"], p["updated_at"], None, pid),
+                    )
+                except sqlite3.IntegrityError:
+                    raise CtxError(f"a node with id {p['id']} already exists") from None
+                self.conn.executemany("INSERT OR IGNORE INTO tags (node_id, tag) VALUES (?, ?)",
+                                      [(p["id"], t) for t in p["tags"]])
+            # superseded_by may point at a node later in the same batch (imports).
+            for p in prepared:
+                if p["superseded_by"]:
+                    self.conn.execute("UPDATE nodes SET superseded_by = ? WHERE id = ?",
+                                      (p["superseded_by"], p["id"]))
+        return self.get_many([p["id"] for p in prepared])
+
+    def _screen_records(self, prepared: list[dict]) -> None:
+        """The secret guard (ctx.core.guard) over validated records, before anything is written:
+        under refuse one secret anywhere refuses the whole batch."""
+        from ctx.core import guard
+
+        mode = guard.policy(self.secrets)
+        if mode == guard.ALLOW:
+            return
+        events = []
+        for i, p in enumerate(prepared):
+            where = "the content" if len(prepared) == 1 else f"record {i + 1}"
+            try:
+                content, found = guard.screen(p["content"], mode, where)
+                p["tags"] = guard.screen_tags(p["tags"], mode, found, where)
+                if p["metadata"] != "{}":
+                    meta = guard.screen_value(json.loads(p["metadata"]), mode, found, where)
+                    p["metadata"] = json.dumps(meta, ensure_ascii=False, sort_keys=True)
+            except guard.SecretRefusedError as exc:
+                self.secret_events.append(guard.SecretEvent(None, tuple(exc.kinds), 1, "refused"))
+                raise
+            if found:
+                p["content"], p["tokens"] = content, token_estimate(content)
+                events.append(guard.SecretEvent(p["id"], tuple(dict.fromkeys(f.kind for f in found)),
+                                                len(found), "redacted"))
+        self.secret_events += events
+
+    def _screen_update(self, node_id: str, content: str | None, metadata):
+        from ctx.core import guard
+
+        mode = guard.policy(self.secrets)
+        if mode == guard.ALLOW:
+            return content, metadata
+        found: list = []
+        try:
+            if content is not None:
+                content, found = guard.screen(content, mode)
+            if metadata is not None:
+                metadata = guard.screen_value(metadata, mode, found)
+        except guard.SecretRefusedError as exc:
+            self.secret_events.append(guard.SecretEvent(node_id, tuple(exc.kinds), 1, "refused"))
+            raise
+        if found:
+            self.secret_events.append(guard.SecretEvent(
+                node_id, tuple(dict.fromkeys(f.kind for f in found)), len(found), "redacted"))
+        return content, metadata
+
+    def _screen_new_tags(self, node_id: str, tags: list[str]) -> list[str]:
+        from ctx.core import guard
+
+        mode = guard.policy(self.secrets)
+        if mode == guard.ALLOW:
+            return tags
+        found: list = []
+        try:
+            tags = guard.screen_tags(tags, mode, found, "the tags")
+        except guard.SecretRefusedError as exc:
+            self.secret_events.append(guard.SecretEvent(node_id, tuple(exc.kinds), 1, "refused"))
+            raise
+        if found:
+            self.secret_events.append(guard.SecretEvent(
+                node_id, tuple(dict.fromkeys(f.kind for f in found)), len(found), "redacted"))
+        return tags
+
+    def _prepare(self, record: dict, index: int) -> dict:
+        if not isinstance(record, dict):
+            raise CtxError(f"record {index + 1}: expected a JSON object")
+        try:
+            now = now_iso()
+            node_id = record.get("id") or new_ulid()
+            if not isinstance(node_id, str) or len(node_id) != 26 or not set(node_id.upper()) <= _ULID_CHARS:
+                raise CtxError(f"id {node_id!r} is not a ULID")
+            tags = record.get("tags") or []
+            if isinstance(tags, str):
+                tags = [t for t in re.split(r"[,\s]+", tags) if t]
+            if not isinstance(tags, list):
+                raise CtxError("tags must be a list of strings")
+            content = validate_content(record.get("content"))
+            return {
+                "id": node_id.upper(),
+                "type": validate_type(record.get("type") or "fact"),
+                "content": content,
+                "tokens": token_estimate(content),
+                "tags": validate_tags(str(t) for t in tags),
+                "metadata": json.dumps(validate_metadata(record.get("metadata")), ensure_ascii=False,
+                                       sort_keys=True),
+                "created_at": record.get("created_at") or now,
+                "updated_at": record.get("updated_at") or record.get("created_at") or now,
+                "superseded_by": record.get("superseded_by"),
+                "project_id": _project_id(record.get("project_id", _UNSET)),
+            }
+        except CtxError as exc:
+            if index == 0:
+                raise
+            raise CtxError(f"record {index + 1}: {exc}") from None
+
+    def update(self, ref: str, *, content: str | None = None, metadata=None,
+               type: str | None = None) -> Node:
+        node = self.get(ref)
+        sets, params = [], []
+        if content is not None:
+            validate_content(content)
+        if metadata is not None:
+            metadata = validate_metadata(metadata)
+        content, metadata = self._screen_update(node.id, content, metadata)
+        if content is not None:
+            text = validate_content(content)
+            sets += ["content = ?", "token_estimate = ?"]
+            params += [text, token_estimate(text)]
+        if metadata is not None:
+            sets.append("metadata = ?")
+            params.append(json.dumps(validate_metadata(metadata), ensure_ascii=False, sort_keys=True))
+        if type is not None:
+            sets.append("type = ?")
+            params.append(validate_type(type))
+        if sets:
+            with self.transaction():
+                self.conn.execute(f"UPDATE nodes SET {', '.join(sets)}, updated_at = ? WHERE id = ?",
+                                  params + [now_iso(), node.id])
+        return self.get(node.id)
+
+    def _touch(self, node_id: str) -> None:
+        self.conn.execute("UPDATE nodes SET updated_at = ? WHERE id = ?", (now_iso(), node_id))
+
+    def tag(self, ref: str, tags: Iterable[str]) -> Node:
+        node = self.get(ref)
+        new = self._screen_new_tags(node.id, validate_tags(tags))
+        with self.transaction():
+            if any(t.startswith("tier:") for t in new):
+                # A node has one tier: setting one replaces the old.
+                self.conn.execute("DELETE FROM tags WHERE node_id = ? AND tag LIKE 'tier:%'", (node.id,))
+            self.conn.executemany("INSERT OR IGNORE INTO tags (node_id, tag) VALUES (?, ?)",
+                                  [(node.id, t) for t in new])
+            self._touch(node.id)
+        return self.get(node.id)
+
+    def untag(self, ref: str, tags: Iterable[str]) -> Node:
+        node = self.get(ref)
+        with self.transaction():
+            self.conn.executemany("DELETE FROM tags WHERE node_id = ? AND tag = ?",
+                                  [(node.id, t.strip()) for t in tags])
+            self._touch(node.id)
+        return self.get(node.id)
+
+    def retag(self, node_ids: Sequence[str], remove: str, add: str) -> int:
+        """Swap tag `remove` for `add` on the given nodes (e.g. tier:working → tier:off-context)."""
+        add = validate_tag(add)
+        n = 0
+        with self.transaction():
+            for node_id in node_ids:
+                if add.startswith("tier:"):
+                    self.conn.execute("DELETE FROM tags WHERE node_id = ? AND tag LIKE 'tier:%'", (node_id,))
+                else:
+                    self.conn.execute("DELETE FROM tags WHERE node_id = ? AND tag = ?", (node_id, remove))
+                self.conn.execute("INSERT OR IGNORE INTO tags (node_id, tag) VALUES (?, ?)", (node_id, add))
+                self._touch(node_id)
+                n += 1
+        return n
+
+    def link(self, from_ref: str, to_ref: str, edge_type: str = "RELATES_TO") -> Edge:
+        kind = validate_edge_type(edge_type)
+        a, b = self.resolve(from_ref), self.resolve(to_ref)
+        if a == b:
+            raise CtxError("a node cannot be linked to itself")
+        created = now_iso()
+        with self.transaction():
+            self.conn.execute("INSERT OR IGNORE INTO edges (from_id, to_id, type, created_at) "
+                              "VALUES (?, ?, ?, ?)", (a, b, kind, created))
+        row = self.conn.execute("SELECT from_id, to_id, type, created_at FROM edges WHERE from_id = ? "
+                                "AND to_id = ? AND type = ?", (a, b, kind)).fetchone()
+        return Edge(*row)
+
+    def unlink(self, from_ref: str, to_ref: str, edge_type: str | None = None) -> int:
+        a, b = self.resolve(from_ref), self.resolve(to_ref)
+        sql, params = "DELETE FROM edges WHERE from_id = ? AND to_id = ?", [a, b]
+        if edge_type:
+            sql += " AND type = ?"
+            params.append(validate_edge_type(edge_type))
+        with self.transaction():
+            return self.conn.execute(sql, params).rowcount
+
+    def supersede(self, old_ref: str, new_ref: str) -> tuple[Node, Node]:
+        """Mark `old` as replaced by `new` (seed §7): old.superseded_by = new, edge new SUPERSEDES old."""
+        old, new = self.resolve(old_ref), self.resolve(new_ref)
+        if old == new:
+            raise CtxError("a node cannot supersede itself")
+        # Refuse cycles: new must not already be (transitively) superseded by old.
+        cursor, seen = new, set()
+        while cursor and cursor not in seen:
+            seen.add(cursor)
+            if cursor == old:
+                raise CtxError(f"{new_ref} is already superseded by {old_ref}; that would make a cycle")
+            row = self.conn.execute("SELECT superseded_by FROM nodes WHERE id = ?", (cursor,)).fetchone()
+            cursor = row[0] if row else None
+        with self.transaction():
+            self.conn.execute("UPDATE nodes SET superseded_by = ?, updated_at = ? WHERE id = ?",
+                              (new, now_iso(), old))
+            self.conn.execute("INSERT OR IGNORE INTO edges (from_id, to_id, type, created_at) "
+                              "VALUES (?, ?, 'SUPERSEDES', ?)", (new, old, now_iso()))
+        return self.get(old), self.get(new)
+
+    def delete(self, ref: str) -> Node:
+        """Hard delete: the node, its tags and edges go; nodes it superseded become live again."""
+        node = self.get(ref)
+        with self.transaction():
+            self.conn.execute("DELETE FROM nodes WHERE id = ?", (node.id,))
+        return node
+
+    # -- views
+    def get_view(self, name: str) -> View:
+        row = self.conn.execute("SELECT name, query, budget, created_at, updated_at FROM views "
+                                "WHERE name = ?", (name,)).fetchone()
+        if not row:
+            known = ", ".join(v.name for v in self.list_views())
+            raise NotFoundError(f"no view named {name!r} (views: {known or 'none'})")
+        return View(*row)
+
+    def list_views(self) -> list[View]:
+        return [View(*r) for r in self.conn.execute(
+            "SELECT name, query, budget, created_at, updated_at FROM views ORDER BY name")]
+
+    def create_view(self, name: str, query: str, budget: int) -> View:
+        name = _validate_view_name(name)
+        _validate_view_query(query)
+        budget = _validate_budget(budget)
+        now = now_iso()
+        with self.transaction():
+            try:
+                self.conn.execute("INSERT INTO views (name, query, budget, created_at, updated_at) "
+                                  "VALUES (?, ?, ?, ?, ?)", (name, query, budget, now, now))
+            except sqlite3.IntegrityError:
+                raise CtxError(f"view {name!r} already exists; use `ctx view update`") from None
+        return self.get_view(name)
+
+    def update_view(self, name: str, *, query: str | None = None, budget: int | None = None) -> View:
+        self.get_view(name)
+        sets, params = [], []
+        if query is not None:
+            _validate_view_query(query)
+            sets.append("query = ?")
+            params.append(query)
+        if budget is not None:
+            sets.append("budget = ?")
+            params.append(_validate_budget(budget))
+        if sets:
+            with self.transaction():
+                self.conn.execute(f"UPDATE views SET {', '.join(sets)}, updated_at = ? WHERE name = ?",
+                                  params + [now_iso(), name])
+        return self.get_view(name)
+
+    def delete_view(self, name: str) -> View:
+        view = self.get_view(name)
+        if name == "default":
+            raise CtxError("the default view cannot be deleted; change it with `ctx view update default`")
+        with self.transaction():
+            self.conn.execute("DELETE FROM views WHERE name = ?", (name,))
+        return view
+
+    # -- pending hand-offs between hooks (seed §1)
+    def set_pending(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO pending (key, value, created_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at",
+            (key, value, now_iso()),
+        )
+
+    def get_pending(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM pending WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def pop_pending(self, key: str) -> str | None:
+        """Read and delete atomically, so a value is handed over exactly once."""
+        with self.transaction():
+            value = self.get_pending(key)
+            if value is not None:
+                self.conn.execute("DELETE FROM pending WHERE key = ?", (key,))
+        return value
+
+    def delete_pending(self, key: str) -> None:
+        self.conn.execute("DELETE FROM pending WHERE key = ?", (key,))
+
+
+def _validate_view_name(name: str) -> str:
+    if not _VIEW_NAME_RE.match(name or ""):
+        raise CtxError(f"view name {name!r} must be letters, digits, '.', '_' or '-' (≤ 64)")
+    return name
+
+
+def _validate_view_query(query: str) -> None:
+    from ctx.query import compile_query
+
+    compile_query(query)  # raises QuerySyntaxError with the position
+
+
+def _validate_budget(budget) -> int:
+    try:
+        value = int(budget)
+    except (TypeError, ValueError):
+        raise CtxError(f"budget must be a whole number of tokens, got {budget!r}") from None
+    if value <= 0:
+        raise CtxError("budget must be a positive number of tokens")
+    return value
+
+
+def _project_id(value):
+    if value is _UNSET or value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise CtxError("project_id must be a project's number or null")
+
+
+def _chunks(items: list, size: int) -> Iterator[list]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]

@@ -1,0 +1,1 @@
+"""`ctx doctor`: findings about what is already stored, and their fixes."""

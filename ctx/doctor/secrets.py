@@ -1,0 +1,138 @@
+"""Secrets already in the store (from before the guard, or stored with --allow-secrets):
+find them — nodes (content, metadata, tags), request prompts, project remotes — and redact
+them in place, index and FTS included. Never returns a secret's value."""
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+
+from ctx.core.errors import CtxError
+from ctx.core.guard import REDACT, screen, screen_value
+from ctx.core.model import now_iso, token_estimate
+from ctx.semantic.index import compact
+from cuectx.secrets import find
+
+
+@dataclass(frozen=True)
+class StoredSecret:
+    """A secret found in a stored node (or request record): where it is, never what it is.
+    `node_id` is the request's id for a request prompt, the project's name for its remote."""
+    node_id: str
+    field: str  # "content", "metadata", "tag", "request prompt" or "project remote"
+    kind: str
+    start: int  # character offsets in the content, or in the metadata's JSON text
+    end: int
+
+    def to_dict(self) -> dict:
+        return {"id": self.node_id, "field": self.field, "kind": self.kind,
+                "start": self.start, "end": self.end}
+
+
+def scan_store(store, *, ids=None) -> list[StoredSecret]:
+    """Every secret in stored nodes (superseded ones too), in id order."""
+    sql, params = "SELECT id, content, metadata FROM nodes", []
+    if ids is not None:
+        sql += f" WHERE id IN ({','.join('?' * len(ids))})"
+        params = list(ids)
+    hits = []
+    for node_id, content, metadata in store.conn.execute(sql + " ORDER BY id", params):
+        hits += [StoredSecret(node_id, "content", f.kind, f.start, f.end) for f in find(content)]
+        if metadata and metadata != "{}":
+            hits += [StoredSecret(node_id, "metadata", f.kind, f.start, f.end)
+                     for f in find(metadata)]
+    tag_sql = "SELECT node_id, tag FROM tags" + (sql[sql.index(" WHERE"):].replace("id IN", "node_id IN")
+                                                 if ids is not None else "")
+    for node_id, tag in store.conn.execute(tag_sql + " ORDER BY node_id, tag", params):
+        hits += [StoredSecret(node_id, "tag", f.kind, f.start, f.end) for f in find(tag)]
+    hits.sort(key=lambda h: h.node_id)
+    return hits
+
+
+def scan_requests(store) -> list[StoredSecret]:
+    """Secrets in the prompts kept by request records (ctx.claude.requests) from before the guard."""
+    try:
+        rows = store.conn.execute("SELECT id, prompt FROM requests ORDER BY id").fetchall()
+    except sqlite3.OperationalError:  # a store without the semantic tables
+        return []
+    return [StoredSecret(rid, "request prompt", f.kind, f.start, f.end)
+            for rid, prompt in rows for f in find(prompt or "")]
+
+
+def scan_projects(store) -> list[StoredSecret]:
+    """Secrets in the origin remote URLs project records keep (from before the guard)."""
+    try:
+        rows = store.conn.execute("SELECT name, remote FROM projects ORDER BY name").fetchall()
+    except sqlite3.OperationalError:
+        return []
+    return [StoredSecret(name, "project remote", f.kind, f.start, f.end)
+            for name, remote in rows for f in find(remote or "")]
+
+
+def fix_store(store, hits: list[StoredSecret]) -> int:
+    """Redact what `hits` found in place — nodes (content, metadata, tags) and request
+    prompts; returns how many nodes and requests changed.
+    The FTS index follows through its triggers, the embedding index drops the old chunks
+    through its own (the node is re-embedded from the redacted text by the next search), and
+    the old text is overwritten on disk (secure_delete, FTS optimize, WAL truncated)."""
+
+    ids = list(dict.fromkeys(h.node_id for h in hits if h.field not in ("request prompt",
+                                                                        "project remote")))
+    requests = list(dict.fromkeys(h.node_id for h in hits if h.field == "request prompt"))
+    projects = list(dict.fromkeys(h.node_id for h in hits if h.field == "project remote"))
+    if not ids and not requests and not projects:
+        return 0
+    conn = store.conn
+    conn.execute("PRAGMA secure_delete = ON")
+    with store.transaction():
+        for name in projects:
+            (remote,) = conn.execute("SELECT remote FROM projects WHERE name = ?", (name,)).fetchone()
+            conn.execute("UPDATE projects SET remote = ? WHERE name = ?", (screen(remote, REDACT)[0], name))
+        for request_id in requests:
+            (prompt,) = conn.execute("SELECT prompt FROM requests WHERE id = ?", (request_id,)).fetchone()
+            conn.execute("UPDATE requests SET prompt = ? WHERE id = ?",
+                         (screen(prompt, REDACT)[0], request_id))
+        for node_id in ids:
+            for (tag,) in conn.execute("SELECT tag FROM tags WHERE node_id = ?", (node_id,)).fetchall():
+                clean = screen(tag, REDACT)[0]
+                if clean != tag:
+                    conn.execute("DELETE FROM tags WHERE node_id = ? AND tag = ?", (node_id, tag))
+                    conn.execute("INSERT OR IGNORE INTO tags (node_id, tag) VALUES (?, ?)", (node_id, clean))
+            content, metadata = conn.execute("SELECT content, metadata FROM nodes WHERE id = ?",
+                                             (node_id,)).fetchone()
+            new_content = screen(content, REDACT)[0]
+            found: list = []
+            new_meta = (json.dumps(screen_value(json.loads(metadata), REDACT, found),
+                                   ensure_ascii=False, sort_keys=True)
+                        if metadata and metadata != "{}" else metadata)
+            conn.execute("UPDATE nodes SET content = ?, metadata = ?, token_estimate = ?, "
+                         "updated_at = ? WHERE id = ?",
+                         (new_content, new_meta, token_estimate(new_content), now_iso(), node_id))
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes_fts'").fetchone():
+            conn.execute("INSERT INTO nodes_fts(nodes_fts) VALUES ('optimize')")
+    _compact_vectors(conn)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return len(ids) + len(requests) + len(projects)
+
+
+def _compact_vectors(conn) -> None:
+    """Rewrite vector segments without the redacted nodes' dead vectors (when any)."""
+    try:
+        if not conn.execute("SELECT 1 FROM dead_chunks LIMIT 1").fetchone():
+            return
+        models = [r[0] for r in conn.execute("SELECT DISTINCT model FROM vector_segments")]
+    except sqlite3.OperationalError:  # no semantic tables in this store
+        return
+    for model in models:
+        compact(conn, model, full=True)
+
+
+def refuse_export(hits: list[StoredSecret]) -> None:
+    if not hits:
+        return
+    nodes = list(dict.fromkeys(h.node_id for h in hits))
+    kinds = ", ".join(dict.fromkeys(h.kind for h in hits))
+    shown = ", ".join(nodes[:5]) + (" …" if len(nodes) > 5 else "")
+    raise CtxError(f"refused to export: {len(hits)} secret(s) ({kinds}) in {len(nodes)} node(s) or project(s) "
+                   f"({shown}); run `ctx doctor --secrets --fix` to redact them, or export as "
+                   f"stored with --allow-secrets")
