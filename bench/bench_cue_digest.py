@@ -55,8 +55,8 @@ def _run(bench: Bench) -> None:
     from stubs import OpenAIStub
     from tiny_gguf import make
 
-    from cue import config as cue_config
-    from cue.db import connect
+    from cue.core import config as cue_config
+    from cue.core.db import connect
     from cue.digest import run_digest
 
     with OpenAIStub(reply="Worked on main.py in Code, then read design.pdf in Preview.") as stub:

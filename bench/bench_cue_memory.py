@@ -67,10 +67,10 @@ def _run(bench: Bench) -> None:
     sys.path[:0] = [str(ROOT / "tests")]
     from stubs import AnthropicStub
 
-    from cue import config as cue_config
-    from cue.db import connect
-    from cue.memory import update_memory
-    from cue.suggest import suggest
+    from cue.core import config as cue_config
+    from cue.core.db import connect
+    from cue.digest.memory import update_memory
+    from cue.digest.suggest import suggest
 
     conn = connect()
     _digests(conn)

@@ -74,7 +74,7 @@ def run(bench: Bench) -> None:
     bench.report("cue scrub warm throughput, 256 KB digest-like text", kbps, 100, "KB/s",
                  better="higher")
 
-    from cue.pii.evaluate import load
+    from bench.pii_eval import load
 
     _quality(bench, "regression set", load(LABELLED), recall_budget=1.0, fp_budget=0.0,
              per_type_budget=None)
@@ -84,7 +84,7 @@ def run(bench: Bench) -> None:
 
 def _quality(bench: Bench, label: str, records: list[dict], *, recall_budget: float,
              fp_budget: float, per_type_budget: float | None) -> None:
-    from cue.pii.evaluate import evaluate
+    from bench.pii_eval import evaluate
 
     ev = evaluate(records)
     for entity_type in sorted(ev.total):

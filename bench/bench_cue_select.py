@@ -135,7 +135,7 @@ def run(bench: Bench) -> None:
                  None, "s")
 
     # Cron over a huge flat folder: a day and more of 1 fps names, 15 minutes wanted.
-    from cue.keyframes import list_keyframes
+    from cue.inputs.keyframes import list_keyframes
 
     huge = WORK / "cue_select_huge"
     n = 100_000

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from cue.events import EventWriter
+from cue.inputs.events import EventWriter
 
 DURATION = 900.0
 SIGNIFICANT_SECS = 15.0
@@ -572,10 +572,10 @@ def run_selectors(session: Session, db_path: Path, max_frames: int = 10) -> dict
     - `dhash-only`: the anchors, then the frames most unlike their predecessor (dhash),
       deduped ≤ 4 among non-anchors — the seed's visual scorer alone.
     """
-    from cue.db import connect
-    from cue.frame_cache import features_for, hamming
+    from cue.core.db import connect
     from cue.frame_select import DEDUPE_HAMMING, anchor_indexes, select_frames
-    from cue.keyframes import list_keyframes
+    from cue.inputs.keyframes import list_keyframes
+    from cue.select.features import features_for, hamming
 
     conn = connect(db_path)
     try:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 
 def main() -> None:
-    from cue.cli import run
+    from cue.cli.app import run
 
     run()
 

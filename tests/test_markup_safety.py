@@ -87,8 +87,8 @@ def _keyframes_with_marked_names(src: Path, dst: Path, count: int = 4) -> Path:
 
 
 def test_cue_tables_show_user_text_verbatim(tmp_path, terminal):
-    from cue import db, paths
-    from cue.cli import app
+    from cue.cli.app import app
+    from cue.core import db, paths
     from tests.cue.synth import make_activity
 
     act = make_activity(tmp_path / "act", 1_763_766_000.0)
@@ -117,7 +117,7 @@ def test_cue_tables_show_user_text_verbatim(tmp_path, terminal):
 
 
 def test_cue_lists_are_ndjson_when_piped_and_tables_on_a_terminal(tmp_path):
-    from cue.cli import app
+    from cue.cli.app import app
 
     piped = runner.invoke(app, ["config", "show"])
     assert piped.exit_code == 0

@@ -30,7 +30,7 @@ def commands(app: typer.Typer, prefix: str) -> list[tuple[str, object]]:
 
 def all_commands():
     from ctx.cli.app import app as ctx_app
-    from cue.cli import app as cue_app
+    from cue.cli.app import app as cue_app
 
     return commands(ctx_app, "ctx") + commands(cue_app, "cue")
 

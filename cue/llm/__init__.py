@@ -9,7 +9,7 @@ HTTP), `cloud` (Anthropic). See cue.llm.policy for what happens when one fails.
 """
 from __future__ import annotations
 
-from cue.config import Config
+from cue.core.config import Config
 from cue.llm.errors import BackendError, CloudUnavailable, LocalTimeout, LocalUnavailable
 from cue.llm.policy import CLOUD_TOMBSTONE, LOCAL_TOMBSTONE, Outcome, gate
 from cue.llm.request import FrameImage, Reply, digest_parts

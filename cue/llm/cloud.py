@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from cue.config import Config, api_key
+from cue.core.config import Config, api_key
 from cue.llm.deadline import DeadlineExceeded, call_with_deadline
 from cue.llm.errors import CloudUnavailable
 from cue.llm.request import FrameImage, Part, Reply, clean_reply

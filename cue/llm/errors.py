@@ -2,7 +2,7 @@
 privacy.log (scrubbed) and never into a digest, the database or stdout."""
 from __future__ import annotations
 
-from cue.errors import CueError, ExitCode
+from cue.core.errors import CueError, ExitCode
 
 
 class BackendError(CueError):

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from cue.config import Config
+from cue.core.config import Config
 from cue.llm.errors import LocalTimeout, LocalUnavailable
 from cue.llm.request import FrameImage, Part, Reply, clean_reply, openai_content
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cue.config import Config
+from cue.core.config import Config
 from cue.llm.errors import BackendError, CloudUnavailable, LocalTimeout, LocalUnavailable
 from cue.llm.request import Part, Reply
 
@@ -86,6 +86,6 @@ def _ask(backend, parts: list[Part], empty_error: type[BackendError]) -> Reply:
 
 
 def _log(event: str, **fields) -> None:
-    from cue.logs import privacy_log
+    from cue.pii.privacy_log import privacy_log
 
     privacy_log(event, **fields)

@@ -7,7 +7,7 @@ import time
 
 import httpx
 
-from cue.config import Config
+from cue.core.config import Config
 from cue.llm.deadline import DeadlineExceeded, call_with_deadline
 from cue.llm.errors import LocalTimeout, LocalUnavailable
 from cue.llm.request import Part, Reply, clean_reply, openai_content

@@ -13,10 +13,11 @@ Contract:
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+
+from cue.pii.entities import Entity
 
 # Bump when recognizers change in a way that should re-scrub stored text
-# (cue.backfill.ensure_scrubbed runs once per bump).
+# (cue.digest.backfill.ensure_scrubbed runs once per bump).
 SCRUB_VERSION: int = 2
 
 # Entity type → replacement token. Tokens are bracketed upper-case words, which no
@@ -43,19 +44,6 @@ TOKENS: dict[str, str] = {
 
 _TOKEN_RE = re.compile("|".join(re.escape(t) for t in TOKENS.values()))
 _MAX_PASSES = 4
-
-
-@dataclass(frozen=True)
-class Entity:
-    """One finding: `text[start:end]` is an entity of `type`, with Presidio's score."""
-
-    type: str
-    start: int
-    end: int
-    score: float
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def analyze(text: str) -> list[Entity]:

@@ -17,7 +17,7 @@ import binascii
 import re
 from collections.abc import Callable
 
-from cue.pii import Entity
+from cue.pii.entities import Entity
 
 Find = Callable[[str, int], list[Entity]]
 

@@ -17,7 +17,7 @@ import re
 import threading
 from functools import cache
 
-from cue.pii import Entity
+from cue.pii.entities import Entity
 
 LANGUAGE = "en"
 # Below this Presidio score a finding is dropped (Presidio's phone matches score 0.4;
@@ -71,7 +71,7 @@ _ID_PREFIX = re.compile(r"[A-Za-z]{2,}[-_#]$")
 
 
 def _id_number(text: str, start: int) -> bool:
-    from cue.pii.numbers import phone_word_before
+    from cue.pii.finders.numbers import phone_word_before
 
     return bool(_ID_PREFIX.search(text, max(0, start - 12), start)) and not phone_word_before(text, start)
 
@@ -122,7 +122,7 @@ def build_engine(model: str | None = None):
     import tldextract
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
 
-    from cue.pii import recognizers as cue_recognizers
+    from cue.pii.finders import recognizers as cue_recognizers
 
     offline_tld = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
     registry = RecognizerRegistry(supported_languages=[LANGUAGE])
@@ -158,9 +158,9 @@ def context_recognizers(language: str = "en") -> list:
     """Recognizers that need a phrase around the entity or a URL's shape (issue 17):
     Korean addresses and names without honorifics, capability URLs, meeting IDs and
     passcodes, obfuscated emails, bare SSNs next to the word SSN; and the card, phone and
-    RRN shapes Presidio's own recognizers turn away (cue.pii.numbers, korean)."""
-    from cue.pii import korean, numbers, phrases, urls
-    from cue.pii.spans import FunctionRecognizer
+    RRN shapes Presidio's own recognizers turn away (cue.pii.finders.numbers, korean)."""
+    from cue.pii.finders import korean, numbers, phrases, urls
+    from cue.pii.finders.spans import FunctionRecognizer
 
     def rec(name, entity, finder, score, trigger=None):
         return FunctionRecognizer(name, entity, finder, score, trigger=trigger,

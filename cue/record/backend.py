@@ -1,20 +1,19 @@
-"""What a capture platform provides, and which one this machine has.
+"""What a capture platform provides (which one this machine has: cue.record.platform).
 
 A backend grabs screens, reports foreground-window changes as they happen (no polling
 where the platform can push), and counts key presses and clicks — counts only. The loop
 (cue.record.loop) does everything else: change detection, exclusions, pause, writing.
 Linux X11 is implemented (cue.record.x11); Wayland, macOS and Windows are named in
-`detect()`'s refusal so another capture tool can write cue's input contract instead.
+`cue.record.platform.detect()`'s refusal so another capture tool can write cue's input
+contract instead.
 """
 from __future__ import annotations
 
-import os
-import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cue.errors import CueError, ExitCode
+from cue.core.errors import CueError, ExitCode
 
 CONTRACT_HINT = ("other capture tools can feed cue through its input contract "
                  "(README: \"Input contract\": a keyframe folder and an MCAP event log)")
@@ -116,27 +115,3 @@ class CaptureBackend(ABC):
     @property
     def input_available(self) -> bool:
         return True
-
-
-def detect(environ: dict[str, str] | None = None, platform: str | None = None) -> CaptureBackend:
-    """The backend for this session, or CaptureUnavailable naming what is supported."""
-    env = os.environ if environ is None else environ
-    platform = sys.platform if platform is None else platform
-    supported = "cue record supports Linux with an X11 session (DISPLAY set)"
-    if platform == "darwin":
-        raise CaptureUnavailable(f"macOS capture is not built yet; {supported}; {CONTRACT_HINT}")
-    if platform.startswith(("win", "cygwin", "msys")):
-        raise CaptureUnavailable(f"Windows capture is not built yet; {supported}; {CONTRACT_HINT}")
-    if not platform.startswith("linux"):
-        raise CaptureUnavailable(f"{platform} is not supported; {supported}; {CONTRACT_HINT}")
-    if env.get("XDG_SESSION_TYPE", "").lower() == "wayland" or (
-            env.get("WAYLAND_DISPLAY") and not env.get("DISPLAY")):
-        raise CaptureUnavailable(
-            "this is a Wayland session, which has no global screenshot or window API; "
-            f"{supported}; {CONTRACT_HINT}")
-    if not env.get("DISPLAY"):
-        raise CaptureUnavailable(f"no X display (DISPLAY is not set); {supported}; "
-                                 f"{CONTRACT_HINT}")
-    from cue.record.x11 import X11Backend
-
-    return X11Backend(env["DISPLAY"])

@@ -21,10 +21,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from cue import prune
-from cue.events import TOPIC_INPUT, TOPIC_PAUSE, TOPIC_WINDOW
+from cue.core import paths
+from cue.core.config import Config, capture_folders
+from cue.core.sizes import human_size, parse_size
+from cue.core.timespec import parse_duration
+from cue.inputs.events import TOPIC_INPUT, TOPIC_PAUSE, TOPIC_WINDOW
+from cue.record import prune
 from cue.record.backend import CaptureBackend, Grab, Monitor, WindowInfo
-from cue.record.privacy import EXCLUDED, Exclusions
+from cue.record.exclusions import EXCLUDED, Exclusions
 from cue.record.writer import HourlyLog, keyframe_path, private_dir, write_atomic, write_status
 
 PRUNE_EVERY_SECS = 3600.0
@@ -48,6 +52,19 @@ class RecordSettings:
     min_gap: float = 10.0  # a screen still changing gets a keyframe at least this often
     keep_secs: float = 7 * 86400.0
     max_bytes: int = 2 * 10**9
+
+
+def record_settings(config: Config) -> RecordSettings:
+    """The recorder's settings from cue's config (record.*, the capture folders)."""
+    keyframes, events = capture_folders(config)
+    return RecordSettings(
+        keyframes=keyframes, events=events, home=paths.home(),
+        exclusions=Exclusions.from_settings(config["record.exclude_apps"],
+                                            config["record.exclude_titles"]),
+        interval=config["record.interval"], heartbeat=config["record.heartbeat"],
+        change_threshold=config["record.change_threshold"], max_width=config["record.max_width"],
+        quality=config["record.quality"], keep_secs=parse_duration(config["record.keep"]),
+        max_bytes=parse_size(config["record.max_disk"]))
 
 
 @dataclass
@@ -190,7 +207,7 @@ class Recorder:
         self.stats.pruned_files += files
         self.stats.pruned_bytes += size
         if files:
-            self.say(f"pruned {files} old capture files ({prune.human_size(size)})")
+            self.say(f"pruned {files} old capture files ({human_size(size)})")
 
     def status(self, running: bool = True) -> dict:
         return {

@@ -6,7 +6,8 @@ from pathlib import Path
 
 
 def recorder_status(home: Path, keyframes: Path, events: Path, cfg) -> dict:
-    from cue.prune import disk_use, parse_size
+    from cue.core.sizes import parse_size
+    from cue.record.prune import disk_use
     from cue.record.writer import read_status, recorder_running
 
     pid = recorder_running(home)
@@ -26,7 +27,7 @@ def recorder_status(home: Path, keyframes: Path, events: Path, cfg) -> dict:
 
 
 def recorder_lines(info: dict) -> list[str]:
-    from cue.prune import human_size
+    from cue.core.sizes import human_size
 
     def local(ts):
         return "—" if ts is None else f"{datetime.fromtimestamp(ts):%Y-%m-%d %H:%M:%S}"

@@ -11,8 +11,8 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cue.errors import CueError
-from cue.events import EventWriter
+from cue.core.errors import CueError
+from cue.inputs.events import EventWriter
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700

@@ -15,7 +15,7 @@ def tiny_model(tmp_path_factory):
 @pytest.fixture
 def conn():
     """The cue database in this test's CUE_HOME."""
-    from cue.db import connect
+    from cue.core.db import connect
 
     c = connect()
     yield c

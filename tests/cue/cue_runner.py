@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from cue import cli, paths
+from cue.cli import app as cli
+from cue.core import paths
 
 NOW = 1_763_766_000.0  # 2025-11-21 23:00 UTC
 

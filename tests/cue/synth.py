@@ -30,7 +30,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from cue.events import EventWriter
+from cue.inputs.events import EventWriter
 
 DURATION = 900.0
 PAUSE = (520.0, 600.0)
@@ -92,7 +92,7 @@ def make_activity(root: Path, start: float, *, interval: float = 5.0, phase: flo
     """Write the script above under `root` (keyframes/, events/activity.mcap).
 
     `pause_in_log=False` leaves the pause out of the event log (record it with
-    `cue.privacy.pause` instead); `crashed_log=True` leaves the log as a writer that died
+    `cue.inputs.pauses.pause` instead); `crashed_log=True` leaves the log as a writer that died
     after its last flush would (no summary, no footer). `text=True` lays real rendered
     text over every screen, so JPEG sizes and decode times look like real screenshots
     (~0.6 MB at 2560×1600, q85) — for benchmarks.

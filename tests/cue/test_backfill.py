@@ -1,4 +1,4 @@
-"""cue.backfill.ensure_scrubbed: a one-time re-scrub when SCRUB_VERSION moves."""
+"""cue.digest.backfill.ensure_scrubbed: a one-time re-scrub when SCRUB_VERSION moves."""
 from __future__ import annotations
 
 import sqlite3
@@ -7,8 +7,9 @@ import stat
 import pytest
 
 import cue.pii
-from cue import backfill, db, paths
-from cue.backfill import ensure_scrubbed
+from cue.core import db, paths
+from cue.digest import backfill
+from cue.digest.backfill import ensure_scrubbed
 
 RAW_DIGEST = "Edited /Users/alice/app.py, mailed jane@example.com"
 RAW_MEMORY = "김민수님이 010-1234-5678 로 연락"
@@ -17,7 +18,7 @@ RAW_MEMORY = "김민수님이 010-1234-5678 로 연락"
 @pytest.fixture
 def conn(tmp_path):
     # Tables of our own with just the columns the backfill relies on (the real ones come
-    # from cue.db migrations 3 and 4; test_real_schema below uses those).
+    # from cue.core.db migrations 3 and 4; test_real_schema below uses those).
     c = sqlite3.connect(tmp_path / "t.db", isolation_level=None)
     c.execute("CREATE TABLE _meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     c.execute("CREATE TABLE digests (id INTEGER PRIMARY KEY, summary TEXT)")

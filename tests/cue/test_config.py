@@ -9,10 +9,10 @@ import subprocess
 import pytest
 from typer.testing import CliRunner
 
-from cue import config as cue_config
-from cue import paths
-from cue.cli import app
-from cue.config import ConfigError
+from cue.cli.app import app
+from cue.core import config as cue_config
+from cue.core import paths
+from cue.core.config import ConfigError
 
 runner = CliRunner()
 

@@ -16,9 +16,9 @@ import pytest
 from stubs import AnthropicStub, OpenAIStub
 from synth import make_activity
 
-from cue import config as cue_config
-from cue import paths
-from cue.db import connect
+from cue.core import config as cue_config
+from cue.core import paths
+from cue.core.db import connect
 from cue.digest import NO_ACTIVITY, get_digest, list_digests, plan_digest, run_digest
 from cue.llm import CLOUD_TOMBSTONE, LOCAL_TOMBSTONE, summarize_digest_with_policy
 from cue.llm.request import FrameImage
@@ -284,7 +284,7 @@ def test_dry_run_plan_calls_nothing_and_writes_nothing(conn, activity, api_key):
 
 
 def test_an_interrupted_write_leaves_no_row(conn, activity, api_key, monkeypatch):
-    import cue.digest as digest_mod
+    import cue.digest.run as digest_mod
 
     def boom(*a, **k):
         raise OSError("disk full")
@@ -323,8 +323,8 @@ def test_concurrent_digests_do_not_lose_rows(activity, api_key):
 
 def test_a_frame_that_turned_unreadable_is_skipped_not_fatal(conn, activity, api_key,
                                                              monkeypatch):
-    import cue.image_preprocess as prep
-    from cue.errors import CueError
+    import cue.digest.image_preprocess as prep
+    from cue.core.errors import CueError
 
     real = prep.prepare_for_digest
     calls = []
@@ -349,7 +349,7 @@ def test_the_pipeline_modules_import_no_model_sdk():
     import subprocess
     import sys
 
-    code = ("import sys, cue.digest, cue.llm, cue.timeline, cue.config, cue.cli_digest; "
+    code = ("import sys, cue.digest, cue.llm, cue.digest.timeline, cue.core.config, cue.cli.digest; "
             "print(' '.join(m for m in ('anthropic', 'llama_cpp', 'presidio_analyzer', 'httpx')"
             " if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

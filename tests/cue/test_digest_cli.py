@@ -9,7 +9,7 @@ import pytest
 from stubs import AnthropicStub
 from synth import make_activity
 
-from cue import paths
+from cue.core import paths
 
 START = 1_763_766_000.0
 
@@ -99,7 +99,7 @@ def test_bad_input_is_one_error_line(cue_bin, env):
 
 
 def test_digests_list_and_show(cue_bin, env):
-    from cue.db import connect
+    from cue.core.db import connect
     from cue.digest import Digest, store_digest
 
     conn = connect()

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 from synth import make_activity
 
-from cue.events import Event, read_events
-from cue.timeline import build_timeline
+from cue.digest.timeline import build_timeline
+from cue.inputs.events import Event, read_events
 
 START = 1_763_766_000.0
 

@@ -8,8 +8,8 @@ import pytest
 from mcap.reader import make_reader
 from mcap.writer import Writer
 
-from cue.errors import CueError
-from cue.events import EventWriter, read_events
+from cue.core.errors import CueError
+from cue.inputs.events import EventWriter, read_events
 
 T0 = 1_763_766_000.0
 

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 from stubs import AnthropicStub, OpenAIStub
 
-from cue import config as cue_config
+from cue.core import config as cue_config
 from cue.llm.cloud import CloudVisionBackend
 from cue.llm.errors import CloudUnavailable, LocalTimeout, LocalUnavailable
 from cue.llm.local import WORKER, LocalVisionBackend

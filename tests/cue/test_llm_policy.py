@@ -7,8 +7,8 @@ import pytest
 from stubs import AnthropicStub, OpenAIStub
 from tiny_gguf import make
 
-from cue import config as cue_config
-from cue import paths
+from cue.core import config as cue_config
+from cue.core import paths
 from cue.llm import (
     CLOUD_TOMBSTONE,
     LOCAL_TOMBSTONE,

@@ -1,4 +1,4 @@
-"""cue.logs.privacy_log: scrubbed, redacted, 0600, one JSON line per call."""
+"""cue.pii.privacy_log.privacy_log: scrubbed, redacted, 0600, one JSON line per call."""
 from __future__ import annotations
 
 import json
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cue import paths
-from cue.logs import privacy_log
+from cue.core import paths
+from cue.pii.privacy_log import privacy_log
 
 
 def _lines():
@@ -71,7 +71,7 @@ def test_log_fails_closed_when_scrubbing_breaks(monkeypatch):
 
 
 def test_long_fields_are_cut_after_scrubbing():
-    from cue.logs import MAX_FIELD_CHARS
+    from cue.pii.privacy_log import MAX_FIELD_CHARS
 
     privacy_log("summary", text="word " * 2000)
     (line,) = _lines()

@@ -1,6 +1,6 @@
 """cue memory end to end: real SQLite, real Presidio, the anthropic SDK against a Messages
 API stub on 127.0.0.1, httpx against an OpenAI-compatible stub, llama-cpp-python on the
-generated tiny Gemma GGUF. The CLI runs in-process through `cue.cli.run`, so exit codes
+generated tiny Gemma GGUF. The CLI runs in-process through `cue.cli.app.run`, so exit codes
 and the one-line `Error: …` are the real ones."""
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from cue_runner import everything_written, run_cue
 from stubs import OpenAIStub
 
 import cue.pii
-from cue import cli, paths
-from cue.db import get_meta, set_meta
-from cue.memory import SECTIONS, parse_sections, render_memory, sections_of
+from cue.cli import app as cli
+from cue.core import paths
+from cue.core.db import get_meta, set_meta
+from cue.digest.memory import SECTIONS, parse_sections, render_memory, sections_of
 
 NOW = 1_763_766_000.0  # 2025-11-21 23:00 UTC
 

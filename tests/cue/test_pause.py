@@ -10,11 +10,11 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from cue import paths
-from cue.cli import app
-from cue.db import connect
-from cue.events import Event, EventWriter
-from cue.privacy import (
+from cue.cli.app import app
+from cue.core import paths
+from cue.core.db import connect
+from cue.inputs.events import Event, EventWriter
+from cue.inputs.pauses import (
     intervals_from_events,
     is_paused,
     merge,

@@ -204,7 +204,7 @@ def test_the_network_guard_sees_an_attempt(tmp_path):
 
 
 def test_importing_cue_pii_does_not_import_presidio():
-    code = ("import sys, cue.pii, cue.logs, cue.backfill; "
+    code = ("import sys, cue.pii, cue.pii.privacy_log, cue.digest.backfill; "
             "print(sorted(m for m in ('presidio_analyzer', 'spacy', 'phonenumbers') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -229,7 +229,7 @@ def test_long_text_is_chunked_without_losing_or_moving_entities():
 
 
 def test_the_cli_and_the_log_helper_load_presidio_only_when_scrubbing():
-    code = ("import sys, cue.cli; from cue.logs import privacy_log; "
+    code = ("import sys, cue.cli.app; from cue.pii.privacy_log import privacy_log; "
             "print('presidio_analyzer' in sys.modules)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr

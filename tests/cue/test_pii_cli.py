@@ -6,7 +6,7 @@ import subprocess
 
 from typer.testing import CliRunner
 
-from cue.cli import app
+from cue.cli.app import app
 
 runner = CliRunner()
 
@@ -64,7 +64,7 @@ def test_bad_format_is_a_usage_error():
 
 
 def test_backfill_command_rescrubs_stored_text():
-    from cue import db, paths
+    from cue.core import db, paths
 
     conn = db.connect()
     conn.execute(

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.pii_eval import evaluate, load
 from cue.pii import TOKENS, analyze, scrub
-from cue.pii.evaluate import evaluate, load
 
 DATA = Path(__file__).parent / "data" / "pii_labelled.jsonl"
 # Types added by scrub version 2; the dev set (test_pii_devset.py) covers them.

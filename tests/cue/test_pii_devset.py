@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.pii_eval import evaluate, load
 from cue.pii import TOKENS
-from cue.pii.evaluate import evaluate, load
 
 DATA = Path(__file__).parent / "data" / "pii_dev.jsonl"
 ISSUE_17_CASES = {"kr_address", "kr_name_role", "kr_name_list", "kr_name_chat", "kr_name_sentence",

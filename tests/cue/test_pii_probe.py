@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cue.pii.evaluate import evaluate, load
+from bench.pii_eval import evaluate, load
 
 DATA = Path(__file__).parent / "data" / "pii_probe.jsonl"
 

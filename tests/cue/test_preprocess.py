@@ -7,8 +7,8 @@ import os
 import pytest
 from PIL import Image, ImageCms, ImageDraw
 
-from cue.errors import CueError
-from cue.image_preprocess import prepare_for_digest
+from cue.core.errors import CueError
+from cue.digest.image_preprocess import prepare_for_digest
 
 RED = (230, 20, 20)
 

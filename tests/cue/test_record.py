@@ -11,20 +11,23 @@ import pytest
 from cue_runner import run_cue
 from PIL import Image, ImageDraw
 
-from cue import config, paths, prune
-from cue.errors import CueError, ExitCode
-from cue.events import TOPIC_INPUT, TOPIC_PAUSE, TOPIC_WINDOW, read_events
-from cue.keyframes import list_keyframes
+from cue.core import config, paths
+from cue.core.config import DEFAULT_EXCLUDE_APPS, DEFAULT_EXCLUDE_TITLES
+from cue.core.errors import CueError, ExitCode
+from cue.core.sizes import parse_size
+from cue.inputs.events import TOPIC_INPUT, TOPIC_PAUSE, TOPIC_WINDOW, read_events
+from cue.inputs.keyframes import list_keyframes
+from cue.record import prune
 from cue.record.backend import (
     CaptureBackend,
     CaptureUnavailable,
     Grab,
     Monitor,
     WindowInfo,
-    detect,
 )
+from cue.record.exclusions import Exclusions
 from cue.record.loop import Recorder, RecordSettings
-from cue.record.privacy import DEFAULT_EXCLUDE_APPS, DEFAULT_EXCLUDE_TITLES, Exclusions
+from cue.record.platform import detect
 from cue.record.writer import RecorderLock, keyframe_path, recorder_running, write_atomic
 
 T0 = 1_763_766_000.0  # 2025-11-21 23:00 UTC
@@ -291,7 +294,7 @@ def test_write_atomic_replaces_in_one_step_and_cleans_up(tmp_path, monkeypatch):
 
 
 def test_keyframe_names_follow_the_contract(tmp_path):
-    from cue.keyframes import capture_time_from_name
+    from cue.inputs.keyframes import capture_time_from_name
 
     one = keyframe_path(tmp_path, T0 + 0.25, 1, 1)
     two = keyframe_path(tmp_path, T0 + 0.25, 2, 3)
@@ -355,15 +358,15 @@ def test_record_settings_round_trip(monkeypatch, capsysbinary):
     assert code == 0, err
     cfg = config.load()
     assert cfg["record.max_disk"] == "500MB" and cfg["record.keep"] == "7d"
-    assert prune.parse_size(cfg["record.max_disk"]) == 500 * 10**6
+    assert parse_size(cfg["record.max_disk"]) == 500 * 10**6
 
 
 def test_parse_size():
-    assert prune.parse_size("2GB") == 2 * 10**9
-    assert prune.parse_size("1.5 GiB") == int(1.5 * 2**30)
-    assert prune.parse_size("1048576") == 2**20
+    assert parse_size("2GB") == 2 * 10**9
+    assert parse_size("1.5 GiB") == int(1.5 * 2**30)
+    assert parse_size("1048576") == 2**20
     with pytest.raises(CueError):
-        prune.parse_size("2 parsecs")
+        parse_size("2 parsecs")
 
 
 # ---------------------------------------------------------------- prune

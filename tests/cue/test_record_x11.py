@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from cue.events import TOPIC_INPUT, TOPIC_PAUSE, TOPIC_WINDOW, read_events
-from cue.keyframes import list_keyframes
+from cue.inputs.events import TOPIC_INPUT, TOPIC_PAUSE, TOPIC_WINDOW, read_events
+from cue.inputs.keyframes import list_keyframes
 
 TOOLS = ("Xvfb", "openbox", "xdotool", "xterm")
 MISSING = [t for t in TOOLS if shutil.which(t) is None]

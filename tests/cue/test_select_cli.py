@@ -8,7 +8,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from cue.cli import app
+from cue.cli.app import app
 from tests.cue.synth import make_activity
 
 START = 1_763_766_000.0

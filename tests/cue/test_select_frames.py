@@ -8,11 +8,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from cue import frame_cache
-from cue.db import connect
-from cue.errors import CueError
-from cue.events import Event
-from cue.frame_cache import FrameFeatures, hamming
+from cue.core.db import connect
+from cue.core.errors import CueError
 from cue.frame_select import (
     DEDUPE_HAMMING,
     anchor_indexes,
@@ -23,8 +20,11 @@ from cue.frame_select import (
     visual_change_score,
     window_app_title_change_score,
 )
-from cue.keyframes import Keyframe
-from cue.privacy import pause, resume
+from cue.inputs.events import Event
+from cue.inputs.keyframes import Keyframe
+from cue.inputs.pauses import pause, resume
+from cue.select import features as frame_cache
+from cue.select.features import FrameFeatures, hamming
 from tests.cue.synth import make_activity
 
 START = 1_763_766_000.0
@@ -337,7 +337,7 @@ def test_a_window_entirely_paused_selects_nothing(activity):
 
 def test_frame_cache_never_stores_keyframe_paths(tmp_path):
     """Privacy invariant: keyframe paths (they name the user) never enter the database."""
-    from cue import db
+    from cue.core import db
     from cue.frame_select import select_digest_frames
 
     act = make_activity(tmp_path / "act", 1_700_000_000.0)

@@ -6,8 +6,8 @@ import os
 import pytest
 from PIL import Image
 
-from cue.errors import CueError
-from cue.keyframes import capture_time_from_name, list_keyframes
+from cue.core.errors import CueError
+from cue.inputs.keyframes import capture_time_from_name, list_keyframes
 
 T = 1_763_733_787.25  # 2025-11-21T14:03:07.250Z
 
@@ -89,7 +89,7 @@ def test_relative_folder_gives_absolute_paths(tmp_path, monkeypatch):
 def test_an_open_ended_range_lists_every_frame(tmp_path):
     import math
 
-    from cue.keyframes import list_keyframes
+    from cue.inputs.keyframes import list_keyframes
     (tmp_path / "1700000000000.jpg").write_bytes(b"x")
     (tmp_path / "1700000005000.jpg").write_bytes(b"x")
     assert len(list_keyframes(tmp_path, 0, math.inf)) == 2

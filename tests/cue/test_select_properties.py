@@ -7,11 +7,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cue.events import Event
-from cue.frame_cache import FrameFeatures, hamming
 from cue.frame_select import DEDUPE_HAMMING, choose
-from cue.keyframes import Keyframe, capture_time_from_name
-from cue.privacy import contains, merge
+from cue.inputs.events import Event
+from cue.inputs.keyframes import Keyframe, capture_time_from_name
+from cue.inputs.pauses import contains, merge
+from cue.select.features import FrameFeatures, hamming
 
 frame_sets = st.lists(
     st.tuples(st.integers(0, 2**64 - 1), st.floats(0, 0.4), st.sampled_from(["A", "B", "C"])),

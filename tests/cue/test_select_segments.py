@@ -7,9 +7,9 @@ import re
 import pytest
 
 from bench.sessions import SEEDS, make_session, run_selectors
-from cue.db import connect
-from cue.frame_cache import compute_features, hamming
+from cue.core.db import connect
 from cue.frame_select import DEDUPE_HAMMING, select_frames
+from cue.select.features import compute_features, hamming
 
 HELD_OUT = (101, 202, 303)
 assert not set(HELD_OUT) & set(SEEDS)
@@ -92,10 +92,10 @@ def test_blips_only_take_a_slot_left_over_and_their_switch_is_discounted(case):
     for f in blips:
         assert "extra: every longer segment is shown" in f.reason and "(a blip)" in f.reason
     # The switch into a blip scores as a change that did not last.
-    from cue.events import read_events
-    from cue.frame_cache import features_for
     from cue.frame_select import score_frames
-    from cue.keyframes import list_keyframes
+    from cue.inputs.events import read_events
+    from cue.inputs.keyframes import list_keyframes
+    from cue.select.features import features_for
 
     _, _, conn = case
     kfs = [k for k in list_keyframes(session.keyframes_dir, session.start, session.end)
@@ -173,10 +173,10 @@ def test_an_anchor_on_the_start_of_a_typing_burst_leaves_its_settled_end_wanted(
     the anchor shows the empty start, so the burst's end still earns a slot."""
     from pathlib import Path
 
-    from cue.events import Event
-    from cue.frame_cache import FrameFeatures
     from cue.frame_select import choose
-    from cue.keyframes import Keyframe
+    from cue.inputs.events import Event
+    from cue.inputs.keyframes import Keyframe
+    from cue.select.features import FrameFeatures
 
     hashes = {}
     for t in range(0, 201, 5):

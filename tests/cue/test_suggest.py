@@ -7,9 +7,9 @@ import json
 from cue_runner import everything_written, run_cue
 
 import cue.pii
-from cue import paths
-from cue.db import set_meta
-from cue.suggest import parse_suggestions
+from cue.core import paths
+from cue.core.db import set_meta
+from cue.digest.suggest import parse_suggestions
 
 NOW = 1_763_766_000.0  # 2025-11-21 23:00 UTC
 PLANTED = ["jane.doe@example.com", "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd",

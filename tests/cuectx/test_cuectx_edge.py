@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from cue import paths as cue_paths
+from cue.core import paths as cue_paths
 
 
 def run(binary, *args, env=None):

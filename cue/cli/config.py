@@ -1,0 +1,98 @@
+"""cue config show|get|set|unset (wiring only; see cue.core.config)."""
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from cue.cli.output import ListFormat, dumps, out, resolve_list, say
+from cue.core import paths
+
+app = typer.Typer(
+    help="Show and change cue's settings (CUE_HOME/config.toml; env CUE_SECTION_KEY "
+    "overrides). Example: cue config set digest.backend local",
+    no_args_is_help=True, add_completion=False)
+
+
+@app.command("show")
+def config_show(
+    format: Annotated[ListFormat, typer.Option(
+        "--format", "-f", help="auto (table on a terminal, else ndjson), table, json, ndjson.")
+    ] = ListFormat.auto,
+) -> None:
+    """Every setting with its value and where it came from (default, file, env).
+
+    Example: cue config show --format json
+    """
+    from cue.core import config as cue_config
+
+    cfg = cue_config.load()
+    key_source = cue_config.api_key_source(cfg)
+    format = resolve_list(format)
+    if format is not ListFormat.table:
+        rows = [{"key": s.key, "value": cfg[s.key], "source": cfg.sources[s.key],
+                 "env": cue_config.env_name(s.key), "help": s.help}
+                for s in cue_config.SETTINGS]
+        rows.append({"key": "anthropic_api_key", "value": None, "source": key_source,
+                     "env": "ANTHROPIC_API_KEY", "help": "never shown"})
+        out(dumps(rows) + "\n" if format is ListFormat.json
+             else "".join(dumps(r) + "\n" for r in rows))
+        return
+    lines = [f"# {paths.config_path()}"]
+    width = max(len(s.key) for s in cue_config.SETTINGS)
+    for s in cue_config.SETTINGS:
+        lines.append(f"{s.key:<{width}}  {_show(cfg[s.key]):<28} ({cfg.sources[s.key]})")
+    lines.append(f"{'anthropic api key':<{width}}  {key_source}")
+    out("\n".join(lines) + "\n")
+
+
+@app.command("get")
+def config_get(key: Annotated[str, typer.Argument(help="A key, e.g. digest.backend.")]) -> None:
+    """Print one setting's effective value.
+
+    Example: cue config get digest.backend
+    """
+    from cue.core import config as cue_config
+
+    cfg = cue_config.load()
+    if key not in cue_config.BY_KEY:
+        raise cue_config.ConfigError(f"unknown setting `{key}`; known keys: "
+                                     f"{', '.join(cue_config.BY_KEY)}")
+    out(_show(cfg[key]) + "\n")
+
+
+@app.command("set")
+def config_set(
+    key: Annotated[str, typer.Argument(help="A key, e.g. local.model.")],
+    value: Annotated[str, typer.Argument(help="The new value.")],
+) -> None:
+    """Change a setting in CUE_HOME/config.toml (validated first; file kept 0600).
+
+    Example: cue config set digest.backend local
+    """
+    from cue.core import config as cue_config
+
+    typed = cue_config.set_value(key, value)
+    say(f"{key} = {_show(typed)}")
+    if cue_config.env_name(key) in os.environ:
+        say(f"note: {cue_config.env_name(key)} is set and overrides the file")
+
+
+@app.command("unset")
+def config_unset(key: Annotated[str, typer.Argument(help="A key to reset to its default.")]
+                 ) -> None:
+    """Remove a setting from the file (back to its default).
+
+    Example: cue config unset local.timeout
+    """
+    from cue.core import config as cue_config
+
+    cue_config.unset_value(key)
+    say(f"{key} reset to its default")
+
+
+def _show(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)

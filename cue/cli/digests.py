@@ -1,0 +1,101 @@
+"""cue digests [list|show] (wiring only; see cue.digest.run)."""
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from cue.cli.output import ListFormat, TextFormat, clock, dumps, out, resolve_list, say
+from cue.core.errors import CueError
+
+app = typer.Typer(no_args_is_help=False, add_completion=False)
+
+
+@app.callback(invoke_without_command=True)
+def digests_root(ctx: typer.Context) -> None:
+    """Digest history (newest first). Without a subcommand: `cue digests list`.
+
+    Example: cue digests show latest --format json
+    """
+    if ctx.invoked_subcommand is None:
+        digests_list()
+
+
+@app.command("list")
+def digests_list(
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many.")] = 20,
+    status: Annotated[str | None, typer.Option(
+        "--status", help="Only ok, skipped or empty digests.")] = None,
+    format: Annotated[ListFormat, typer.Option(
+        "--format", "-f", help="auto (table on a terminal, else ndjson), table, json, ndjson.")
+    ] = ListFormat.auto,
+) -> None:
+    """List recent digests: id, window, status, backend, frames, model time.
+
+    Example: cue digests list --status skipped
+    """
+    from cue.core.db import connect
+    from cue.digest import list_digests
+
+    if status is not None and status not in ("ok", "skipped", "empty"):
+        raise CueError(f"--status must be ok, skipped or empty, not {status!r}")
+    conn = connect()
+    try:
+        found = list_digests(conn, limit=limit, status=status)
+    finally:
+        conn.close()
+    format = resolve_list(format)
+    if format is ListFormat.json:
+        out(dumps([d.to_dict() for d in found]) + "\n")
+    elif format is ListFormat.ndjson:
+        out("".join(dumps(d.to_dict()) + "\n" for d in found))
+    else:
+        if not found:
+            say("no digests yet; run `cue digest`")
+            return
+        rows = [(f"{'ID':>5}  {'WINDOW END (UTC)':<20} {'STATUS':<8} {'BACKEND':<7} "
+                 f"{'FRAMES':>6} {'MODEL s':>8}  SUMMARY")]
+        for d in found:
+            model_s = f"{d.timings['model_ms'] / 1000:.1f}" if d.timings.get("model_ms") else "-"
+            summary = " ".join(d.summary.split())
+            rows.append(f"{d.id:>5}  {clock(d.window_end):<20} {d.status:<8} {d.backend:<7} "
+                        f"{d.frame_count:>6} {model_s:>8}  {summary[:60]}")
+        out("\n".join(rows) + "\n")
+
+
+@app.command("show")
+def digests_show(
+    digest_id: Annotated[str, typer.Argument(metavar="ID|latest", help="A digest id.")],
+    format: Annotated[TextFormat, typer.Option("--format", "-f")] = TextFormat.text,
+) -> None:
+    """Show one digest with its window, backend and timings.
+
+    Example: cue digests show 12
+    """
+    from cue.core.db import connect
+    from cue.digest import get_digest, latest_digest
+
+    conn = connect()
+    try:
+        if digest_id == "latest":
+            d = latest_digest(conn)
+        else:
+            try:
+                d = get_digest(conn, int(digest_id))
+            except ValueError:
+                raise CueError(f"digest id must be a number or 'latest', not {digest_id!r}") \
+                    from None
+    finally:
+        conn.close()
+    if d is None:
+        raise CueError(f"no digest {digest_id}; see `cue digests list`")
+    if format is TextFormat.json:
+        out(dumps(d.to_dict()) + "\n")
+        return
+    t = d.timings
+    timing = ", ".join(f"{k.removesuffix('_ms')} {v:.0f} ms" for k, v in t.items() if v)
+    out(f"digest {d.id} · {d.status} · backend {d.backend}"
+         f"{' (cloud fallback)' if d.fell_back else ''}{' · ' + d.model if d.model else ''}\n"
+         f"window {clock(d.window_start)} – {clock(d.window_end)} UTC · "
+         f"{d.frame_count} frames · {d.event_count} events · {d.image_bytes:,} image bytes\n"
+         f"timings: {timing}\n\n{d.summary}\n")

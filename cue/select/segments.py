@@ -1,0 +1,275 @@
+"""Segments: the frames cut into stretches between real changes (SPEC §4.2), each with the
+frame that shows it best and a priority. `find_segments` over `score_frames`' results."""
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+import statistics
+from dataclasses import dataclass
+
+from cue.inputs.events import TOPIC_INPUT, TOPIC_WINDOW, Event
+from cue.inputs.keyframes import Keyframe
+from cue.select.features import FrameFeatures, hamming
+from cue.select.scores import (
+    BLIP_DISCOUNT,
+    BLIP_SECS,
+    WEIGHTS,
+    _count,
+    text_density_score,
+    user_event_spike_score,
+    visual_change_score,
+    window_app_title_change_score,
+)
+
+DEDUPE_HAMMING = 4
+# Context (SPEC §4.2): segments are stretches between real changes.
+STABLE_SECS = 8.0  # a screen unchanged this long has settled
+PRIORITY_CAP_SECS = 240.0  # past this, a longer segment is not more telling
+MOTION_BOOST = 1.5  # a segment whose screen moved (scroll, typing) carries more news
+BURST_KEYS = 20  # keys in a segment that make it an input burst
+PAUSE_MARK = "/cue/.paused"  # pseudo-event at each pause's start and end (never stored)
+PAUSED_STATE = "\x00paused"
+BURST_RATE = 1.0  # keys per second: typing going on (the screen has not settled)
+
+
+@dataclass
+class _Scored:
+    kf: Keyframe
+    dhash: int
+    scores: dict[str, float]
+    combined: float
+    reason: str
+    window: tuple[str, str] | None
+
+
+@dataclass
+class FrameSegment:
+    """A stretch between real changes: what one frame can show for all of it.
+
+    `kind` says how it began: "window" (an app or title change), "screen" (the pixels
+    changed with no window event: a tab, a new page), "motion" (a run of small changes:
+    scrolling, typing) or "start" (the window's first stretch). `settled` is the frame that
+    shows it best: the first frame of its stable part, or the last frame of a run that
+    never settled.
+    """
+
+    first: int  # frame indexes into the scored list, inclusive
+    last: int
+    start: float  # capture time of the first frame
+    end: float  # capture time of the next segment's first frame (or the window's end)
+    kind: str
+    settled: int
+    stable_from: int  # first frame of the stable part (== last + 1 if none)
+    window: tuple[str, str] | None
+    cause: str  # what started it, for reasons and the timeline
+    blip: bool = False  # a change that did not last (a window seen for seconds)
+    moved: bool = False  # it holds a run of small changes (scroll, typing)
+    keys: int = 0
+    clicks: int = 0
+    priority: float = 0.0
+    interval: int = 0  # which stretch of one foreground window it is in
+
+
+    @property
+    def secs(self) -> float:
+        return self.end - self.start
+
+    def describe(self) -> str:
+        """What happened in it that no window event says; "" if a window event does."""
+        if self.moved and self.keys >= BURST_KEYS:
+            return f"typing burst: {self.keys} keys, {self.clicks} clicks (screen changing " \
+                   f"as they typed)"
+        if self.moved:
+            return "screen kept changing with no window event and little input " \
+                   "(scrolling, or a page or video moving)"
+        if self.kind == "screen":
+            return "screen changed with no window event (another tab, page or view in the " \
+                   "same window)"
+        return ""
+
+
+def score_frames(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Event],
+                 start: float | None = None) -> list[_Scored]:
+    ts = [k.ts for k, _ in usable]
+    hashes = [f.dhash for _, f in usable]
+    change = window_app_title_change_score(ts, events, since=start)
+    spike = user_event_spike_score(ts, events)
+    visual = visual_change_score(hashes)
+    text = text_density_score([f.text_density for _, f in usable])
+    blips = _blip_windows(events, start)
+    out = []
+    for i, (kf, feat) in enumerate(usable):
+        change_score, change_detail = change[i][0], change[i][1]
+        if change_score and _in_blip(blips, kf.ts):
+            change_score *= BLIP_DISCOUNT  # a window seen for seconds: a change that did not last
+            change_detail = f"{change_detail} (blip: gone again within {BLIP_SECS:.0f} s)"
+        scores = {
+            "window_app_title_change": change_score,
+            "user_event_spike": spike[i][0],
+            "visual_change": visual[i][0],
+            "text_density": text[i],
+        }
+        combined = sum(WEIGHTS[name] * s for name, s in scores.items())
+        details = {
+            "window_app_title_change": change_detail,
+            "user_event_spike": f"input burst ({spike[i][1]} keys, {spike[i][2]} clicks)",
+            "visual_change": f"screen changed (dhash distance {visual[i][1]})",
+            "text_density": "text-dense screen",
+        }
+        lead = max(scores, key=lambda n: WEIGHTS[n] * scores[n])
+        reason = details[lead] if scores[lead] > 0 else "no change"
+        scores = {n: round(s, 4) for n, s in scores.items()}
+        scores["combined"] = round(combined, 4)
+        out.append(_Scored(kf, feat.dhash, scores, combined, reason, change[i][2]))
+    return out
+
+
+def _window_changes(events: list[Event], since: float | None) -> list[tuple[float, tuple]]:
+    """(time, (app, title)) of each change of the foreground window, in order. A paused
+    stretch ends what was in front (PAUSED_STATE) and leaves it unknown after."""
+    out: list[tuple[float, tuple]] = []
+    for e in events:
+        if e.topic == TOPIC_WINDOW:
+            state = (str(e.data.get("app", "")), str(e.data.get("title", "")))
+        elif e.topic == PAUSE_MARK:
+            state = (PAUSED_STATE, str(e.data.get("n", "")))
+        else:
+            continue
+        if not out or out[-1][1] != state:
+            out.append((e.ts, state))
+    if since is not None:  # what was in front at the start counts from the start
+        before = [c for c in out if c[0] <= since]
+        out = ([(since, before[-1][1])] if before else []) + [c for c in out if c[0] > since]
+    return out
+
+
+def _blip_windows(events: list[Event], since: float | None) -> list[tuple[float, float]]:
+    """Stretches in which a window was in front for less than BLIP_SECS, then left."""
+    changes = _window_changes(events, since)
+    return [(t, nxt) for (t, _), (nxt, _) in itertools.pairwise(changes)
+            if nxt - t < BLIP_SECS and (since is None or t > since)]
+
+
+def _in_blip(blips: list[tuple[float, float]], ts: float) -> bool:
+    return any(a <= ts < b for a, b in blips)
+
+
+def find_segments(scored: list[_Scored], events: list[Event], start: float | None,
+                  end: float | None = None) -> list[FrameSegment]:
+    """Cut the frames into segments: stretches between real changes (SPEC §4.2).
+
+    1. Stretches: a new one starts where the foreground window changes, or where a frame
+       is no near-duplicate (dhash > DEDUPE_HAMMING) of the previous frame or of the
+       stretch's first frame (small changes that add up: typing, a slow scroll).
+    2. Within one window, short stretches (< STABLE_SECS) are a run of changes; the run
+       and the stable stretch that ends it are one segment, settled on that stretch's first
+       frame. A run that never settles is one segment ending on its last frame.
+    3. Windows in front for less than BLIP_SECS make blip segments.
+    """
+    n = len(scored)
+    if not n:
+        return []
+    ts = [s.kf.ts for s in scored]
+    changes = _window_changes(events, start)
+    if changes and (start is None or changes[0][0] > start):
+        changes = changes[1:]  # the first window logged, with none known before it, is no
+                               # change: frames captured before its event showed it already
+    change_ts = [c[0] for c in changes]
+    blips = _blip_windows(events, start)
+    iv = [bisect.bisect_right(change_ts, t) for t in ts]  # window interval of each frame
+    step = statistics.median([b - a for a, b in itertools.pairwise(ts)]) if n > 1 else 1.0
+    stop = end if end is not None else ts[-1] + step
+
+    # 1. stretches
+    cuts = [0]
+    for i in range(1, n):
+        if iv[i] != iv[i - 1] \
+                or hamming(scored[i].dhash, scored[i - 1].dhash) > DEDUPE_HAMMING \
+                or hamming(scored[i].dhash, scored[cuts[-1]].dhash) > DEDUPE_HAMMING:
+            cuts.append(i)
+    stretches = [(a, b - 1) for a, b in itertools.pairwise([*cuts, n])]
+    cut_set = set(cuts)
+
+    def t_end(last: int) -> float:
+        """Where the stretch ending on this frame ends: the next frame or window change."""
+        nxt = ts[last + 1] if last + 1 < n else max(stop, ts[last])
+        return min(nxt, change_ts[iv[last]]) if iv[last] < len(change_ts) else nxt
+
+    # Input per frame interval, for the segments' activity.
+    inputs = [e for e in events if e.topic == TOPIC_INPUT]
+    in_ts = [e.ts for e in inputs]
+    keys_cum, clicks_cum = [0], [0]
+    for e in inputs:
+        keys_cum.append(keys_cum[-1] + _count(e.data.get("keys")))
+        clicks_cum.append(clicks_cum[-1] + _count(e.data.get("clicks")))
+
+    def keys_between(a_t: float, b_t: float) -> int:
+        return keys_cum[bisect.bisect_left(in_ts, b_t)] - keys_cum[bisect.bisect_left(in_ts, a_t)]
+
+    # 2. runs of short stretches end in the stable stretch that follows them; a stretch
+    #    with typing going on has not settled, however little the pixels moved.
+    groups: list[tuple[int, int, int]] = []  # (first, last, stable_from)
+    pending: int | None = None
+    for a, b in stretches:
+        if pending is not None and iv[a] != iv[pending]:
+            groups.append((pending, a - 1, a))  # a run the window change cut short
+            pending = None
+        secs = t_end(b) - ts[a]
+        stable = secs >= STABLE_SECS and keys_between(ts[a], t_end(b)) < BURST_RATE * secs
+        if stable:
+            groups.append((a if pending is None else pending, b, a))
+            pending = None
+        elif pending is None:
+            pending = a
+    if pending is not None:
+        groups.append((pending, n - 1, n))
+
+    segs: list[FrameSegment] = []
+    for first, last, stable_from in groups:
+        a_t, b_t = ts[first], t_end(last)
+        lo = bisect.bisect_left(in_ts, a_t - step / 2 if first else -math.inf)
+        hi = bisect.bisect_left(in_ts, b_t - step / 2) if last + 1 < n else len(in_ts)
+        keys, clicks = keys_cum[hi] - keys_cum[lo], clicks_cum[hi] - clicks_cum[lo]
+        moved = stable_from > first
+        settled = min(stable_from, last)
+        if settled == last > first and last in cut_set and iv[last] < len(change_ts) \
+                and change_ts[iv[last]] - ts[last] < step:
+            settled = last - 1  # a jump just before a window change: the next window showing
+                                # before its event was logged, not this run's end
+        if first == 0:
+            kind, cause = "start", "the window's first stretch"
+        elif iv[first] != iv[first - 1]:
+            kind = "window"
+            cause = scored[first].reason if scored[first].scores[
+                "window_app_title_change"] > 0 else "window change"
+            if not cause.startswith(("app switch", "title change")):
+                w = scored[first].window
+                cause = f"switch to {w[0]}" if w else "window change"
+        elif moved:
+            kind = "motion"
+            cause = "screen kept changing with no window event"
+        else:
+            kind = "screen"
+            d = hamming(scored[first].dhash, scored[first - 1].dhash)
+            cause = f"screen changed (dhash distance {d}) with no window event"
+        blip = _in_blip(blips, ts[first]) and b_t - a_t < BLIP_SECS + step
+        segs.append(FrameSegment(first, last, a_t, b_t, kind, settled, stable_from,
+                                 scored[settled].window, cause, blip, moved, keys, clicks,
+                                 interval=iv[first]))
+    for s in segs:
+        s.priority = _priority(s)
+    return segs
+
+
+def _priority(s: FrameSegment) -> float:
+    """How much a frame of this segment would add: its length, what happened in it."""
+    secs = min(s.secs, PRIORITY_CAP_SECS)
+    activity = (s.keys + s.clicks) / max(s.secs, 1.0)  # input events per second
+    p = secs * (1.0 + min(1.0, activity / 2.0))
+    if s.moved:
+        p *= MOTION_BOOST  # scrolling, typing: the screen itself carries the news
+    if s.blip or s.secs < BLIP_SECS:
+        p *= BLIP_DISCOUNT
+    return p
+
