@@ -52,17 +52,18 @@ _GUARD = """
 import json, sys, time
 import ctx.claude.actions, ctx.claude.tags, ctx.core.db, ctx.claude.hooks.entry, ctx.claude.hooks.stop, ctx.core.store
 texts = json.loads(sys.stdin.read())
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 from cuectx.secrets import find, redact
 for t in texts:
     f = find(t)
     if f:
         redact(t, f)
-print((time.perf_counter() - t0) * 1000)
+print((time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000)
 """
 
 
-def guard_ms(texts: list[str], runs: int = 15) -> float:
+def guard_ms(texts: list[str], runs: int = 15, cpu: bool = False) -> float:
+    """Median wall time (or, with `cpu`, CPU time: what a loaded machine does not inflate)."""
     payload = json.dumps(texts).encode()
     # bytecode may be written, as in an installed ctx: without it every run would compile
     # the module's source (~8 ms), which is not what a Stop hook pays
@@ -72,7 +73,7 @@ def guard_ms(texts: list[str], runs: int = 15) -> float:
     for _ in range(runs):
         out = subprocess.run([sys.executable, "-c", _GUARD], input=payload, capture_output=True,
                              env=env, check=True).stdout
-        times.append(float(out))
+        times.append(float(out.split()[1 if cpu else 0]))
     return statistics.median(times)
 
 
@@ -106,8 +107,26 @@ def run(bench: Bench) -> None:
     bench.report(f"  Faker set: recall, random passwords behind labels ({n_secrets})", recall, 0.98, "",
                  better="higher")
     bench.report(f"  Faker set: false-positive rate, everyday values ({n_decoys})", fp * 100, 1, "%")
+    # issue 26: the adversarial dev set (forms a red team found missing), per form
+    sys.path.insert(0, str(ROOT / "tests" / "cuectx"))
+    from test_secrets_adversarial import ROWS, per_form
+
+    stats = per_form(ROWS)
+    n_sec = sum(s["secrets"] for s in stats.values())
+    n_dec = sum(s["decoys"] for s in stats.values())
+    bench.report(f"secrets: adversarial set, no leak ({n_sec} secrets)",
+                 sum(s["caught"] for s in stats.values()) / n_sec, 0.95, "", better="higher")
+    bench.report(f"secrets: adversarial set, false-positive rate ({n_dec} decoys)",
+                 sum(s["flagged"] for s in stats.values()) / n_dec * 100, 3, "%")
+    for form, s in sorted(stats.items()):
+        if s["secrets"]:
+            bench.report(f"  {form}: no leak ({s['secrets']})", s["caught"] / s["secrets"], None, "")
+        if s["decoys"]:
+            bench.report(f"  {form}: decoys flagged ({s['decoys']})", s["flagged"] / s["decoys"] * 100,
+                         None, "%")
     bench.report("secret guard on a Stop with 3 remembers (import + screen, cold)",
                  guard_ms(CLEAN), 2, "ms")
+    bench.report("  same, CPU time", guard_ms(CLEAN, cpu=True), None, "ms")
     # for reference: secrets in all three compile the URL, label and AWS rules (~3 ms here)
     bench.report("  same, each remember holding a secret (redacted)", guard_ms(WITH_SECRETS), None, "ms")
 

@@ -52,6 +52,11 @@ _PLACEHOLDER_PARTS = ("example", "your", "placeholder", "redacted", "changeme", 
 # [SECRET:kind], a function call get_password().
 _REFERENCE = (r"\$[A-Za-z_][A-Za-z0-9_]*|\$\([^)]*\)|%[A-Za-z_][A-Za-z0-9_]*%|%\([A-Za-z_]\w*\)[sd]?"
               r"|\{[A-Za-z_.][\w.]*\}|<[A-Za-z][\w .\-]*>|\[[A-Za-z][\w .:\-]*\]|[A-Za-z_][\w.]*\(.*\)")
+# Keys their providers publish in the docs for everyone to use (Stripe's demo account):
+# credentials by shape, but no secret.
+PUBLISHED = frozenset({"sk_test_4eC39HqLyjWDarjtT1zdp7dc", "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+                       "sk_test_26PHem9AhJZvU623DfE1x4sd", "pk_test_TYooMQauvdEDq54NiTphI7jx",
+                       "pk_test_6pRNASCoBOKtIshFeQd4XMUh"})
 _NOT_VALUES = {"none", "null", "nil", "true", "false", "undefined", "required", "optional",
                "str", "string", "hidden", "secret", "password", "token", "env", "tbd", "n/a",
                "empty", "unset", "masked"}
@@ -77,7 +82,9 @@ def is_placeholder(value: str) -> bool:
     """`sk-...`, `your-key-here`, `xxxx`, `<token>`, `${VAR}`, `$VAR`, `****`, `sk-…abcd`,
     an env var's NAME (`GITHUB_TOKEN`), an already redacted `[SECRET:…]`."""
     low = value.lower()
-    if any(p in low for p in _PLACEHOLDER_PARTS):
+    if any(p in low for p in _PLACEHOLDER_PARTS) or value in PUBLISHED:
+        return True
+    if value[:1] == "!" and value[1:].isalpha():  # a YAML tag: `password: !vault |`
         return True
     if low in _NOT_VALUES or (value[:1] in "$%{<[" or value.endswith(")")) and re.match(
             rf"(?:{_REFERENCE})$", value):
@@ -223,6 +230,8 @@ def _basic(m: re.Match, strict: bool) -> bool:
     import binascii
 
     value = m["cred"]
+    if m["scheme"] is None:  # `Authorization: <token>`: no scheme, so it must look random
+        return strict or looks_random(value, min_len=20, min_entropy=3.5)
     if m["scheme"].lower() != "basic":
         return strict or (not is_placeholder(value) and len(value) >= 12 and entropy(value) >= 3.0
                           and any(c.isdigit() for c in value) + any(c.isupper() for c in value)
@@ -281,12 +290,16 @@ _KEY_PAIRS = {("api", "key"), ("access", "key"), ("auth", "key"), ("private", "k
               ("secret", "key"), ("client", "secret"), ("access", "token"), ("auth", "token"),
               ("refresh", "token"), ("id", "token"), ("account", "key"), ("signing", "key"),
               ("master", "key"), ("encryption", "key"), ("webhook", "secret"),
-              ("session", "token"), ("bot", "token"), ("app", "secret"), ("shared", "secret")}
+              ("session", "token"), ("bot", "token"), ("app", "secret"), ("shared", "secret"),
+              ("license", "key"), ("licence", "key"), ("unseal", "key"), ("recovery", "key")}
 _NOT_VALUE_WORDS = {"file", "path", "dir", "env", "length", "len", "count", "prompt", "policy",
                     "min", "max", "reset", "field", "url", "type", "name", "limit", "expiry",
                     "hash", "id", "ids", "header", "endpoint", "uri", "rotation", "ttl", "lifetime",
                     "format", "mode", "scope", "scopes", "expires", "expiration", "usage", "size",
-                    "budget"}
+                    "budget", "algorithm", "algo", "hasher", "hashers", "scheme", "stdin", "strength",
+                    "complexity", "rounds", "iterations", "cost", "version", "encoding", "validator",
+                    "validators", "regex", "pattern", "hint", "rate", "manager", "helper",
+                    "command", "cmd", "store", "policies", "requirements", "rules"}
 _KEY_WORDS = (r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _KO_PASSWORD, _KO_TOKEN = ("비밀번호", "패스워드", "비번", "암호"), ("토큰",)
 
@@ -301,7 +314,8 @@ def _label_kind(label: str) -> str | None:
     if not words or words[-1] in _NOT_VALUE_WORDS:
         return None
     pairs = set(itertools.pairwise(words))
-    if _PASSWORD_WORDS.intersection(words):
+    if _PASSWORD_WORDS.intersection(words) or any(  # PGPASSWORD, MYSQLPASSWD
+            w.endswith(("password", "passwd")) for w in words):
         return "password"
     if ("api", "key") in pairs or "apikey" in words:
         return "api-key"
@@ -312,12 +326,24 @@ def _label_kind(label: str) -> str | None:
     return None
 
 
+def _uuid_label(label: str) -> bool:
+    """A label whose last word names a key or token (HEROKU_API_KEY, SNYK_TOKEN, apiKey):
+    a UUID behind it is that key. Not `AZURE_CLIENT_ID`, `key_id`, `idempotency key`."""
+    words = [w.lower() for w in re.findall(_KEY_WORDS, label)]
+    return len(words) >= 1 and words[-1] in {"key", "token", "secret", "apikey", "keys", "tokens"} \
+        and _label_kind(label) is not None
+
+
 def _assignment(m: re.Match, strict: bool) -> bool:
     kind = _label_kind(m["label"])
     value = m["v"].rstrip(".")
     if kind is None or len(value) < (6 if kind == "password" else 8) or is_placeholder(value):
         return False
-    if value.isdigit() or _is_uuid(value) or (value[0] in "vV0123456789"
+    if _is_uuid(value):  # a request id, unless the label names a key: HEROKU_API_KEY=<uuid>
+        return kind != "password" and _uuid_label(m["label"])
+    if value.startswith(("pk_live_", "pk_test_")):  # Stripe's publishable keys are public
+        return False
+    if value.isdigit() or (value[0] in "vV0123456789"
                                                and re.fullmatch(_VERSION, value)):
         return False
     if value.startswith(("/", "./", "~", "http:", "https:", "file:")) or value.lower().startswith("bearer"):
@@ -439,7 +465,8 @@ _RULES: list[_Rule] = [
           check=_url_secret, priority=2, gate=lambda text, low: "@" in text),
     # -- Authorization headers
     _Rule("auth-header", ("authorization",),
-          r"(?i:\b(?:proxy-)?authorization\s*[:=]\s*[\"']?)(?P<scheme>(?i:basic|bearer|token|digest))\s+"
+          r"(?i:\b(?:proxy-)?authorization\s*[:=]\s*[\"']?)(?:(?P<scheme>(?i:basic|bearer|token|digest|ssws|"
+          r"apikey|api-key|key|otoken|sso-key|klaviyo-api-key|dsn))\s+)?"
           r"(?P<cred>[A-Za-z0-9._~+/\-]{8,}=*)(?![A-Za-z0-9._~+/=\-])",
           group="cred", check=_basic, priority=2, anycase=True),
     _Rule("bearer-token", ("bearer",),
@@ -451,7 +478,7 @@ _RULES: list[_Rule] = [
     # -- command-line flags
     _Rule("cli-secret", ("--", "-u "),
           r"(?<!\S)(?:--(?P<label>[A-Za-z0-9\-]*(?:password|passwd|token|secret|api-key|apikey)"
-          r"[A-Za-z0-9\-]*)(?:=|[ \t]+)[\"']?(?P<v>[^\s'\"]+)|-u[ \t]+[^:\s/]+:(?P<pw>[^\s'\"@]+))",
+          r"[A-Za-z0-9\-]*)(?:=|[ \t]+)[\"']?(?P<v>[^\s'\"]+)|-u[ \t]+[^:\s/]+:(?P<pw>[^\s'\"@/][^\s'\"@]*))",
           check=_cli_secret, priority=3),
     # -- labelled values
     _Rule("secret", _LABEL_ANCHORS, r"(?<![A-Za-z0-9])(?P<label>" + _LABEL + r")" + _ASSIGNED,
@@ -461,6 +488,83 @@ _RULES: list[_Rule] = [
     # (an AWS secret key by shape alone, and base64 that hides a credential: _find_runs)
 ]
 _ASSIGNMENTS = (_RULES[-2], _RULES[-1])
+# every rule's anchors in one flat list: one pass of substring checks per text picks the rules
+_CASE_ANCHORS = tuple((a, n) for n, r in enumerate(_RULES) if not r.anycase for a in r.anchors)
+_ANYCASE_ANCHORS = tuple((a, n) for n, r in enumerate(_RULES) if r.anycase for a in r.anchors)
+
+
+# ------------------------------------------------------------------------------ providers
+# The maintained list of provider token prefixes beyond the hand-written rules above (issue 26).
+# One row per token family: a new provider is one row here and one example in
+# tests/cuectx/test_secrets_adversarial.py. Shapes from each provider's documentation (and
+# gitleaks' rule set, which tracks them); values must still look random unless strict, so a
+# placeholder such as `dckr_pat_xxxxxxxx` is left alone.
+# (kind, anchors, pattern) — the pattern is a whole token; word boundaries are added by the
+# caller. Keep rows sorted by kind.
+PROVIDERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("1password-token", ("ops_eyJ",), r"ops_eyJ[A-Za-z0-9+/=_\-]{100,}"),
+    ("age-secret-key", ("AGE-SECRET-KEY-1",), r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    ("alibaba-key", ("LTAI",), r"LTAI[A-Za-z0-9]{20}"),
+    ("atlassian-token", ("ATCTT3",), r"ATCTT3[A-Za-z0-9_\-=]{50,}"),
+    ("azure-client-secret", ("Q~",), r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}"),
+    ("bitbucket-token", ("ATBB",), r"ATBB[A-Za-z0-9_=.\-]{32,}"),
+    ("brevo-key", ("xkeysib-", "xsmtpsib-"), r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+    ("buildkite-token", ("bkua_",), r"bkua_[a-f0-9]{40}"),
+    ("circleci-token", ("CCIPAT_", "CCIPRJ_"), r"CCIP(?:AT|RJ)_[A-Za-z0-9]{22}_[a-f0-9]{40}"),
+    ("clojars-token", ("CLOJARS_",), r"CLOJARS_[a-z0-9]{60}"),
+    ("contentful-token", ("CFPAT-",), r"CFPAT-[A-Za-z0-9_\-]{43}"),
+    ("docker-token", ("dckr_pat_", "dckr_oat_"), r"dckr_(?:pat|oat)_[A-Za-z0-9_\-]{24,}"),
+    ("doppler-token", ("dp.st.", "dp.pt.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."),
+     r"dp\.(?:st|pt|sa|ct|scim|audit)\.(?:[a-z0-9_\-]{2,35}\.)?[A-Za-z0-9]{40,}"),
+    ("dropbox-token", ("sl.",), r"sl\.[A-Za-z0-9_\-]{130,}"),
+    ("dynatrace-token", ("dt0c01.",), r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}"),
+    ("easypost-key", ("EZAK", "EZTK"), r"EZ[AT]K[A-Za-z0-9]{54}"),
+    ("figma-token", ("figd_",), r"figd_[A-Za-z0-9_\-]{40}"),
+    ("flyio-token", ("FlyV1 fm", "fo1_"), r"FlyV1 fm[12][ar]?_[A-Za-z0-9+/=,_\-]{40,}|fo1_[A-Za-z0-9_\-]{43}"),
+    ("frameio-token", ("fio-u-",), r"fio-u-[A-Za-z0-9_=\-]{64}"),
+    ("groq-key", ("gsk_",), r"gsk_[A-Za-z0-9]{48,}"),
+    ("heroku-token", ("HRKU-",), r"HRKU-[A-Za-z0-9_\-]{58,}"),
+    ("langsmith-key", ("lsv2_",), r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),
+    ("mapbox-secret-token", ("sk.eyJ",), r"sk\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]{20,}"),
+    ("neon-key", ("napi_",), r"napi_[a-z0-9]{64}"),
+    ("netlify-token", ("nfp_",), r"nfp_[A-Za-z0-9]{36}"),
+    ("newrelic-key", ("NRAK-", "NRII-", "NRJS-", "NRAA-"), r"NR(?:AK|II|JS|AA)-[A-Za-z0-9]{19,27}"),
+    ("nuget-key", ("oy2",), r"oy2[a-z0-9]{43}"),
+    ("okta-token", ("SSWS",), r"(?<=SSWS )00[A-Za-z0-9_\-]{40}"),
+    ("perplexity-key", ("pplx-",), r"pplx-[A-Za-z0-9]{40,}"),
+    ("pinecone-key", ("pcsk_",), r"pcsk_[A-Za-z0-9]{4,10}_[A-Za-z0-9]{40,}"),
+    ("planetscale-token", ("pscale_",), r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.=]{32,64}"),
+    ("prefect-key", ("pnu_",), r"pnu_[A-Za-z0-9]{36}"),
+    ("pulumi-token", ("pul-",), r"pul-[a-f0-9]{40}"),
+    ("readme-key", ("rdme_",), r"rdme_[a-z0-9]{70}"),
+    ("render-key", ("rnd_",), r"rnd_[A-Za-z0-9]{32}"),
+    ("replicate-token", ("r8_",), r"r8_[A-Za-z0-9]{37}"),
+    ("rubygems-key", ("rubygems_",), r"rubygems_[a-f0-9]{48}"),
+    ("scalingo-token", ("tk-us-",), r"tk-us-[A-Za-z0-9_\-]{48}"),
+    ("sentry-token", ("sntrys_", "sntryu_"), r"sntrys_[A-Za-z0-9+/=_]{50,}|sntryu_[a-f0-9]{64}"),
+    ("shippo-token", ("shippo_live_", "shippo_test_"), r"shippo_(?:live|test)_[a-f0-9]{40}"),
+    ("sourcegraph-token", ("sgp_",), r"sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}"),
+    ("square-token", ("sq0atp-", "sq0csp-", "EAAA"),
+     r"sq0atp-[A-Za-z0-9_\-]{22}|sq0csp-[A-Za-z0-9_\-]{43}|EAAA[A-Za-z0-9_\-]{60}"),
+    ("supabase-token", ("sbp_",), r"sbp_[a-f0-9]{40}"),
+    ("tavily-key", ("tvly-",), r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}"),
+    ("terraform-token", (".atlasv1.",), r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}"),
+    ("typeform-token", ("tfp_",), r"tfp_[A-Za-z0-9_.=\-]{40,}"),
+    ("xai-key", ("xai-",), r"xai-[A-Za-z0-9]{70,}"),
+)
+
+
+_PROVIDER_ANCHORS = tuple((a, n) for n, (_, anchors, _) in enumerate(PROVIDERS) for a in anchors)
+
+
+def _find_providers(text: str, out: list, strict: bool) -> None:
+    """The maintained list of other providers' prefixes (cuectx/secret_providers.py): each
+    row's regex compiles only when the text holds one of its anchors."""
+    for n in sorted({n for a, n in _PROVIDER_ANCHORS if a in text}):
+        kind, _, pattern = PROVIDERS[n]
+        for m in _compiled(_L + pattern + _R).finditer(text):
+            if strict or looks_random(m[0], min_len=20, min_entropy=3.0):
+                out.append((0, m.start(), m.end(), kind))
 
 
 def _find_assignments(text: str, rule: _Rule, out: list) -> None:
@@ -539,33 +643,8 @@ def _find_private_keys(text: str, out: list) -> None:
             pos = m.end()
 
 
-# A prefixed token wrapped onto the next line(s) when it was pasted.
-_BROKEN_PREFIXES = ("AKIA", "ASIA", "gh", "github_pat_", "glpat-", "xox", "sk-", "sk_live_",
-                    "rk_live_", "AIza", "npm_", "hf_", "pypi-")
-_BROKEN = (r"(?<![A-Za-z0-9_\-])(?:AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|xox[abposre]-|sk-|"
-           r"[sr]k_live_|AIza|npm_|hf_|pypi-)[A-Za-z0-9_\-]*[ \t]*\r?\n[ \t]*[A-Za-z0-9_\-]+"
-           r"(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9_\-]+){0,3}")
 # A base64 run long enough to hide a credential (a Kubernetes secret's data, a config blob).
 _B64_RUN = r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/=_\-])"
-
-
-def _find_broken(text: str, out: list, strict: bool) -> None:
-    """Rejoin a prefixed token broken across lines and report the whole broken span — only
-    when its first line alone is not already a complete token, and with as few lines as
-    make one (a variable-length token must not swallow the next line's word)."""
-    for m in _compiled(_BROKEN).finditer(text):
-        lines = m[0].split("\n")
-        if any(f.start == 0 for f in find(lines[0].strip(), strict=strict, labelled=False, _depth=1)):
-            continue
-        for k in range(2, len(lines) + 1):
-            piece = "\n".join(lines[:k])
-            offsets = [m.start() + i for i, ch in enumerate(piece) if not ch.isspace()]
-            joined = "".join(ch for ch in piece if not ch.isspace())
-            hit = next((f for f in find(joined, strict=strict, labelled=False, _depth=1)
-                        if f.start == 0 and offsets[f.end - 1] >= m.start() + len(lines[0])), None)
-            if hit is not None:
-                out.append((0, m.start(), offsets[hit.end - 1] + 1, hit.kind))
-                break
 
 
 def _decoded_text(value: str) -> str | None:
@@ -600,10 +679,328 @@ def _find_runs(text: str, out: list, strict: bool, decode: bool) -> None:
             out.append((1, m.start(), m.end(), inner[0].kind))
 
 
-def find(text: str, *, strict: bool = False, labelled: bool = True, _depth: int = 0) -> list[Finding]:
+# ------------------------------------------------------------------------------ prose
+# Labels in sentences, without `=` or `:` (issue 26): "the passphrase to the backup key is …",
+# "password was reset to …", "wifi pass …", "auth token <hex>", "토큰은 …", "admin / …",
+# "enter … as the password". The value must look like a credential on its own (a digit or a
+# symbol among letters, 8+ characters; a long hex or base64 run; a UUID behind a key's name),
+# and it must follow the label directly or after a connector ("is", "to", ":", "-").
+KOREAN_PASSWORD_LABELS = ("비밀번호", "패스워드", "비번", "암호")
+KOREAN_TOKEN_LABELS = ("토큰", "시크릿 키", "시크릿키", "시크릿", "API 키", "API키", "api 키", "api키",
+                       "액세스 키", "액세스키", "인증 키", "인증키")
+_KO_PARTICLES = r"(?:값은|값이|값|은|는|이|가|을|를)?"
+_KO_PROSE_LABEL = (r"(?P<label>(?:비밀번호|패스워드|비번|암호|토큰|시크릿[ \t]?키|시크릿|[Aa][Pp][Ii][ \t]?키|"
+                   r"액세스[ \t]?키|액세스[ \t]?토큰|인증[ \t]?키|인증[ \t]?토큰))" + _KO_PARTICLES)
+_CONNECTORS = {"is", "was", "to", "are", "were", "as", "be", "becomes", "now", "=", ":", "-", "—", "–",
+               "->", "→", "is:", "=>", "into", "now:", ","}
+_TOOL_WORDS = {"1password", "lastpass", "bitwarden", "keepass", "keepassxc", "keychain", "vault",
+               "argon2", "argon2id", "argon2i", "bcrypt", "scrypt", "pbkdf2", "sha256", "sha512",
+               "sha-256", "sha-512", "aes-256", "aes-128", "aes256", "aes128", "md5", "sha1", "oauth2",
+               "x-auth-token", "utf-8", "base64", "hs256", "rs256", "es256", "http/1.1", "http/2"}
+_FILE_EXT = (".txt", ".json", ".yaml", ".yml", ".pem", ".key", ".env", ".sh", ".py", ".cfg", ".conf",
+             ".ini", ".toml", ".log", ".gpg", ".asc", ".kdbx", ".md", ".csv", ".crt", ".p12", ".pfx")
+_LOGIN_USERS = {"admin", "administrator", "root", "user", "deploy", "ubuntu", "postgres", "sa", "ops",
+                "ci", "svc", "service", "test", "guest", "operator", "jenkins", "grafana", "elastic",
+                "kibana", "oracle", "pi", "ec2-user", "superuser", "dev", "devops", "backup", "admin1",
+                "sysadmin", "webadmin", "manager", "tomcat", "mysql", "rabbit", "minio", "demo"}
+_LOGIN_WORDS = ("login", "log in", "creds", "credential", "user", "account", "sign in", "ssh", "bastion",
+                "password", "console", "username", "로그인", "계정")
+
+
+def _prose_value(value: str, kind: str, *, uuid_ok: bool = False) -> bool:
+    """A value that reads as a credential without a `=` to say so. (Cheap checks first: this
+    runs on every word after a label, and most are words.)"""
+    if len(value) < 8 or len(value) > 200:
+        return False
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    if not letters:
+        return False
+    special = any(not c.isalnum() and c not in "._-/" for c in value)
+    if not (digits or special):
+        return False
+    if _is_uuid(value):
+        return uuid_ok
+    if any(c in "()[]{}`\"<>" for c in value) and (len(value) < 20 or entropy(value) < 4.0):
+        return False  # code and markup: list[Token], `DISPLAY`/`XAUTHORITY`, (github-token)
+    if ("(" in value or "=" in value) and re.match(r"[A-Za-z_][\w.]*[(=]", value):
+        return False  # code: a call `_load_list(store.…`, a keyword `use_cache=True`
+    low = value.lower()
+    if (is_placeholder(value) or low in _NOT_VALUES or low in _PROSE_VALUES or low in _TOOL_WORDS
+            or low.startswith(("http:", "https:", "ftp:", "file:", "/", "./", "../", "~", "-", "$", "%",
+                               "pk.", "pk_"))
+            or "://" in value or low.endswith(_FILE_EXT)):
+        return False
+    if "@" in value and re.fullmatch(r"[^@\s]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+", value):  # an email
+        return False
+    if value[0] in "vV0123456789" and re.fullmatch(_VERSION, value):
+        return False
+    if "/" in value and all(re.fullmatch(r"[A-Za-z][a-z0-9_.\-]*|", part) for part in value.split("/")):
+        return False  # a path: secret/staging/db, services/api
+    if all(c in "0123456789abcdefABCDEF" for c in value):  # a hash or a token in hex: long ones only
+        return len(value) >= 32
+    return entropy(value) >= 2.8
+
+
+def _mixed_letters(value: str) -> bool:
+    """After an explicit `:`, a letters-only value counts when it is long, mixed case and
+    not CamelCase words: `osDPzMdRWXLktyzCje`, not `ProjectSettings`."""
+    return (len(value) >= 12 and value.isalpha() and value.isascii() and not value.islower()
+            and not value.isupper() and not re.fullmatch(r"(?:[A-Z][a-z]+)+", value)
+            and entropy(value) >= 3.3 and not is_placeholder(value))
+
+
+def _unwrap(raw: str) -> tuple[str, int]:
+    """A token without its quotes or trailing punctuation, and where it starts in `raw`."""
+    if len(raw) >= 2 and raw[0] in "`\"'" and raw[-1] == raw[0]:
+        return raw[1:-1], 1
+    start = 0
+    if raw[:1] in "(`\"'":
+        start = 1
+    end = len(raw)
+    while end > start and raw[end - 1] in ".,;)`\"'" and not (raw[end - 1] == ")" and "(" in raw):
+        end -= 1
+    if raw[start:end].endswith(":") and end - start > 1:
+        end -= 1
+    return raw[start:end], start
+
+
+def _words(window: str, limit: int = 9) -> list[tuple[int, str]]:
+    """Whitespace-separated words and where they start (no regex: this is on the hot path)."""
+    out, pos, n = [], 0, len(window)
+    while pos < n and len(out) < limit:
+        while pos < n and window[pos] in " \t\r":
+            pos += 1
+        if pos >= n:
+            break
+        end = pos
+        while end < n and window[end] not in " \t\r":
+            end += 1
+        out.append((pos, window[pos:end]))
+        pos = end
+    return out
+
+
+def _prose_kind(label: str) -> str:
+    low = label.lower()
+    if any(w in low for w in ("pass", "pw", "비밀번호", "패스워드", "비번", "암호")):
+        return "password"
+    if "api" in low:
+        return "api-key"
+    return "token" if ("token" in low or "토큰" in low) else "secret"
+
+
+_PROSE_HEADS = ("password", "passwd", "passphrase", "passcode", "pass", "pwd", "pw", "token", "secret",
+                "apikey", "key")
+_QUALIFIERS = ("api", "auth", "access", "secret", "unseal", "master", "license", "licence", "signing",
+               "encryption", "recovery", "deploy", "bot", "session", "refresh", "client", "app",
+               "webhook", "private", "personal access", "runner", "registration")
+_BEFORE_LABEL = set("_-/.<:@#$%&=[") | set("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _find_prose(text: str, low: str, out: list) -> None:
+    """Labels in sentences: the first credential-looking token after the label (within a
+    line and 8 words) counts when it follows the label directly or a connector. Labels are
+    found with str.find, not a regex: this runs on most memories, and a compile costs ms."""
+    for head in _PROSE_HEADS:
+        i = low.find(head)
+        while i != -1:
+            end = i + len(head)
+            if low.startswith("s", end) and head not in ("pass",):
+                end += 1
+            nxt = low[end:end + 1]
+            start = i
+            for q in _QUALIFIERS:  # "api key", "auth_token", "unseal-key"
+                for sep in (" ", "_", "-", ""):
+                    if low.startswith(q + sep, i - len(q) - len(sep)) and i - len(q) - len(sep) >= 0:
+                        start = i - len(q) - len(sep)
+                        break
+                if start != i:
+                    break
+            if (nxt in ("", " ", "\t", ",", ":", "=") and (start == 0 or low[start - 1] not in _BEFORE_LABEL)
+                    and (head != "key" or start != i)):
+                _prose_after(text, end, text[start:end], out, korean=False)
+            i = low.find(head, i + 1)
+
+
+def _prose_after(text: str, pos: int, label: str, out: list, *, korean: bool) -> None:
+    kind = _prose_kind(label)
+    line_end = text.find("\n", pos)
+    window = text[pos:min(len(text) if line_end == -1 else line_end, pos + 100)]
+    prev = ""
+    uuid_ok = kind != "password"
+    for i, (t_start, raw) in enumerate(_words(window)):
+        if i >= 8:
+            return
+        value, lead = _unwrap(raw)
+        if i == 0 and len(value) > 1 and value[0] in "=:":  # `client_secret=…` in prose
+            op = len(value) - len(value.lstrip("=:>"))
+            value, lead = _unwrap(value[op:])[0], lead + op
+        if korean:  # the value ends where Hangul starts: `X입니다`
+            cut = re.search(r"[\uac00-\ud7a3]", value)
+            if cut:
+                value = value[:cut.start()]
+        if i == 0 and value.lower() in _NOT_VALUE_WORDS:
+            return  # "password reset", "token budget", "auth token length"
+        connected = i == 0 or prev in _CONNECTORS or prev.endswith((":", "=", "->", "→"))
+        if _prose_value(value, kind, uuid_ok=uuid_ok) or (prev.endswith((":", "=")) and _mixed_letters(value)):
+            if connected:
+                start = pos + t_start + lead
+                out.append((4, start, start + len(value), kind))
+            return
+        if korean and value in ("", ":", "=", "값은", "값이", "값", "은", "는", "=>", "->"):
+            prev = ":"
+            continue
+        if korean or raw.endswith((".", ";", "?", "!")) or raw.startswith(("(", "[", "{", "<")) \
+                or len(value) > 24 or value.lower() in {"not", "never", "no"}:
+            return
+        prev = raw.lower().strip("`\"'")
+
+
+def _find_korean(text: str, out: list) -> None:
+    for m in _compiled(_KO_PROSE_LABEL).finditer(text):
+        _prose_after(text, m.end(), m["label"], out, korean=True)
+
+
+_AS_LABEL = (r"(?i:(?<!\S)(?P<v>\S{8,200})[ \t]+as[ \t]+(?:the[ \t]+|a[ \t]+|your[ \t]+|my[ \t]+|our[ \t]+)?"
+             r"(?:new[ \t]+)?(?:admin[ \t]+|root[ \t]+|db[ \t]+)?(?P<label>password|passphrase|passwd|"
+             r"pin|token|api[ \t]key|secret)\b)")
+_USER_PASS = (r"(?<![\w/.\-@])(?P<user>[A-Za-z][\w.\-]{1,31})[ \t]?/[ \t]?(?P<v>[^\s/]{8,64})(?![\w/])")
+
+
+def _find_pairs(text: str, low: str, out: list) -> None:
+    """`enter X as the password`; `admin / X` on a line about logging in."""
+    if " as " in low:
+        for m in _compiled(_AS_LABEL).finditer(text):
+            value, lead = _unwrap(m["v"])
+            kind = _prose_kind(m["label"])
+            if _prose_value(value, kind):
+                out.append((4, m.start("v") + lead, m.start("v") + lead + len(value), kind))
+    if "/" in text:
+        for m in _compiled(_USER_PASS).finditer(text):
+            value, lead = _unwrap(m["v"])
+            if not _prose_value(value, "password"):
+                continue
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            line_end = text.find("\n", m.end())
+            line = low[line_start:len(text) if line_end == -1 else line_end]
+            if m["user"].lower() in _LOGIN_USERS or any(w in line for w in _LOGIN_WORDS):
+                out.append((4, m.start("v") + lead, m.start("v") + lead + len(value), "password"))
+
+
+# ------------------------------------------------------------------------------ command lines
+
+def _cli_value(value: str, *, short_ok: bool = False) -> bool:
+    if len(value) < (4 if short_ok else 6) or value.startswith("-"):
+        return False
+    low = value.lower()
+    if is_placeholder(value) or low in _NOT_VALUES or low in {"prompt", "flag", "option", "stdin", "file"}:
+        return False
+    if value[0] in "$%<{" or value.startswith(("/", "./", "~")):
+        return False
+    return short_ok or any(not c.isalpha() for c in value) or len(value) >= 10
+
+
+def _names_a_program(text: str) -> bool:
+    words = set(text.split())
+    return bool(_CLI_PROGRAMS & words) or any(
+        w.rsplit("/", 1)[-1] in _CLI_PROGRAMS for w in words if "/" in w)
+
+
+def _find_commands(text: str, out: list) -> None:
+    """Passwords given as command-line arguments (cuectx/secret_commands.py finds where)."""
+    from cuectx.secret_commands import password_args
+
+    for start, raw, how in password_args(text):
+        value, lead = _unwrap(raw)
+        ok = looks_random(value, min_len=16) if how == "random" else _cli_value(value, short_ok=how == "short")
+        if ok:
+            out.append((3, start + lead, start + lead + len(value), "password"))
+
+
+# the programs cuectx/secret_commands.py knows (a test keeps the two lists equal)
+_CLI_PROGRAMS = frozenset((
+    "mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlsh", "mariadb",
+    "mariadb-dump", "mysqlpump", "mydumper", "sshpass", "docker", "podman", "nerdctl", "buildah",
+    "skopeo", "helm", "oras", "crane", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport",
+    "mongoimport", "mongostat", "mongotop", "redis-cli", "ldapsearch", "ldapmodify", "ldapadd",
+    "ldapdelete", "ldapwhoami", "ldappasswd", "ldapcompare", "ldapmodrdn", "zip", "unzip", "7z", "7za",
+    "openssl", "keytool", "jarsigner", "smbclient", "rpcclient", "az", "sqlcmd", "bcp", "xfreerdp",
+    "rdesktop", "ssh-keygen", "rabbitmqctl", "htpasswd", "sqlplus", "vault", "chpasswd", "sudo"))
+
+
+# ------------------------------------------------------------------------------ wrapped lines
+_EDGE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~")
+
+
+def _find_wrapped(text: str, out: list, strict: bool, labelled: bool) -> None:
+    """A key hard-wrapped at any width (a terminal, an email, a 76-column base64 dump): where a
+    run of token characters ends a line and another starts the next, join the lines, look
+    again, and keep what crosses a break. Only breaks whose joined run looks random (16+
+    characters with digits or mixed case) are joined, so prose costs nothing."""
+    lines = text.split("\n")
+    if len(lines) < 2:
+        return
+    starts, p = [], 0
+    for line in lines:
+        starts.append(p)
+        p += len(line) + 1
+    joinable = []
+    for i in range(len(lines) - 1):
+        a, b = lines[i].rstrip("\r"), lines[i + 1].lstrip(" \t")
+        if not a or not b or a[-1] not in _EDGE_CHARS or b[0] not in _EDGE_CHARS:
+            joinable.append(False)
+            continue
+        k = len(a)
+        while k > 0 and a[k - 1] in _EDGE_CHARS:
+            k -= 1
+        m = 0
+        while m < len(b) and b[m] in _EDGE_CHARS:
+            m += 1
+        left, right = a[k:], b[:m]
+        run = left + right
+        rest = b[m:].strip()
+        if rest and right.isalpha() and right[1:].islower():
+            joinable.append(False)  # the next line starts with a word and goes on: prose
+            continue
+        joinable.append(len(run) >= 16 and (any(c.isdigit() for c in run)
+                                            or (any(c.isupper() for c in run) and any(c.islower() for c in run))))
+    i = 0
+    while i < len(lines) - 1:
+        if not joinable[i]:
+            i += 1
+            continue
+        j = i + 1  # a chain goes on past a line only when that line is full (as long as the
+        # one before): the short last piece of a key ends it, not the next line's word
+        while j < len(lines) - 1 and joinable[j] and len(lines[j].strip()) >= len(lines[j - 1].strip()):
+            j += 1
+        # lines i..j joined: each break and the next line's indent removed
+        pieces, offsets = [], []
+        for k in range(i, j + 1):
+            line = lines[k].rstrip("\r") if k < j else lines[k]
+            skip = 0
+            if k > i:
+                skip = len(line) - len(line.lstrip(" \t"))
+            seg = line[skip:]
+            pieces.append(seg)
+            offsets.extend(range(starts[k] + skip, starts[k] + skip + len(seg)))
+        joined = "".join(pieces)
+        breaks = set()
+        acc = 0
+        for seg in pieces[:-1]:
+            acc += len(seg)
+            breaks.add(acc)
+        for f in find(joined, strict=strict, labelled=labelled, _depth=1, _wrapped=True):
+            if any(f.start < b < f.end for b in breaks):
+                out.append((0, offsets[f.start], offsets[f.end - 1] + 1, f.kind))
+        i = j + 1
+
+
+def find(text: str, *, strict: bool = False, labelled: bool = True, _depth: int = 0,
+         _wrapped: bool = False) -> list[Finding]:
     """Every credential in `text`, in order, none overlapping. `labelled=False` leaves out
     values found by their label (`password=…`) and passwords in URLs (cue has its own).
-    Also found: a prefixed token broken across lines, and a base64 value that decodes to
+    Also found: a key wrapped across lines at any width, and a base64 value that decodes to
     text holding a credential (one level deep)."""
     if not text:
         return []
@@ -611,12 +1008,26 @@ def find(text: str, *, strict: bool = False, labelled: bool = True, _depth: int 
     candidates: list[tuple[int, int, int, str]] = []  # (priority, start, end, kind)
     if "private key" in low:
         _find_private_keys(text, candidates)
-    if not _depth and "\n" in text and any(p in text for p in _BROKEN_PREFIXES):
-        _find_broken(text, candidates, strict)
     if len(text) >= 24:
         _find_runs(text, candidates, strict, decode=labelled and not _depth)
-    for rule in _RULES:
-        if rule.anchors and not any(a in (low if rule.anycase else text) for a in rule.anchors):
+    if not _wrapped and "\n" in text:
+        _find_wrapped(text, candidates, strict, labelled)
+    if labelled:  # values found by their label, in prose or on a command line
+        if any(w in low for w in ("pass", "pw", "token", "secret", "key")):
+            _find_prose(text, low, candidates)
+        if ("/" in text and (any(w in low for w in _LOGIN_WORDS) or any(
+                u + "/" in low or u + " /" in low for u in _LOGIN_USERS))) or (" as " in low and any(
+                w in low for w in ("pass", "pin", "token", "key", "secret"))):
+            _find_pairs(text, low, candidates)
+        if any(w in text for w in KOREAN_PASSWORD_LABELS) or "토큰" in text or "키" in text:
+            _find_korean(text, candidates)
+        if _names_a_program(text):
+            _find_commands(text, candidates)
+    _find_providers(text, candidates, strict)
+    hit = {i for a, i in _CASE_ANCHORS if a in text}
+    hit.update(i for a, i in _ANYCASE_ANCHORS if a in low)
+    for n, rule in enumerate(_RULES):
+        if rule.anchors and n not in hit:
             continue
         if rule.gate is not None and not rule.gate(text, low):
             continue
@@ -634,7 +1045,7 @@ def find(text: str, *, strict: bool = False, labelled: bool = True, _depth: int 
                 start, end = m.span(group)
                 kind = _url_kind(m)
             elif rule.kind == "auth-header":
-                kind = "basic-auth" if m["scheme"].lower() == "basic" else "bearer-token"
+                kind = "basic-auth" if (m["scheme"] or "").lower() == "basic" else "bearer-token"
             elif rule.kind == "cli-secret":
                 start, end = m.span("pw" if m["pw"] is not None else "v")
                 kind = "password" if m["pw"] is not None else _label_kind(m["label"]) or "secret"
