@@ -15,9 +15,11 @@ import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING
 
 from ctx.core.errors import CtxError
+from ctx.core.guard import SecretEvent
 from ctx.core.ids import short_id
 from ctx.core.model import NODE_TYPES, TIER_PRIORITY, Node
 from ctx.core.store import Store
@@ -39,13 +41,59 @@ FIELD_PREDICATE = re.compile(r"(?:^|[\s(])-?(?:type|tag|id|created|updated|token
                              r"\b(?:AND|OR|NOT)\b")
 
 
+class Status(Enum):
+    """What a command did. Edges branch on this, never on the message's wording."""
+    DONE = "done"      # did what was asked
+    EXISTS = "exists"  # remember: the same live memory was already there (its id: node_ids[0])
+    FAILED = "failed"  # nothing happened (rolled back); the message says why
+
+
 @dataclass(frozen=True)
 class Outcome:
+    """One command's result: a status, the nodes it touched, the secrets the store's guard met
+    (ctx.core.guard.SecretEvent: kinds and counts, never a value), and one line for a person
+    (`message`: what happened, or why not — the error's sentence; `report()` renders it all)."""
     command: str
-    ok: bool
-    message: str  # one line: what happened, or why not
+    status: Status
+    message: str
     node_ids: tuple[str, ...] = ()
-    secrets: tuple[str, ...] = ()  # kinds of the secrets redacted or refused (ctx.core.guard)
+    secrets: tuple[SecretEvent, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not Status.FAILED
+
+    @property
+    def secret_kinds(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(k for e in self.secrets for k in e.kinds))
+
+    @property
+    def refused(self) -> bool:
+        """The guard refused to store a secret (CTX_SECRETS=refuse)."""
+        return any(e.action == "refused" for e in self.secrets)
+
+    def report(self, source) -> str:
+        """One line for a person or a model: what happened (a failure names its command) and
+        what the guard redacted (ctx.core.guard.notice); `source` (a Store or connection)
+        shortens the ids."""
+        from ctx.core import guard
+
+        line = self.message if self.ok else f"<ctx:{self.command}> failed: {self.message}"
+        notice = guard.notice(self.secrets, source)
+        return f"{line}; {notice}" if notice else line
+
+
+@dataclass(frozen=True)
+class Memory:
+    """What `<ctx:remember>` (or the MCP `remember` tool) asks to store."""
+    content: str
+    type: str = "fact"
+    tier: str | None = None
+    tags: tuple[str, ...] = ()
+    rationale: str | None = None
+    source: str | None = None
+    supersedes: str | None = None  # an id or prefix this memory replaces
+    where: str = "project"         # "project": the scope's project; "global": global memory
 
 
 def pending_key(base: str, session_id: str | None) -> str:
@@ -66,64 +114,88 @@ def execute(store: Store, commands: list[Command], *, session_id: str | None = N
             # the project's first memory: its row exists before anything reads the scope
             scope = Scope(project=ensure(store.conn, scope.ref))
         for cmd in commands:
-            seen = len(store.secret_events)
-            store.conn.execute("SAVEPOINT ctx_command")
-            try:
-                outcome = HANDLERS[cmd.name](store, cmd, session_id, scope)
-            except CtxError as exc:
-                store.conn.execute("ROLLBACK TO ctx_command")
-                outcome = Outcome(cmd.name, False, f"<ctx:{cmd.name}> failed: {exc}")
-            store.conn.execute("RELEASE ctx_command")
-            outcome = _secret_notice(store, cmd, outcome, store.secret_events[seen:], session_id)
+            outcome = _guarded(store, cmd.name, lambda cmd=cmd: HANDLERS[cmd.name](
+                store, cmd, session_id, scope))
+            _leave_secret_notice(store, outcome, session_id)
             outcomes.append(outcome)
     return outcomes
 
 
-def _secret_notice(store: Store, cmd: Command, outcome: Outcome, events: list,
-                   session_id: str | None) -> Outcome:
-    """A remember/summarize that met a secret: say so in the outcome (the Stop hook's
-    stderr) and leave Claude a note for its next prompt — kinds only, never the value."""
-    if not events:
-        return outcome
-    kinds = list(dict.fromkeys(k for e in events for k in e.kinds))
-    refused = any(e.action == "refused" for e in events)
+def remember(store: Store, memory: Memory, *, scope: Scope | None = None) -> Outcome:
+    """Store one memory as `<ctx:remember>` does (same de-duplication, tier, task and
+    supersede rules), in its own transaction; a failure is an Outcome, not an exception."""
+    with store.transaction():
+        return _guarded(store, "remember", lambda: _remember(store, memory, scope))
+
+
+def _guarded(store: Store, name: str, run) -> Outcome:
+    """Run one command in a savepoint: a CtxError rolls it back into a FAILED outcome. The
+    secrets the store's guard met meanwhile go into the outcome."""
+    seen = len(store.secret_events)
+    store.conn.execute("SAVEPOINT ctx_command")
+    try:
+        outcome = run()
+    except CtxError as exc:
+        store.conn.execute("ROLLBACK TO ctx_command")
+        outcome = Outcome(name, Status.FAILED, str(exc))
+    store.conn.execute("RELEASE ctx_command")
+    events = tuple(store.secret_events[seen:])
+    return dataclasses.replace(outcome, secrets=events) if events else outcome
+
+
+def _leave_secret_notice(store: Store, outcome: Outcome, session_id: str | None) -> None:
+    """A remember/summarize that met a secret leaves Claude a note for its next prompt —
+    kinds only, never the value."""
+    if not outcome.secrets:
+        return
+    refused = outcome.refused
     _append_pending(store, pending_key(SECRETS, session_id), {
-        "command": cmd.name, "action": "refused" if refused else "redacted", "kinds": kinds,
+        "command": outcome.command, "action": "refused" if refused else "redacted",
+        "kinds": list(outcome.secret_kinds),
         "node_ids": [i for i in outcome.node_ids if i] if not refused else []})
-    if refused:
-        return dataclasses.replace(outcome, secrets=tuple(kinds))
-    n = sum(e.count for e in events)
-    return Outcome(outcome.command, outcome.ok, f"{outcome.message}; {n} secret{'s' if n != 1 else ''} "
-                   f"({', '.join(kinds)}) redacted before storing", outcome.node_ids, tuple(kinds))
 
 
 # ------------------------------------------------------------------------------ commands
 
-def remember(store: Store, cmd: Command, session_id: str | None,
-            scope: Scope | None = None) -> Outcome:
-    tags = cmd.items("tags")
-    if cmd.attrs.get("tier"):
-        tags.append("tier:" + cmd.attrs["tier"].strip().removeprefix("tier:"))
+def _remember_command(store: Store, cmd: Command, session_id: str | None,
+                      scope: Scope | None = None) -> Outcome:
+    wanted = (cmd.attrs.get("scope") or "").strip().lower()
+    if wanted and wanted not in ("global", "project"):
+        raise CtxError(f'scope="{cmd.attrs["scope"]}" is not understood; use scope="global" '
+                       f'(or leave it out to remember in this project)')
+    memory = Memory(cmd.content or "", type=cmd.attrs.get("type", "fact"), tier=cmd.attrs.get("tier"),
+                    tags=tuple(cmd.items("tags")), rationale=cmd.attrs.get("rationale"),
+                    source=cmd.attrs.get("source"), supersedes=cmd.attrs.get("supersedes"),
+                    where="global" if wanted == "global" else "project")
+    return _remember(store, memory, scope)
+
+
+def _remember(store: Store, memory: Memory, scope: Scope | None) -> Outcome:
+    tags = list(memory.tags)
+    if memory.tier:
+        tags.append("tier:" + memory.tier.strip().removeprefix("tier:"))
     tags = _with_task(store, tags)
-    metadata = {k: cmd.attrs[k] for k in ("rationale", "source") if cmd.attrs.get(k)}
-    node_type = cmd.attrs.get("type", "fact")
+    metadata = {k: v for k, v in (("rationale", memory.rationale), ("source", memory.source)) if v}
+    node_type = memory.type
     # Resolve the old id before the new node exists: a short prefix could match both.
-    old_id = store.resolve(cmd.attrs["supersedes"]) if cmd.attrs.get("supersedes") else None
-    project_id = _target_project(store, cmd, scope)
-    existing = _identical(store, _as_stored(store, cmd.content or ""), node_type, project_id)
+    old_id = store.resolve(memory.supersedes) if memory.supersedes else None
+    project_id = None if memory.where == "global" or scope is None else scope.write_project_id(store.conn)
+    existing = _identical(store, _as_stored(store, memory.content), node_type, project_id)
     if existing:  # the same memory again: keep one node, add any new tags
         node = store.tag(existing.id, tags) if tags else existing
+        status = Status.EXISTS
         message = f"already remembered as {node.type} {short_id(store, node.id)}"
     else:
-        node = store.add(cmd.content or "", type=node_type, tags=tags, metadata=metadata or None,
+        node = store.add(memory.content, type=node_type, tags=tags, metadata=metadata or None,
                          project_id=project_id)
+        status = Status.DONE
         message = f"remembered {node.type} {short_id(store, node.id)}" + (f" ({node.tier})" if node.tier else
                                                                  " (no tier: not in context)")
         message += f" in project {node.project}" if node.project else " (global)"
     if old_id:
         old, _ = store.supersede(old_id, node.id)
         message += f", superseding {short_id(store, old.id)}"
-    return Outcome("remember", True, message, (node.id,))
+    return Outcome("remember", status, message, (node.id,))
 
 
 def recall(store: Store, cmd: Command, session_id: str | None,
@@ -138,14 +210,14 @@ def recall(store: Store, cmd: Command, session_id: str | None,
     entry = {"query": query, "mode": mode, "total": total,
              "nodes": [_snapshot(n) for n in nodes]}
     _append_pending(store, pending_key(RECALL, session_id), entry)
-    return Outcome("recall", True, f"recall {query!r}: {total} node(s), shown at the next prompt",
+    return Outcome("recall", Status.DONE, f"recall {query!r}: {total} node(s), shown at the next prompt",
                    tuple(n.id for n in nodes))
 
 
 def status(store: Store, cmd: Command, session_id: str | None,
           scope: Scope | None = None) -> Outcome:
     store.set_pending(pending_key(STATUS, session_id), status_text(store, scope=scope))
-    return Outcome("status", True, "status shown at the next prompt")
+    return Outcome("status", Status.DONE, "status shown at the next prompt")
 
 
 def task(store: Store, cmd: Command, session_id: str | None,
@@ -158,7 +230,7 @@ def task(store: Store, cmd: Command, session_id: str | None,
         untagged = [n.id for n in working if tag not in n.tags]
         for node_id in untagged:
             store.tag(node_id, [tag])
-        return Outcome("task", True, f"task {name!r} started; {len(untagged)} working node(s) tagged",
+        return Outcome("task", Status.DONE, f"task {name!r} started; {len(untagged)} working node(s) tagged",
                        tuple(untagged))
     nodes = store.list_nodes(tags=[tag, "tier:working"], scope=scope)
     ids = [n.id for n in nodes]
@@ -168,7 +240,7 @@ def task(store: Store, cmd: Command, session_id: str | None,
     if cmd.flag("summarize") and nodes:
         _append_pending(store, pending_key(NOTES, session_id), {
             "task": name, "nodes": [_snapshot(n) for n in nodes]})
-    return Outcome("task", True, f"task {name!r} ended; {len(ids)} working node(s) moved to "
+    return Outcome("task", Status.DONE, f"task {name!r} ended; {len(ids)} working node(s) moved to "
                                  f"tier:off-context", tuple(ids))
 
 
@@ -193,20 +265,20 @@ def summarize(store: Store, cmd: Command, session_id: str | None,
     if cmd.flag("archive"):
         store.retag([n.id for n in sources], "", "tier:off-context")
         message += ", sources archived (tier:off-context)"
-    return Outcome("summarize", True, message, (summary.id,))
+    return Outcome("summarize", Status.DONE, message, (summary.id,))
 
 
 def link(store: Store, cmd: Command, session_id: str | None,
         scope: Scope | None = None) -> Outcome:
     edge = store.link(cmd.attrs["from"], cmd.attrs["to"], cmd.attrs.get("type") or "RELATES_TO")
-    return Outcome("link", True, f"linked {short_id(store, edge.from_id)} {edge.type} "
+    return Outcome("link", Status.DONE, f"linked {short_id(store, edge.from_id)} {edge.type} "
                                  f"{short_id(store, edge.to_id)}", (edge.from_id, edge.to_id))
 
 
 def supersede(store: Store, cmd: Command, session_id: str | None,
              scope: Scope | None = None) -> Outcome:
     old, new = store.supersede(cmd.attrs["old"], cmd.attrs["new"])
-    return Outcome("supersede", True,
+    return Outcome("supersede", Status.DONE,
                    f"{short_id(store, new.id)} supersedes {short_id(store, old.id)}", (old.id, new.id))
 
 
@@ -220,11 +292,11 @@ def expand(store: Store, cmd: Command, session_id: str | None,
     ids = _load_list(store.get_pending(key))
     ids += [i for i in sources if i not in ids]
     store.set_pending(key, json.dumps(ids))
-    return Outcome("expand", True, f"{len(sources)} source node(s) of {short_id(store, node.id)} shown at the "
+    return Outcome("expand", Status.DONE, f"{len(sources)} source node(s) of {short_id(store, node.id)} shown at the "
                                    f"next prompt", tuple(sources))
 
 
-HANDLERS = {"remember": remember, "recall": recall, "status": status, "task": task,
+HANDLERS = {"remember": _remember_command, "recall": recall, "status": status, "task": task,
             "summarize": summarize, "link": link, "supersede": supersede, "expand": expand}
 
 

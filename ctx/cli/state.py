@@ -58,18 +58,19 @@ def short_ids_in_store(ids: list[str]) -> dict[str, str]:
 def open_store(*, readonly: bool = False, allow_secrets: bool = False) -> Iterator[Store]:
     """The store for one command. Writes are screened for secrets (ctx.core.guard: $CTX_SECRETS,
     or allowed by --allow-secrets); one warning line says what was redacted (kinds only)."""
+    from ctx.core import guard
+
     conn = db.connect(state.db_path, readonly=readonly)
     try:
         store = Store(conn, secrets="allow" if allow_secrets else None)
         yield store
+        line = guard.notice(store.secret_events, store)
     except sqlite3.Error as exc:
         raise db.translate(exc, Path(state.db_path or "")) from exc
     finally:
         conn.close()
-    from ctx.core import guard
-
-    if store.secret_events and (line := guard.warning(store.secret_events)):
-        say(f"ctx warning: {line}")
+    if line:
+        say(f"ctx warning: {line} ({guard.ENV}=refuse to refuse, --allow-secrets to keep it)")
 
 
 def scope_options(project: str | None, all_projects: bool) -> None:

@@ -96,15 +96,20 @@ def screen_tags(tags: list[str], mode: str, found: list, where: str = "the tags"
     return out
 
 
-def warning(events: list[SecretEvent], *, short=lambda i: (i or "")[:10]) -> str | None:
-    """One line for a person: how many secrets of which kinds were redacted in which nodes."""
+def notice(events, source) -> str | None:
+    """The one sentence for what the guard redacted — how many secrets of which kinds in which
+    nodes — for every edge (the CLI's warning, the Stop hook's report, the MCP result).
+    `source` (a Store or connection) shortens the ids (ctx.core.ids.short_ids). None when
+    nothing was redacted (a refusal is the error's own sentence)."""
     redacted = [e for e in events if e.action == "redacted"]
     if not redacted:
         return None
+    from ctx.core.ids import short_ids
+
     kinds = list(dict.fromkeys(k for e in redacted for k in e.kinds))
     n = sum(e.count for e in redacted)
-    ids = [short(e.node_id) for e in redacted if e.node_id]
-    where = f" in {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}" if ids else ""
+    ids = list(dict.fromkeys(e.node_id for e in redacted if e.node_id))
+    short = short_ids(source, ids[:5]) if ids else {}
+    where = f" in {', '.join(short[i] for i in ids[:5])}{' …' if len(ids) > 5 else ''}" if ids else ""
     return (f"redacted {n} secret{'s' if n != 1 else ''} ({', '.join(kinds)}){where} before "
-            f"storing; the text keeps [SECRET:<kind>] in its place ({ENV}=refuse to refuse, "
-            f"--allow-secrets to keep it)")
+            f"storing; the text keeps [SECRET:<kind>] in its place")

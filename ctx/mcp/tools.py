@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ctx.claude import actions
-from ctx.claude.tags import Command
 from ctx.core.errors import CtxError
 from ctx.core.ids import short_id
 from ctx.core.model import Node
@@ -37,6 +36,7 @@ SHOW_CHARS = 40_000
 SHOW_TOTAL_CHARS = 60_000  # all nodes of one show together (~15k tokens)
 COMPOSE_BUDGET = 8_000  # tokens; Claude Code warns above 10k tokens of tool output, cuts at 25k
 COMPOSE_MAX_BUDGET = 20_000
+REMEMBER_STATUS = {actions.Status.DONE: "remembered", actions.Status.EXISTS: "already remembered"}
 INDEX_SECONDS = 5.0  # JIT-embed new nodes for at most this long per recall; the rest by words
 
 
@@ -59,8 +59,7 @@ def node_record(node: Node, *, max_chars: int | None = None) -> dict:
 
 
 def _tags(tags: Sequence[str] | None) -> list[str]:
-    """Validated one by one: joined into the tag command's comma list, a tag holding a comma
-    or a space would silently become two."""
+    """Validated one by one: a tag holding a comma or a space is refused, not split."""
     return [validate_tag(t) for t in tags or ()]
 
 
@@ -74,25 +73,21 @@ def remember(store: Store, content: str, type: str = "fact", tier: str | None = 
     into `scope`'s project, or global memory with `where="global"`."""
     if where not in ("project", "global"):
         raise CtxError(f"where must be \"project\" or \"global\", not {where!r}")
-    attrs = {"type": type, "tags": ",".join(_tags(tags))}
-    if where == "global":
-        attrs["scope"] = "global"
-    for key, value in (("tier", tier), ("rationale", rationale), ("source", source),
-                       ("supersedes", supersedes)):
-        if value is not None and str(value).strip():
-            attrs[key] = str(value)
-    seen = len(store.secret_events)  # the store's secret guard (ctx.core.guard) screens every write
-    with store.transaction():
-        outcome = actions.remember(store, Command("remember", attrs, content), None, scope)
-        node = store.get(outcome.node_ids[0])
-    out = {"status": "already remembered" if outcome.message.startswith("already") else "remembered",
-           "message": outcome.message, "node": node_record(node)}
-    events = store.secret_events[seen:]
-    if events:
-        kinds = list(dict.fromkeys(k for e in events for k in e.kinds))
-        out["secrets_redacted"] = kinds
-        out["message"] += (f"; {sum(e.count for e in events)} secret(s) ({', '.join(kinds)}) were "
-                           f"replaced by [SECRET:…] before storing — do not store secrets")
+
+    def given(value):
+        return str(value) if value is not None and str(value).strip() else None
+
+    memory = actions.Memory(content or "", type=type, tier=given(tier), tags=tuple(_tags(tags)),
+                            rationale=given(rationale), source=given(source),
+                            supersedes=given(supersedes), where=where)
+    outcome = actions.remember(store, memory, scope=scope)
+    if not outcome.ok:
+        raise CtxError(outcome.message)
+    out = {"status": REMEMBER_STATUS[outcome.status], "message": outcome.report(store),
+           "node": node_record(store.get(outcome.node_ids[0]))}
+    if outcome.secrets:
+        out["secrets_redacted"] = list(outcome.secret_kinds)
+        out["message"] += " — do not store secrets"
     if supersedes:
         out["superseded"] = store.resolve(supersedes)
     return out

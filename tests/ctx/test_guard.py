@@ -237,7 +237,8 @@ def test_a_refused_summarize_archives_nothing_and_the_rest_of_the_reply_still_ru
              "<ctx:remember>A clean fact</ctx:remember>")
     outcomes = actions.execute(store, parse(reply).commands, session_id="s9")
     assert [o.ok for o in outcomes] == [False, True]
-    assert outcomes[0].secrets == ("github-token",) and TOKEN not in outcomes[0].message
+    assert outcomes[0].secret_kinds == ("github-token",) and outcomes[0].refused
+    assert TOKEN not in outcomes[0].message
     assert store.get(a.id).tier == "working" and store.count() == 3  # nothing archived or added
     notice = actions.take_pending(store, "s9").secrets
     assert notice == [{"command": "summarize", "action": "refused", "kinds": ["github-token"],

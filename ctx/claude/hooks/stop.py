@@ -29,9 +29,9 @@ def run(call: HookCall) -> None:
         if not parsed.commands and not parsed.warnings:
             return
         with open_store(call) as store:
-            _report(call, parsed.warnings, actions.execute(store, parsed.commands,
-                                                           session_id=call.session_id,
-                                                           scope=hook_scope(call, store)))
+            _report(call, store, parsed.warnings, actions.execute(store, parsed.commands,
+                                                                  session_id=call.session_id,
+                                                                  scope=hook_scope(call, store)))
         return
 
     session_id = call.session_id
@@ -65,7 +65,7 @@ def run(call: HookCall) -> None:
             store.set_pending(key, dataclasses.replace(base, last_message=digest or
                                                        (cursor.last_message if cursor else None)
                                                        ).to_json())
-    _report(call, warnings, outcomes)
+        _report(call, store, warnings, outcomes)
     return
 
 
@@ -104,9 +104,9 @@ def _identity(cmd) -> tuple:
     return cmd.name, tuple(sorted(cmd.attrs.items())), cmd.content
 
 
-def _report(call: HookCall, warnings: list[str], outcomes) -> None:
+def _report(call: HookCall, store, warnings: list[str], outcomes) -> None:
     for w in warnings:
         call.warn(w)
     for o in outcomes:
         if not o.ok or call.verbose or o.secrets:  # a secret met is always reported (ctx.core.guard)
-            call.warn(o.message)
+            call.warn(o.report(store))
