@@ -321,8 +321,7 @@ def search_query(store: Store, query: str, limit: int, *,
         scope_sql, scope_params = scope.sql()
         where += f" AND {scope_sql}"
         params += scope_params
-    total = store.conn.execute(f"SELECT count(*) FROM nodes n WHERE {where}", params).fetchone()[0]
-    return store.query(query, limit=limit, scope=scope), total
+    return store.query(query, limit=limit, scope=scope), store.count(where, params)
 
 
 def search_plain(store: Store, text: str, limit: int, *,
@@ -368,30 +367,16 @@ def status_text(store: Store, *, scope: Scope | None = None) -> str:
     """What `<ctx:status/>` shows: live nodes per tier and type, the current task, and (with
     `scope`) the current project's and global node counts.
 
-    Counted from covering indexes (all nodes, minus the few superseded ones, reached through
-    their index — the planner would otherwise scan) rather than Store.stats(): reading the
-    content-heavy nodes table costs tens of milliseconds on a 10k-node store, on the hook's
-    critical path.
+    Counted by Store.live_counts() over the whole store (its fast path: covering indexes),
+    as on the hook's critical path it must be.
     """
-    c = store.conn
-    total = c.execute("SELECT count(*) FROM nodes").fetchone()[0]
-    superseded = c.execute("SELECT count(*) FROM nodes WHERE superseded_by IS NOT NULL").fetchone()[0]
-    edges = c.execute("SELECT count(*) FROM edges").fetchone()[0]
-    tiers = _minus(c.execute("SELECT tag, count(*) FROM tags WHERE tag >= 'tier:' AND tag < 'tier;' "
-                             "GROUP BY tag").fetchall(),
-                   c.execute("SELECT t.tag, count(*) FROM nodes n INDEXED BY nodes_superseded_by "
-                             "CROSS JOIN tags t ON t.node_id = n.id "
-                             "WHERE n.superseded_by IS NOT NULL AND t.tag >= 'tier:' "
-                             "AND t.tag < 'tier;' GROUP BY t.tag").fetchall())
-    types = _minus(c.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall(),
-                   c.execute("SELECT type, count(*) FROM nodes INDEXED BY nodes_superseded_by "
-                             "WHERE superseded_by IS NOT NULL GROUP BY type").fetchall())
-    lines = [f"ctx: {total - superseded} live nodes, {superseded} superseded, {edges} edges"]
+    counts = store.live_counts()
+    tiers, types = counts.by_tier.items(), counts.by_type.items()
+    lines = [f"ctx: {counts.live} live nodes, {counts.superseded} superseded, {store.count_edges()} edges"]
     if scope is not None and not scope.all_projects:
-        count = "SELECT count(*) FROM nodes WHERE project_id IS ? AND superseded_by IS NULL"
-        in_global = c.execute(count, (None,)).fetchone()[0]
+        in_global = store.count_live(None)
         if scope.project is not None:
-            here = c.execute(count, (scope.project.id,)).fetchone()[0]
+            here = store.count_live(scope.project.id)
             lines.append(f"Project: {scope.project.name} ({here} live nodes; {in_global} global); "
                          f"remember with scope=\"global\" for memory every project should see")
         else:
@@ -404,12 +389,6 @@ def status_text(store: Store, *, scope: Scope | None = None) -> str:
     current = store.get_pending(CURRENT_TASK)
     lines.append(f"Current task: {current}" if current else "Current task: none")
     return "\n".join(lines)
-
-
-def _minus(all_rows, superseded_rows) -> list[tuple[str, int]]:
-    gone = {k: n for k, n in superseded_rows}
-    counts = sorted((k, n - gone.get(k, 0)) for k, n in all_rows)
-    return [(k, n) for k, n in counts if n > 0]
 
 
 def _with_task(store: Store, tags: list[str]) -> list[str]:
@@ -427,11 +406,8 @@ def _identical(store: Store, content: str, node_type: str,
     project or global (remembering into a project), global only (remembering globally)."""
     if node_type.strip().lower() not in NODE_TYPES:
         return None  # let add() report the bad type
-    row = store.conn.execute(
-        "SELECT id FROM nodes WHERE content = ? AND type = ? AND superseded_by IS NULL "
-        "AND (project_id IS NULL OR project_id IS ?) ORDER BY project_id IS NULL, id LIMIT 1",
-        (content.strip(), node_type.strip().lower(), project_id)).fetchone()
-    return store.get(row[0]) if row else None
+    node_id = store.find_identical(content.strip(), node_type.strip().lower(), project_id)
+    return store.get(node_id) if node_id else None
 
 
 def _as_stored(store: Store, content: str) -> str:

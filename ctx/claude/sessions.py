@@ -20,9 +20,11 @@ from dataclasses import dataclass
 
 from ctx.core.db import transaction
 from ctx.core.errors import NotFoundError
+from ctx.core.model import CONTEXT_TIER_TAGS
+from ctx.core.store import NOT_AGENT_IDS_SQL, Store
 
 INCLUDE_MODES = ("always", "manual", "agent")
-ALWAYS_TIERS = ("tier:pinned", "tier:reference", "tier:working")
+ALWAYS_TIERS = CONTEXT_TIER_TAGS  # a node in one of these tiers is included always
 RESET_SOURCES = ("startup", "clear", "compact")
 PROMPT_KEEP_CHARS = 4000
 
@@ -39,10 +41,7 @@ def include_mode(tags) -> str:
 def not_agent_sql(session_id: str | None) -> tuple[str, tuple]:
     """SQL selecting the ids of nodes that are *not* agent-selectable: include mode always
     or manual, or an active item of the session (it is in the request anyway)."""
-    tiers = ",".join(f"'{t}'" for t in ALWAYS_TIERS)
-    sql = ("SELECT node_id FROM tags WHERE tag IN ('include:manual', 'include:always') "
-           f"UNION SELECT node_id FROM tags WHERE tag IN ({tiers}) "
-           "AND node_id NOT IN (SELECT node_id FROM tags WHERE tag = 'include:agent')")
+    sql = NOT_AGENT_IDS_SQL
     if not session_id:
         return sql, ()
     return (sql + " UNION SELECT node_id FROM session_items WHERE session_id = ? "
@@ -125,13 +124,7 @@ def _mark_injected(conn, session_id, node_id, content, request_id, now) -> None:
 
 
 def _contents(conn, ids) -> dict[str, str]:
-    out: dict[str, str] = {}
-    ids = list(ids)
-    for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
-        out.update(conn.execute(f"SELECT id, content FROM nodes WHERE id IN "
-                                f"({','.join('?' * len(part))})", part).fetchall())
-    return out
+    return Store(conn).contents(ids)
 
 
 def get_session(conn: sqlite3.Connection, session_id: str) -> Session:

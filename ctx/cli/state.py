@@ -4,7 +4,6 @@ One object (`state`) set by the root callback in ctx/cli/app.py; commands import
 from here, never from the app."""
 from __future__ import annotations
 
-import json
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -22,7 +21,8 @@ from ctx.cli.output import (
 )
 from ctx.core import db
 from ctx.core.errors import CtxError
-from ctx.core.store import Store
+from ctx.core.store import Store, validate_metadata
+from ctx.core.transfer import json_lines
 
 
 class State:
@@ -130,13 +130,7 @@ def parse_meta(values: list[str]) -> dict | None:
     for raw in values:
         raw = raw.strip()
         if raw.startswith("{"):
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise CtxError(f"--meta is not valid JSON: {exc.msg} at position {exc.pos}") from None
-            if not isinstance(obj, dict):
-                raise CtxError("--meta JSON must be an object")
-            meta.update(obj)
+            meta.update(validate_metadata(raw, "--meta"))
         elif "=" in raw:
             key, _, value = raw.partition("=")
             if not key.strip():
@@ -148,15 +142,11 @@ def parse_meta(values: list[str]) -> dict | None:
 
 
 def parse_ndjson(text: str) -> list[dict]:
+    """Records from JSON lines (ctx.core.transfer.json_lines); a line holding a JSON array of
+    records is fine too."""
     records = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CtxError(f"line {lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-        if isinstance(obj, list):  # a JSON array of records is fine too
+    for _, obj in json_lines(text.splitlines()):
+        if isinstance(obj, list):
             records.extend(obj)
         else:
             records.append(obj)

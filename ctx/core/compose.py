@@ -10,27 +10,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ctx.core import paths
+from ctx.core import model, paths
 from ctx.core.ids import short_ids  # the one shortener (also imported from here by older code)
-from ctx.core.model import Edge, Node
+from ctx.core.model import TYPE_TITLES, Edge, Node
 from ctx.core.store import Store
 from ctx.core.text import indent
 
-TYPE_SECTIONS = (
-    ("fact", "Facts"), ("decision", "Decisions"), ("pattern", "Patterns"),
-    ("observation", "Observations"), ("hypothesis", "Hypotheses"), ("task", "Tasks"),
-    ("summary", "Summaries"), ("source", "Sources"), ("open-question", "Open Questions"),
-)
-_TIER_ORDER_SQL = (
-    "(SELECT min(CASE t.tag WHEN 'tier:pinned' THEN 0 WHEN 'tier:reference' THEN 1 "
-    "WHEN 'tier:working' THEN 2 ELSE 3 END) FROM tags t WHERE t.node_id = n.id)"
-)
+TYPE_SECTIONS = tuple(TYPE_TITLES.items())
 _FOOTER_RESERVE = 260  # room kept for the "left out" line when a cap is given
 _HEADER_RESERVE = 90
 
 
 def tier_rank(node: Node) -> int:
-    return {"pinned": 0, "reference": 1, "working": 2}.get(node.tier or "", 3)
+    return model.tier_rank(node.tier)
 
 
 @dataclass
@@ -77,9 +69,7 @@ def compose(store: Store, query: str | None = None, *, view: str | None = "defau
         scope_sql, scope_params = scope.sql()
         where += f" AND {scope_sql}"
         params += scope_params
-    cur = store.conn.execute(
-        f"SELECT n.id, n.token_estimate FROM nodes n WHERE {where} "
-        f"ORDER BY {_TIER_ORDER_SQL}, n.id", params)
+    cur = store.ids_by_tier(where, params)
 
     chosen: list[Node] = []
     tokens = 0

@@ -9,11 +9,26 @@ NODE_TYPES = (
     "task", "summary", "source", "open-question",
 )
 EDGE_TYPES = ("DEPENDS_ON", "DERIVED_FROM", "SUPERSEDES", "RELATES_TO")
-# Tiers are tags. Order = composition priority.
+# Tiers are tags. Order = composition priority: the tiers in context, by rank (0 first),
+# then off-context (and no tier) after them.
 TIERS = ("pinned", "reference", "working", "off-context")
-TIER_PRIORITY = {"tier:pinned": 0, "tier:reference": 1, "tier:working": 2}
+TIER_RANK = {"pinned": 0, "reference": 1, "working": 2}
+TIER_PRIORITY = {f"tier:{tier}": rank for tier, rank in TIER_RANK.items()}
+CONTEXT_TIER_TAGS = tuple(TIER_PRIORITY)  # the tier tags whose nodes are in context
+# Section titles, in the order memory is shown (compose, the viewer, request records).
+TYPE_TITLES = {
+    "fact": "Facts", "decision": "Decisions", "pattern": "Patterns",
+    "observation": "Observations", "hypothesis": "Hypotheses", "task": "Tasks",
+    "summary": "Summaries", "source": "Sources", "open-question": "Open Questions",
+}
+LARGE_CONTENT_CHARS = 50_000  # seed §11: a memory longer than this is warned about, never refused
 DEFAULT_VIEW_QUERY = "tag:tier:pinned OR tag:tier:reference OR tag:tier:working"
 DEFAULT_BUDGET = 50_000
+
+
+def tier_rank(tier: str | None) -> int:
+    """A tier's place in composition order (no tier or off-context: after the others)."""
+    return TIER_RANK.get(tier or "", len(TIER_RANK))
 
 
 def now_iso() -> str:

@@ -263,13 +263,10 @@ def show(conn: sqlite3.Connection, name: str) -> dict:
     d = next(x for x in list_projects(conn) if x["key"] == p.key)
     d["aliases"] = [r[0] for r in conn.execute(
         "SELECT key FROM project_aliases WHERE project_id = ? ORDER BY key", (p.id,))]
-    d["by_type"] = dict(conn.execute(
-        "SELECT type, count(*) FROM nodes WHERE project_id = ? AND superseded_by IS NULL "
-        "GROUP BY type ORDER BY type", (p.id,)).fetchall())
-    d["by_tier"] = dict(conn.execute(
-        "SELECT t.tag, count(*) FROM nodes n JOIN tags t ON t.node_id = n.id WHERE n.project_id = ? "
-        "AND n.superseded_by IS NULL AND t.tag LIKE 'tier:%' GROUP BY t.tag ORDER BY t.tag",
-        (p.id,)).fetchall())
+    from ctx.core.store import Store
+
+    counts = Store(conn).live_counts(project_id=p.id)
+    d["by_type"], d["by_tier"] = counts.by_type, counts.by_tier
     return d
 
 

@@ -11,12 +11,24 @@ import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctx.core import db
 from ctx.core.errors import AmbiguousIdError, CtxError, NotFoundError
 from ctx.core.ids import ALPHABET, new_ulid
-from ctx.core.model import EDGE_TYPES, NODE_TYPES, TIERS, Edge, Node, View, now_iso, token_estimate
+from ctx.core.model import (
+    CONTEXT_TIER_TAGS,
+    EDGE_TYPES,
+    NODE_TYPES,
+    TIER_RANK,
+    TIERS,
+    Edge,
+    Node,
+    View,
+    now_iso,
+    token_estimate,
+)
 
 if TYPE_CHECKING:
     from ctx.core.projects import Scope
@@ -29,6 +41,16 @@ _TAG_RE = re.compile(r"^[^\s,]+$")
 _VIEW_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _ULID_CHARS = set(ALPHABET)
 _UNSET = object()
+# pinned, reference, working, then the rest (ctx.core.model.TIER_RANK) — for ORDER BY
+# Ids of the nodes whose include mode is `always` or `manual` (ctx.claude.sessions): an
+# `include:always|manual` tag, or a tier in context without an `include:agent` tag.
+NOT_AGENT_IDS_SQL = (
+    "SELECT node_id FROM tags WHERE tag IN ('include:manual', 'include:always') "
+    f"UNION SELECT node_id FROM tags WHERE tag IN ({','.join(repr(t) for t in CONTEXT_TIER_TAGS)}) "
+    "AND node_id NOT IN (SELECT node_id FROM tags WHERE tag = 'include:agent')")
+_TIER_RANK_SQL = ("(SELECT min(CASE t.tag " + " ".join(
+    f"WHEN 'tier:{tier}' THEN {rank}" for tier, rank in TIER_RANK.items())
+    + f" ELSE {len(TIER_RANK)} END) FROM tags t WHERE t.node_id = n.id)")
 _NODE_COLUMNS = ("id, type, content, metadata, token_estimate, created_at, updated_at, "
                  "superseded_by, project_id")
 
@@ -79,16 +101,17 @@ def validate_content(content: str) -> str:
     return text
 
 
-def validate_metadata(metadata) -> dict:
+def validate_metadata(metadata, where: str = "metadata") -> dict:
+    """The one metadata check: a JSON object (or its text); `where` names it in the error."""
     if metadata is None:
         return {}
     if isinstance(metadata, str):
         try:
             metadata = json.loads(metadata)
         except json.JSONDecodeError as exc:
-            raise CtxError(f"metadata is not valid JSON: {exc.msg} at position {exc.pos}") from None
+            raise CtxError(f"{where} is not valid JSON: {exc.msg} at position {exc.pos}") from None
     if not isinstance(metadata, dict):
-        raise CtxError("metadata must be a JSON object, like '{\"source\": \"docs\"}'")
+        raise CtxError(f"{where} must be a JSON object, like '{{\"source\": \"docs\"}}'")
     return metadata
 
 
@@ -100,6 +123,17 @@ def validate_edge_type(edge_type: str) -> str:
 
 
 # ---------------------------------------------------------------------------- the store
+
+@dataclass(frozen=True)
+class LiveCounts:
+    """Live (not superseded) nodes, per type and per tier tag (`tier:…`), both sorted by name
+    and without zeros; and how many superseded nodes there are."""
+    live: int
+    superseded: int
+    by_type: dict[str, int]
+    by_tier: dict[str, int]
+
+
 
 class Store:
     def __init__(self, conn: sqlite3.Connection, *, secrets: str | None = None):
@@ -256,37 +290,234 @@ class Store:
                 out[(r[0], r[1], r[2])] = Edge(*r)
         return [out[k] for k in sorted(out)]
 
-    def count(self, *, include_superseded: bool = True) -> int:
-        sql = "SELECT count(*) FROM nodes"
+    def count(self, where: str = "1", params: Sequence = (), *, include_superseded: bool = True,
+              scope: Scope | None = None) -> int:
+        """How many nodes match a SQL condition over `nodes n` (as `select` takes it)."""
+        if scope is not None and not scope.all_projects:
+            scope_sql, scope_params = scope.sql()
+            where, params = f"({where}) AND {scope_sql}", [*params, *scope_params]
+        sql = f"SELECT count(*) FROM nodes n WHERE ({where})"
         if not include_superseded:
-            sql += " WHERE superseded_by IS NULL"
-        return self.conn.execute(sql).fetchone()[0]
+            sql += " AND n.superseded_by IS NULL"
+        return self.conn.execute(sql, list(params)).fetchone()[0]
+
+    def count_live(self, project_id: int | None) -> int:
+        """Live nodes of one project (None: global memory)."""
+        return self.conn.execute("SELECT count(*) FROM nodes WHERE project_id IS ? "
+                                 "AND superseded_by IS NULL", (project_id,)).fetchone()[0]
+
+    def count_edges(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM edges").fetchone()[0]
+
+    def live_counts(self, *, scope: Scope | None = None,
+                    project_id: int | None | object = _UNSET) -> LiveCounts:
+        """The one "live nodes by type and by tier" count (`ctx status`, `<ctx:status/>`,
+        `ctx project show`, the viewer's facets): over the whole store, `scope` (a project +
+        global), or one `project_id` alone (None: global memory alone).
+
+        The whole store is counted as all minus superseded: the superseded are few and the
+        partial index nodes_superseded_by finds them, while filtering every row on
+        `superseded_by IS NULL` reads the content-heavy nodes table (~10x slower at 100k,
+        tens of milliseconds on the hook's critical path)."""
+        c = self.conn
+        if project_id is not _UNSET:
+            where, params = "n.project_id IS ?", [project_id]
+        elif scope is not None and not scope.all_projects:
+            where, params = scope.sql()
+        else:
+            total = c.execute("SELECT count(*) FROM nodes").fetchone()[0]
+            superseded = c.execute("SELECT count(*) FROM nodes WHERE superseded_by IS NOT NULL").fetchone()[0]
+            tiers = _minus(c.execute("SELECT tag, count(*) FROM tags WHERE tag >= 'tier:' AND tag < 'tier;' "
+                                     "GROUP BY tag").fetchall(),
+                           c.execute("SELECT t.tag, count(*) FROM nodes n INDEXED BY nodes_superseded_by "
+                                     "CROSS JOIN tags t ON t.node_id = n.id "
+                                     "WHERE n.superseded_by IS NOT NULL AND t.tag >= 'tier:' "
+                                     "AND t.tag < 'tier;' GROUP BY t.tag").fetchall())
+            types = _minus(c.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall(),
+                           c.execute("SELECT type, count(*) FROM nodes INDEXED BY nodes_superseded_by "
+                                     "WHERE superseded_by IS NOT NULL GROUP BY type").fetchall())
+            return LiveCounts(total - superseded, superseded, types, tiers)
+        live = c.execute(f"SELECT count(*) FROM nodes n WHERE n.superseded_by IS NULL AND {where}",
+                         params).fetchone()[0]
+        superseded = c.execute(f"SELECT count(*) FROM nodes n WHERE n.superseded_by IS NOT NULL AND {where}",
+                               params).fetchone()[0]
+        types = dict(c.execute(f"SELECT n.type, count(*) FROM nodes n WHERE n.superseded_by IS NULL "
+                               f"AND {where} GROUP BY n.type ORDER BY n.type", params).fetchall())
+        tiers = dict(c.execute("SELECT t.tag, count(*) FROM nodes n JOIN tags t ON t.node_id = n.id "
+                               f"WHERE t.tag >= 'tier:' AND t.tag < 'tier;' AND n.superseded_by IS NULL "
+                               f"AND {where} GROUP BY t.tag ORDER BY t.tag", params).fetchall())
+        return LiveCounts(live, superseded, types, tiers)
 
     def stats(self, *, scope: Scope | None = None) -> dict:
         """Counts over the store, or over `scope` (project + global) for the node counts."""
         c = self.conn
         w, p = scope.sql() if scope is not None else ("1", [])
-        by_type = dict(c.execute(f"SELECT type, count(*) FROM nodes n WHERE superseded_by IS NULL AND {w} "
-                                 "GROUP BY type ORDER BY type", p).fetchall())
-        by_tier = dict(c.execute("SELECT tag, count(*) FROM tags JOIN nodes n ON n.id = tags.node_id "
-                                 f"WHERE tag LIKE 'tier:%' AND superseded_by IS NULL AND {w} "
-                                 "GROUP BY tag ORDER BY tag", p).fetchall())
+        counts = self.live_counts(scope=scope)
         return {
-            "nodes": c.execute(f"SELECT count(*) FROM nodes n WHERE {w}", p).fetchone()[0],
-            "live_nodes": c.execute(f"SELECT count(*) FROM nodes n WHERE superseded_by IS NULL AND {w}",
-                                    p).fetchone()[0],
-            "superseded_nodes": c.execute("SELECT count(*) FROM nodes n WHERE superseded_by IS NOT NULL "
-                                          f"AND {w}", p).fetchone()[0],
+            "nodes": counts.live + counts.superseded,
+            "live_nodes": counts.live,
+            "superseded_nodes": counts.superseded,
             "tokens": c.execute(f"SELECT coalesce(sum(token_estimate), 0) FROM nodes n "
                                 f"WHERE superseded_by IS NULL AND {w}", p).fetchone()[0],
-            "by_type": by_type,
-            "by_tier": by_tier,
-            "edges": c.execute("SELECT count(*) FROM edges").fetchone()[0],
+            "by_type": counts.by_type,
+            "by_tier": counts.by_tier,
+            "edges": self.count_edges(),
             "tags": c.execute("SELECT count(DISTINCT tag) FROM tags").fetchone()[0],
             "views": c.execute("SELECT count(*) FROM views").fetchone()[0],
             "pending": [r[0] for r in c.execute("SELECT key FROM pending ORDER BY key")],
             "schema_version": c.execute("PRAGMA user_version").fetchone()[0],
         }
+
+    # -- named reads for the layers above (issue 21: the only SQL over nodes/tags/edges/views)
+    def find_identical(self, content: str, node_type: str, project_id: int | None = None) -> str | None:
+        """The id of a live node with exactly this text and type that a writer into
+        `project_id` already sees (that project's or global; global only when None),
+        the project's first."""
+        row = self.conn.execute(
+            "SELECT id FROM nodes WHERE content = ? AND type = ? AND superseded_by IS NULL "
+            "AND (project_id IS NULL OR project_id IS ?) ORDER BY project_id IS NULL, id LIMIT 1",
+            (content, node_type, project_id)).fetchone()
+        return row[0] if row else None
+
+    def ids_by_tier(self, where: str, params: Sequence = ()) -> Iterator[tuple[str, int]]:
+        """(id, token estimate) of the nodes matching a condition over `nodes n`, pinned first,
+        then reference, working, the rest (ctx.core.model.TIER_RANK), each in id order; read
+        as iterated."""
+        return self.conn.execute(f"SELECT n.id, n.token_estimate FROM nodes n WHERE {where} "
+                                 f"ORDER BY {_TIER_RANK_SQL}, n.id", list(params))
+
+    def contents(self, ids: Iterable[str]) -> dict[str, str]:
+        """{id: content} for the ids that exist (no tags or projects: the cheap read)."""
+        out: dict[str, str] = {}
+        for part in _chunks(list(dict.fromkeys(ids)), 500):
+            out.update(self.conn.execute(f"SELECT id, content FROM nodes WHERE id IN "
+                                         f"({','.join('?' * len(part))})", part).fetchall())
+        return out
+
+    def any_live(self, where: str = "1", params: Sequence = ()) -> bool:
+        """Is there a live node matching a condition over `nodes n`?"""
+        return self.conn.execute(f"SELECT 1 FROM nodes n WHERE n.superseded_by IS NULL AND ({where}) "
+                                 "LIMIT 1", list(params)).fetchone() is not None
+
+    def pages(self, size: int = 1000) -> Iterator[list[tuple[Node, int | None]]]:
+        """Every node in id order, `size` at a time, with its project id — so a huge store is
+        never read at once."""
+        last = ""
+        while True:
+            rows = self.conn.execute("SELECT id, project_id FROM nodes WHERE id > ? ORDER BY id LIMIT ?",
+                                     (last, size)).fetchall()
+            if not rows:
+                return
+            pids = dict(rows)
+            yield [(n, pids[n.id]) for n in self.get_many([r[0] for r in rows])]
+            last = rows[-1][0]
+
+    def all_ids(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT id FROM nodes")}
+
+    def supersede_chain(self, node_id: str, limit: int) -> list[str]:
+        """The versions of a memory, oldest first: what this node replaced (following the
+        nodes whose superseded_by points here, one per step) and what replaced it; at most
+        `limit` steps each way."""
+        back: list[str] = []
+        cursor, seen = node_id, {node_id}
+        while len(back) < limit:
+            row = self.conn.execute("SELECT id FROM nodes WHERE superseded_by = ? ORDER BY id DESC LIMIT 1",
+                                    (cursor,)).fetchone()
+            if row is None or row[0] in seen:
+                break
+            back.append(row[0])
+            seen.add(row[0])
+            cursor = row[0]
+        forward: list[str] = []
+        cursor = node_id
+        while len(forward) < limit:
+            row = self.conn.execute("SELECT superseded_by FROM nodes WHERE id = ?", (cursor,)).fetchone()
+            if row is None or row[0] is None or row[0] in seen:
+                break
+            forward.append(row[0])
+            seen.add(row[0])
+            cursor = row[0]
+        return list(reversed(back)) + [node_id] + forward
+
+    def neighbours(self, node_id: str, limit: int) -> list[str]:
+        """Ids linked to `node_id` by an edge either way (at most `limit`)."""
+        return [r[0] for r in self.conn.execute("SELECT to_id FROM edges WHERE from_id = ? UNION "
+                                                "SELECT from_id FROM edges WHERE to_id = ? LIMIT ?",
+                                                (node_id, node_id, limit))]
+
+    def most_linked(self, limit: int) -> tuple[list[str], bool]:
+        """The nodes with the most edges, and whether there were more. Two index-ordered
+        group-bys (edges out by the primary key, edges in by edges_by_to) give the candidates
+        — grouping a UNION of both would sort every edge in a temporary b-tree (~2x slower at
+        100k edges) — then their exact degrees rank them. A node in neither top list on its
+        own can be missed; fine for an overview."""
+        cands: dict[str, int] = {}
+        for col in ("from_id", "to_id"):
+            for node_id, _ in self.conn.execute(f"SELECT {col}, count(*) AS c FROM edges GROUP BY {col} "
+                                                "ORDER BY c DESC LIMIT ?", (limit + 1,)):
+                cands[node_id] = 0
+        for node_id in cands:
+            cands[node_id] = self.conn.execute(
+                "SELECT (SELECT count(*) FROM edges WHERE from_id = ?) + "
+                "(SELECT count(*) FROM edges WHERE to_id = ?)", (node_id, node_id)).fetchone()[0]
+        ranked = sorted(cands, key=lambda i: (-cands[i], i))
+        return ranked[:limit], len(ranked) > limit
+
+    def raw_rows(self, ids: Sequence[str] | None = None) -> Iterator[tuple[str, str, str, list[str]]]:
+        """(id, content, metadata as stored JSON, tags) of every node (superseded too) or of
+        `ids`, in id order — the text exactly as stored, for checks over it (ctx.doctor)."""
+        if ids is None:
+            chunks: Iterable[list[str] | None] = [None]
+        else:
+            chunks = _chunks(sorted(dict.fromkeys(ids)), 500)
+        for part in chunks:
+            where = "1" if part is None else f"id IN ({','.join('?' * len(part))})"
+            params = [] if part is None else part
+            tags: dict[str, list[str]] = {}
+            for node_id, tag in self.conn.execute(
+                    f"SELECT node_id, tag FROM tags WHERE {where.replace('id IN', 'node_id IN')} "
+                    "ORDER BY node_id, tag", params):
+                tags.setdefault(node_id, []).append(tag)
+            for node_id, content, metadata in self.conn.execute(
+                    f"SELECT id, content, metadata FROM nodes WHERE {where} ORDER BY id", params):
+                yield node_id, content, metadata, tags.get(node_id, [])
+
+    def rewrite_raw(self, node_id: str, content: str, metadata: str, tags: dict[str, str]) -> None:
+        """Overwrite a node's stored text in place (no guard, no new version): `tags` maps an
+        old tag to its new text. For repairs (ctx.doctor), inside the caller's transaction."""
+        for old, new in tags.items():
+            if old != new:
+                self.conn.execute("DELETE FROM tags WHERE node_id = ? AND tag = ?", (node_id, old))
+                self.conn.execute("INSERT OR IGNORE INTO tags (node_id, tag) VALUES (?, ?)", (node_id, new))
+        self.conn.execute("UPDATE nodes SET content = ?, metadata = ?, token_estimate = ?, "
+                          "updated_at = ? WHERE id = ?",
+                          (content, metadata, token_estimate(content), now_iso(), node_id))
+
+    def add_edges(self, edges: Iterable[Edge]) -> int:
+        """Insert edges as they are (import), skipping ones already there; the types are
+        checked. An edge to an unknown node is a CtxError."""
+        n = 0
+        for e in edges:
+            try:
+                self.conn.execute(
+                    "INSERT OR IGNORE INTO edges (from_id, to_id, type, created_at) VALUES (?, ?, ?, ?)",
+                    (e.from_id, e.to_id, validate_edge_type(e.type), e.created_at))
+            except sqlite3.IntegrityError as exc:
+                if "FOREIGN KEY" in str(exc):
+                    raise CtxError(f"edge {e.from_id} → {e.to_id} points at a node that is not "
+                                   f"in the store or the file") from None
+                raise
+            n += 1
+        return n
+
+    def put_view(self, view: View) -> None:
+        """Create or replace a view as given (import): name, query, budget and both times."""
+        self.conn.execute(
+            "INSERT INTO views (name, query, budget, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET query = excluded.query, budget = excluded.budget, "
+            "created_at = excluded.created_at, updated_at = excluded.updated_at",
+            (view.name, view.query, int(view.budget), view.created_at, view.updated_at))
 
     # -- writing nodes
     def add(self, content: str, type: str = "fact", tags: Iterable[str] = (), metadata=None, *,
@@ -641,3 +872,9 @@ def _project_id(value):
 def _chunks(items: list, size: int) -> Iterator[list]:
     for i in range(0, len(items), size):
         yield items[i:i + size]
+
+
+def _minus(all_rows, superseded_rows) -> dict[str, int]:
+    gone = dict(superseded_rows)
+    counts = sorted((k, n - gone.get(k, 0)) for k, n in all_rows)
+    return {k: n for k, n in counts if n > 0}

@@ -13,7 +13,8 @@ import json
 from collections.abc import Iterable, Iterator
 
 from ctx.core.errors import CtxError
-from ctx.core.store import Store, validate_edge_type
+from ctx.core.model import Edge, View
+from ctx.core.store import Store
 
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
@@ -22,6 +23,18 @@ _PROJECT_FIELDS = ("key", "name", "root", "remote", "created_at", "last_active_a
 
 def _line(obj: dict) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def json_lines(lines: Iterable[str]) -> Iterator[tuple[int, object]]:
+    """The one JSON-lines reader: (line number, value) for each non-blank line; a line that is
+    not JSON is a CtxError naming it."""
+    for lineno, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            yield lineno, json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise CtxError(f"line {lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
 
 
 def export_lines(store: Store) -> Iterator[str]:
@@ -35,21 +48,12 @@ def export_lines(store: Store) -> Iterator[str]:
         aliases = [r[0] for r in store.conn.execute(
             "SELECT key FROM project_aliases WHERE project_id = ? ORDER BY key", (row[0],))]
         yield _line({"kind": "project", **dict(zip(_PROJECT_FIELDS, row[1:])), "aliases": aliases})
-    last = ""
-    while True:  # page through nodes so a huge store doesn't load at once
-        rows = store.conn.execute("SELECT id FROM nodes WHERE id > ? ORDER BY id LIMIT 1000",
-                                  (last,)).fetchall()
-        if not rows:
-            break
-        pids = dict(store.conn.execute(
-            f"SELECT id, project_id FROM nodes WHERE id IN ({','.join('?' * len(rows))})",
-            [r[0] for r in rows]).fetchall())
-        for n in store.get_many([r[0] for r in rows]):
+    for page in store.pages(1000):  # a huge store is never loaded at once
+        for n, project_id in page:
             d = n.to_dict()
             d["tags"] = sorted(d["tags"])
-            d["project"] = keys.get(pids.get(n.id))
+            d["project"] = keys.get(project_id)
             yield _line({"kind": "node", **d})
-        last = rows[-1][0]
     for e in store.edges():
         yield _line({"kind": "edge", **e.to_dict()})
 
@@ -57,13 +61,7 @@ def export_lines(store: Store) -> Iterator[str]:
 def import_lines(store: Store, lines: Iterable[str], *, skip_existing: bool = False) -> dict[str, int]:
     """Import in one transaction: every line is checked before anything is written."""
     views, nodes, edges, projects = [], [], [], []
-    for lineno, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        try:
-            rec = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise CtxError(f"line {lineno}: not valid JSON ({exc.msg})") from None
+    for lineno, rec in json_lines(lines):
         kind = rec.get("kind") if isinstance(rec, dict) else None
         if kind == "ctx-export":
             if rec.get("version") not in READABLE_VERSIONS:
@@ -94,31 +92,19 @@ def import_lines(store: Store, lines: Iterable[str], *, skip_existing: bool = Fa
                                    f"does not describe")
                 n["project_id"] = ids.get(key) if key is not None else None
         if skip_existing:
-            existing = {r[0] for r in store.conn.execute("SELECT id FROM nodes")}
+            existing = store.all_ids()
             kept = [n for n in nodes if str(n.get("id", "")).upper() not in existing]
             counts["skipped"] = len(nodes) - len(kept)
             nodes = kept
         store.add_many(nodes)
         counts["nodes"] = len(nodes)
-        for e in edges:
-            try:
-                store.conn.execute(
-                    "INSERT OR IGNORE INTO edges (from_id, to_id, type, created_at) VALUES (?, ?, ?, ?)",
-                    (e["from"], e["to"], validate_edge_type(e["type"]), e["created_at"]))
-            except KeyError as exc:
-                raise CtxError(f"edge record is missing {exc.args[0]!r}") from None
-            except Exception as exc:
-                if "FOREIGN KEY" in str(exc):
-                    raise CtxError(f"edge {e['from']} → {e['to']} points at a node that is not "
-                                   f"in the store or the file") from None
-                raise
-            counts["edges"] += 1
+        try:
+            counts["edges"] = store.add_edges(Edge(e["from"], e["to"], e["type"], e["created_at"])
+                                              for e in edges)
+        except KeyError as exc:
+            raise CtxError(f"edge record is missing {exc.args[0]!r}") from None
         for v in views:
-            store.conn.execute(
-                "INSERT INTO views (name, query, budget, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT(name) DO UPDATE SET query = excluded.query, budget = excluded.budget, "
-                "created_at = excluded.created_at, updated_at = excluded.updated_at",
-                (v["name"], v["query"], int(v["budget"]), v["created_at"], v["updated_at"]))
+            store.put_view(View(v["name"], v["query"], v["budget"], v["created_at"], v["updated_at"]))
             counts["views"] += 1
     return counts
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from ctx.core.errors import CtxError
 from ctx.core.guard import REDACT, screen, screen_value
-from ctx.core.model import now_iso, token_estimate
 from ctx.semantic.index import compact
 from cuectx.secrets import find
 
@@ -31,20 +30,14 @@ class StoredSecret:
 
 def scan_store(store, *, ids=None) -> list[StoredSecret]:
     """Every secret in stored nodes (superseded ones too), in id order."""
-    sql, params = "SELECT id, content, metadata FROM nodes", []
-    if ids is not None:
-        sql += f" WHERE id IN ({','.join('?' * len(ids))})"
-        params = list(ids)
     hits = []
-    for node_id, content, metadata in store.conn.execute(sql + " ORDER BY id", params):
+    for node_id, content, metadata, tags in store.raw_rows(ids):
         hits += [StoredSecret(node_id, "content", f.kind, f.start, f.end) for f in find(content)]
         if metadata and metadata != "{}":
             hits += [StoredSecret(node_id, "metadata", f.kind, f.start, f.end)
                      for f in find(metadata)]
-    tag_sql = "SELECT node_id, tag FROM tags" + (sql[sql.index(" WHERE"):].replace("id IN", "node_id IN")
-                                                 if ids is not None else "")
-    for node_id, tag in store.conn.execute(tag_sql + " ORDER BY node_id, tag", params):
-        hits += [StoredSecret(node_id, "tag", f.kind, f.start, f.end) for f in find(tag)]
+        for tag in tags:
+            hits += [StoredSecret(node_id, "tag", f.kind, f.start, f.end) for f in find(tag)]
     hits.sort(key=lambda h: h.node_id)
     return hits
 
@@ -92,22 +85,13 @@ def fix_store(store, hits: list[StoredSecret]) -> int:
             (prompt,) = conn.execute("SELECT prompt FROM requests WHERE id = ?", (request_id,)).fetchone()
             conn.execute("UPDATE requests SET prompt = ? WHERE id = ?",
                          (screen(prompt, REDACT)[0], request_id))
-        for node_id in ids:
-            for (tag,) in conn.execute("SELECT tag FROM tags WHERE node_id = ?", (node_id,)).fetchall():
-                clean = screen(tag, REDACT)[0]
-                if clean != tag:
-                    conn.execute("DELETE FROM tags WHERE node_id = ? AND tag = ?", (node_id, tag))
-                    conn.execute("INSERT OR IGNORE INTO tags (node_id, tag) VALUES (?, ?)", (node_id, clean))
-            content, metadata = conn.execute("SELECT content, metadata FROM nodes WHERE id = ?",
-                                             (node_id,)).fetchone()
-            new_content = screen(content, REDACT)[0]
+        for node_id, content, metadata, tags in list(store.raw_rows(ids)):  # read, then write
             found: list = []
             new_meta = (json.dumps(screen_value(json.loads(metadata), REDACT, found),
                                    ensure_ascii=False, sort_keys=True)
                         if metadata and metadata != "{}" else metadata)
-            conn.execute("UPDATE nodes SET content = ?, metadata = ?, token_estimate = ?, "
-                         "updated_at = ? WHERE id = ?",
-                         (new_content, new_meta, token_estimate(new_content), now_iso(), node_id))
+            store.rewrite_raw(node_id, screen(content, REDACT)[0], new_meta,
+                              {tag: screen(tag, REDACT)[0] for tag in tags})
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes_fts'").fetchone():
             conn.execute("INSERT INTO nodes_fts(nodes_fts) VALUES ('optimize')")
     _compact_vectors(conn)

@@ -201,8 +201,7 @@ def _recall_query(store: Store, query: str, limit: int, include_superseded: bool
     if scope is not None and not scope.all_projects and not names_scope(expr):
         scope_sql, scope_params = scope.sql()
         where, params = f"{where} AND {scope_sql}", params + scope_params
-    live = "" if include_superseded else " AND n.superseded_by IS NULL"
-    total = store.conn.execute(f"SELECT count(*) FROM nodes n WHERE {where}{live}", params).fetchone()[0]
+    total = store.count(where, params, include_superseded=include_superseded)
     # Newest first: a recall wants what was decided last, not the oldest nodes.
     nodes = store.select(where, params, include_superseded=include_superseded, limit=limit,
                          order="n.id DESC")

@@ -27,6 +27,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from ctx.core.store import Store
 from ctx.semantic.search import (
     Eligibility,
     Hit,
@@ -163,17 +164,14 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
 
 
 def _has_candidates(conn: sqlite3.Connection, eligibility: Eligibility) -> bool:
-    exclude = f"AND n.id NOT IN ({eligibility.exclude})" if eligibility.exclude else ""
-    scope = f"AND {eligibility.where}" if eligibility.where else ""
-    return conn.execute(f"SELECT 1 FROM nodes n WHERE n.superseded_by IS NULL {exclude} {scope} "
-                        "LIMIT 1", [*eligibility.params, *eligibility.where_params]).fetchone() is not None
+    where = [f"n.id NOT IN ({eligibility.exclude})"] if eligibility.exclude else []
+    where += [eligibility.where] if eligibility.where else []
+    return Store(conn).any_live(" AND ".join(where) or "1",
+                                [*eligibility.params, *eligibility.where_params])
 
 
 def _contents(conn: sqlite3.Connection, hits: list[Hit]) -> dict[str, str]:
-    if not hits:
-        return {}
-    return dict(conn.execute(f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(hits))})",
-                             [h.node_id for h in hits]).fetchall())
+    return Store(conn).contents(h.node_id for h in hits) if hits else {}
 
 
 def _semantic_unavailable() -> str | None:

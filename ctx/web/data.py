@@ -128,28 +128,14 @@ def list_page(conn: sqlite3.Connection, filters: Filters, *, before: str | None 
 
 def count(conn: sqlite3.Connection, filters: Filters) -> int:
     where, params = filters.sql()
-    if not filters.include_superseded:
-        where += " AND n.superseded_by IS NULL"
-    return conn.execute(f"SELECT count(*) FROM nodes n WHERE {where}", params).fetchone()[0]
+    return Store(conn).count(where, params, include_superseded=filters.include_superseded)
 
 
 def facets(conn: sqlite3.Connection) -> dict:
-    """Live nodes per type and per tier. Counted as all minus superseded: the superseded are
-    few and the partial index nodes_superseded_by finds them, while filtering 100k rows on
-    `superseded_by IS NULL` means a lookup per row (~10x slower at 100k)."""
-    all_types = dict(conn.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall())
-    old_types = dict(conn.execute(
-        "SELECT type, count(*) FROM nodes INDEXED BY nodes_superseded_by "
-        "WHERE superseded_by IS NOT NULL GROUP BY type").fetchall())
-    all_tiers = dict(conn.execute("SELECT tag, count(*) FROM tags WHERE tag >= 'tier:' "
-                                  "AND tag < 'tier;' GROUP BY tag").fetchall())
-    old_tiers = dict(conn.execute(
-        "SELECT t.tag, count(*) FROM nodes n INDEXED BY nodes_superseded_by CROSS JOIN tags t "
-        "ON t.node_id = n.id WHERE n.superseded_by IS NOT NULL AND t.tag >= 'tier:' "
-        "AND t.tag < 'tier;' GROUP BY t.tag").fetchall())
-    return {"types": [(t, all_types.get(t, 0) - old_types.get(t, 0)) for t in NODE_TYPES],
-            "tiers": [(t, all_tiers.get(f"tier:{t}", 0) - old_tiers.get(f"tier:{t}", 0))
-                      for t in TIERS]}
+    """Live nodes per type and per tier (Store.live_counts), every type and tier listed."""
+    counts = Store(conn).live_counts()
+    return {"types": [(t, counts.by_type.get(t, 0)) for t in NODE_TYPES],
+            "tiers": [(t, counts.by_tier.get(f"tier:{t}", 0)) for t in TIERS]}
 
 
 def projects(conn: sqlite3.Connection) -> list[tuple[str, int]]:
@@ -200,28 +186,8 @@ def requests_with(conn: sqlite3.Connection, node_id: str, limit: int = 20) -> li
 
 
 def supersede_chain(conn: sqlite3.Connection, node_id: str) -> list[str]:
-    """The versions of a memory, oldest first: what this node replaced (following the
-    nodes whose superseded_by points here, one per step) and what replaced it."""
-    back: list[str] = []
-    cursor, seen = node_id, {node_id}
-    while len(back) < CHAIN_MAX:
-        row = conn.execute("SELECT id FROM nodes WHERE superseded_by = ? ORDER BY id DESC LIMIT 1",
-                           (cursor,)).fetchone()
-        if row is None or row[0] in seen:
-            break
-        back.append(row[0])
-        seen.add(row[0])
-        cursor = row[0]
-    forward: list[str] = []
-    cursor = node_id
-    while len(forward) < CHAIN_MAX:
-        row = conn.execute("SELECT superseded_by FROM nodes WHERE id = ?", (cursor,)).fetchone()
-        if row is None or row[0] is None or row[0] in seen:
-            break
-        forward.append(row[0])
-        seen.add(row[0])
-        cursor = row[0]
-    return list(reversed(back)) + [node_id] + forward
+    """The versions of a memory, oldest first (Store.supersede_chain)."""
+    return Store(conn).supersede_chain(node_id, CHAIN_MAX)
 
 
 def names(conn: sqlite3.Connection, ids: list[str]) -> dict[str, dict]:

@@ -80,13 +80,14 @@ def build(conn: sqlite3.Connection, focus: str | None = None, *, depth: int = 2,
                                     focus=node_id == focus, superseded=bool(n.superseded_by))
     gedges = [GraphEdge(gnodes[e.from_id], gnodes[e.to_id], e.type) for e in edges
               if e.from_id in gnodes and e.to_id in gnodes]
-    total = conn.execute("SELECT count(*) FROM edges").fetchone()[0]
+    total = store.count_edges()
     return Graph(list(gnodes.values()), gedges, total, capped, focus)
 
 
 def overview(conn, limit: int, hubs: int = 12) -> tuple[list[str], bool]:
     """The most connected nodes and their neighbours: a dozen hubs with what hangs off them
     says more than the top 120 by degree, which in a large store rarely link to each other."""
+    store = Store(conn)
     ids: list[str] = []
     seen: set[str] = set()
     capped = False
@@ -94,9 +95,7 @@ def overview(conn, limit: int, hubs: int = 12) -> tuple[list[str], bool]:
         if hub not in seen:
             seen.add(hub)
             ids.append(hub)
-        for (other,) in conn.execute("SELECT to_id FROM edges WHERE from_id = ? UNION "
-                                     "SELECT from_id FROM edges WHERE to_id = ? LIMIT ?",
-                                     (hub, hub, limit)):
+        for other in store.neighbours(hub, limit):
             if other in seen:
                 continue
             if len(ids) >= limit:
@@ -107,34 +106,18 @@ def overview(conn, limit: int, hubs: int = 12) -> tuple[list[str], bool]:
 
 
 def most_connected(conn, limit: int) -> tuple[list[str], bool]:
-    """The nodes with the most edges. Two index-ordered group-bys (edges out by the primary
-    key, edges in by edges_by_to) give the candidates — grouping a UNION of both would sort
-    every edge in a temporary b-tree (~2x slower at 100k edges) — then their exact degrees
-    rank them. A node that is in neither top list on its own can be missed; fine for an
-    overview."""
-    cands: dict[str, int] = {}
-    for col in ("from_id", "to_id"):
-        for node_id, _ in conn.execute(f"SELECT {col}, count(*) AS c FROM edges GROUP BY {col} "
-                                       "ORDER BY c DESC LIMIT ?", (limit + 1,)):
-            cands[node_id] = 0
-    for node_id in cands:
-        cands[node_id] = conn.execute(
-            "SELECT (SELECT count(*) FROM edges WHERE from_id = ?) + "
-            "(SELECT count(*) FROM edges WHERE to_id = ?)", (node_id, node_id)).fetchone()[0]
-    ranked = sorted(cands, key=lambda i: (-cands[i], i))
-    return ranked[:limit], len(ranked) > limit
+    """The nodes with the most edges, and whether there were more (Store.most_linked)."""
+    return Store(conn).most_linked(limit)
 
 
 def _neighbourhood(conn, focus: str, depth: int, limit: int) -> tuple[list[str], bool]:
+    store = Store(conn)
     ids, frontier = [focus], [focus]
     seen = {focus}
     for _ in range(max(1, depth)):
         nxt = []
         for node_id in frontier:
-            for (other,) in conn.execute(
-                    "SELECT to_id FROM edges WHERE from_id = ? UNION "
-                    "SELECT from_id FROM edges WHERE to_id = ? LIMIT ?",
-                    (node_id, node_id, limit + 1)):
+            for other in store.neighbours(node_id, limit + 1):
                 if other not in seen:
                     if len(ids) >= limit:
                         return ids, True
