@@ -304,3 +304,69 @@ def list_requests(conn: sqlite3.Connection, *, session_id: str | None = None,
     return [dict(r) for r in conn.execute(sql, params)]
 
 
+
+
+# ------------------------------------------------------------------------------ retention
+
+@dataclass(frozen=True)
+class Pruned:
+    """What a prune removed (or, dry, would remove): request records with their items, and
+    ended sessions that no kept request names. Nodes are never touched."""
+    requests: int
+    items: int
+    sessions: int
+    cutoff: str
+
+
+def _cutoff(keep_days: int, now: str | None = None) -> str:
+    from datetime import UTC, datetime, timedelta
+
+    base = datetime.fromisoformat(now) if now else datetime.now(UTC)
+    return (base - timedelta(days=keep_days)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def prune(conn: sqlite3.Connection, keep_days: int, *, now: str | None = None,
+          limit: int | None = None, dry_run: bool = False) -> Pruned:
+    """Remove request records older than `keep_days` (oldest first, at most `limit`), then
+    ended sessions last seen before the cutoff that no request names any more.
+
+    Every statement walks an index from its oldest end and reads only what it removes, so
+    a few rows at a time are cheap on the hook path however large the tables are."""
+    cutoff = _cutoff(keep_days, now)
+    cap = -1 if limit is None else limit
+    expired = "SELECT seq FROM requests WHERE created_at < ? ORDER BY created_at LIMIT ?"
+    n_req, n_items = conn.execute(
+        f"SELECT count(*), (SELECT count(*) FROM request_items WHERE request_id IN "
+        f"(SELECT id FROM requests WHERE seq IN ({expired}))) FROM requests WHERE seq IN ({expired})",
+        (cutoff, cap, cutoff, cap)).fetchone()
+    # Sessions: only the oldest few are looked at per step (those whose requests are gone);
+    # a full prune looks at all of them.
+    look = -1 if limit is None else 4 * limit
+    orphan = ("SELECT id FROM (SELECT id FROM sessions WHERE last_seen_at < ? "
+              "ORDER BY last_seen_at LIMIT ?) s WHERE NOT EXISTS (SELECT 1 FROM requests r "
+              "WHERE r.session_id = s.id{})")
+    if dry_run:  # what would be left: only requests newer than the cutoff (when unlimited)
+        n_sessions = len(conn.execute(orphan.format(" AND r.created_at >= ?"),
+                                      (cutoff, look, cutoff)).fetchall()) if limit is None else 0
+        return Pruned(n_req, n_items, n_sessions, cutoff)
+    n_sessions = 0
+    with transaction(conn):
+        if n_req:  # request_items go with them (ON DELETE CASCADE)
+            conn.execute(f"DELETE FROM requests WHERE seq IN ({expired})", (cutoff, cap))
+        stale = [(r[0],) for r in conn.execute(orphan.format(""), (cutoff, look))]
+        if stale:  # session_items and session_injected cascade
+            conn.executemany("DELETE FROM sessions WHERE id = ?", stale)
+            n_sessions = len(stale)
+    return Pruned(n_req, n_items, n_sessions, cutoff)
+
+
+# Per prompt, the hook removes at most this many expired records (and sessions): one new
+# record in, a few old ones out, so a store catches up with its retention within days and
+# no prompt pays for a backlog (`ctx requests prune` clears one at once).
+PRUNE_STEP = 4
+
+
+def prune_step(conn: sqlite3.Connection, keep_days: int | None) -> Pruned | None:
+    if keep_days is None:
+        return None
+    return prune(conn, keep_days, limit=PRUNE_STEP)

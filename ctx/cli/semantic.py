@@ -374,6 +374,51 @@ def requests_show(request: Annotated[str | None, typer.Argument(
     _request_display(view)
 
 
+@requests_app.command("prune")
+def requests_prune(
+        older_than: Annotated[int | None, typer.Option(
+            "--older-than", min=1, metavar="DAYS",
+            help="Keep this many days (default: $CTX_REQUESTS_KEEP, else 90).")] = None,
+        dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would go; change nothing.")] = False,
+        vacuum: Annotated[bool, typer.Option("--vacuum", help="Then give the freed space back to the disk.")] = False,
+        fmt: FormatOpt = Format.auto) -> None:
+    """Remove request records (and ended sessions) older than the retention. Nodes are never touched.
+
+    The prompt-submit hook already removes a few expired records per prompt; this clears a
+    backlog at once.
+
+    Example: ctx requests prune --dry-run
+    Example: ctx requests prune --older-than 30 --vacuum
+    """
+    import os
+
+    from ctx.claude import requests
+    from ctx.core.settings import DEFAULT_REQUESTS_KEEP_DAYS, requests_keep_days
+
+    days = older_than or requests_keep_days()
+    if days is None:
+        say("CTX_REQUESTS_KEEP says keep request records forever; give --older-than DAYS to prune")
+        return
+    with _open(readonly=dry_run) as store:
+        path = store.conn.execute("PRAGMA database_list").fetchone()[2]
+        result = requests.prune(store.conn, days, dry_run=dry_run)
+        if vacuum and not dry_run:
+            store.conn.execute("VACUUM")
+    size = (sum(os.path.getsize(f) for f in (path, path + "-wal") if os.path.exists(f))
+            if path else None)
+    info = {"requests": result.requests, "items": result.items, "sessions": result.sessions,
+            "older_than_days": days, "cutoff": result.cutoff, "dry_run": dry_run,
+            "db_bytes": size, "default_days": DEFAULT_REQUESTS_KEEP_DAYS}
+    if resolve(fmt, single=True) in (Format.json, Format.ndjson):
+        print(dumps(info))
+        return
+    verb = "would remove" if dry_run else "removed"
+    say(f"{verb} {result.requests} request record{'s' if result.requests != 1 else ''} "
+        f"({result.items} item{'s' if result.items != 1 else ''}) and {result.sessions} ended "
+        f"session{'s' if result.sessions != 1 else ''} from before {result.cutoff[:10]}"
+        + (f"; database {size / 1e6:.1f} MB" if size is not None else ""))
+
+
 TYPE_TITLES = {"fact": "Facts", "decision": "Decisions", "pattern": "Patterns",
                "observation": "Observations", "hypothesis": "Hypotheses", "task": "Tasks",
                "summary": "Summaries", "source": "Sources", "open-question": "Open questions"}

@@ -212,12 +212,21 @@ ALTER TABLE nodes ADD COLUMN project_id INTEGER REFERENCES projects(id);
 CREATE INDEX nodes_project ON nodes(project_id, superseded_by);
 """
 
+# 4 — a year of use (issue 28): the node page asks which requests named a node (an index by
+# node), and retention prunes the oldest request records first (by seq, already the key).
+M004_REQUEST_RETENTION = """
+CREATE INDEX request_items_by_node ON request_items(node_id);
+CREATE INDEX requests_by_created ON requests(created_at);
+"""
+
 MIGRATIONS: list[Migration] = [
     Migration(1, "core store: nodes, tags, edges, views, pending, full-text index", M001_CORE),
     Migration(2, "semantic index (chunks, vector segments), sessions, request records",
               M002_SEMANTIC),
     Migration(3, "projects: nodes.project_id (NULL = global; existing nodes become global)",
               M003_PROJECTS),
+    Migration(4, "request records: indexes by node (node page) and by age (retention)",
+              M004_REQUEST_RETENTION),
 ]
 
 LATEST = runner.latest(MIGRATIONS)

@@ -18,6 +18,7 @@ a hook must never break Claude Code over a typo in someone's shell profile.
 | CTX_PROJECT | the project (a name; `global` = none), instead of the folder's | - |
 | CTX_SECRETS | what writes do with credentials: redact, refuse, allow | redact |
 | CTX_SESSION | the session `ctx session`/`ctx requests` read | the latest |
+| CTX_REQUESTS_KEEP | days request records (and ended sessions) are kept; `0` = forever | 90 |
 """
 from __future__ import annotations
 
@@ -54,6 +55,18 @@ def debug() -> bool:
 
 def semantic_enabled() -> bool:
     return os.environ.get("CTX_SEMANTIC", "").strip().lower() not in OFF_WORDS
+
+
+DEFAULT_REQUESTS_KEEP_DAYS = 90
+
+
+def requests_keep_days() -> int | None:
+    """$CTX_REQUESTS_KEEP days of request records to keep (default 90); `0` or `forever`: keep
+    all (None). Anything else unusable falls back to the default."""
+    raw = os.environ.get("CTX_REQUESTS_KEEP", "").strip().lower()
+    if raw in ("0", "forever", "never", "off"):
+        return None
+    return int(raw) if raw.isdigit() else DEFAULT_REQUESTS_KEEP_DAYS
 
 
 def embed_threads() -> int | None:

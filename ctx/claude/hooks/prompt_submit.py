@@ -34,8 +34,10 @@ def _select(call: HookCall, store, prompt: str, remaining: int) -> str:
     if not prompt.strip():
         return ""
     try:
-        return build_request(store.conn, call.session_id, prompt, max_chars=remaining,
+        text = build_request(store.conn, call.session_id, prompt, max_chars=remaining,
                              db_path=call.db, scope=hook_scope(call, store)).text
+        _prune(call, store)
+        return text
     except Exception as exc:  # the hand-off above must still reach Claude
         from ctx.core.errors import CorruptDatabaseError
 
@@ -43,6 +45,18 @@ def _select(call: HookCall, store, prompt: str, remaining: int) -> str:
             raise
         call.warn(f"semantic selection skipped ({type(exc).__name__}: {exc})")
         return ""
+
+
+def _prune(call: HookCall, store) -> None:
+    """Retention ($CTX_REQUESTS_KEEP days) a few records at a time: this prompt's record in,
+    the oldest expired ones out. A failure costs only the tidying."""
+    from ctx.claude.requests import prune_step
+    from ctx.core.settings import requests_keep_days
+
+    try:
+        prune_step(store.conn, requests_keep_days())
+    except Exception as exc:  # noqa: BLE001
+        call.warn(f"old request records not pruned ({type(exc).__name__}: {exc})")
 
 
 def render_handoff(store, handoff, cap: int) -> str:
