@@ -48,12 +48,38 @@ def hook_argv(argv: list[str]) -> list[str] | None:
     return rest[:1] + lead + rest[1:] if rest else rest
 
 
+def _warm_session_start(args: list[str]) -> bytes | None:
+    """A session start the cache can answer ends here (ctx/claude/hooks/warm.py), before the
+    store and its dataclasses are imported. Else: the stdin it read, for the full path."""
+    if args[:1] != ["session-start"] or sys.stdin is None or sys.stdin.isatty():
+        return None
+    from ctx.claude.hooks.warm import MAX_STDIN_BYTES
+
+    raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+    if len(raw) <= MAX_STDIN_BYTES:
+        try:
+            from ctx.claude.hooks.warm import answer
+
+            out = answer(args, raw)
+        except Exception:  # noqa: BLE001 — any doubt: the full path answers (and says why)
+            out = None
+        if out is not None:
+            try:
+                sys.stdout.buffer.write(out)
+                sys.stdout.flush()
+            except OSError:
+                pass
+            os._exit(0)
+    return raw
+
+
 def main() -> None:
     args = hook_argv(sys.argv[1:])
     if args is not None:
+        stdin = _warm_session_start(args)
         from ctx.claude.hooks.entry import main as hook_main
 
-        code = hook_main(args, process_exits=True)
+        code = hook_main(args, process_exits=True, stdin=stdin)
         # Skip interpreter teardown and the close-time WAL checkpoint (see store_access).
         try:
             sys.stdout.flush()

@@ -18,14 +18,17 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from ctx.claude.session_record import RESET_SOURCES, record_start  # noqa: F401 (part of the API)
+from ctx.claude.session_record import mark_injected as _mark_injected  # noqa: F401 (requests.py)
 from ctx.core.db import transaction
 from ctx.core.errors import NotFoundError
 from ctx.core.model import CONTEXT_TIER_TAGS
+from ctx.core.stamps import content_hash as _hash
+from ctx.core.stamps import now_iso as _now
 from ctx.core.store import NOT_AGENT_IDS_SQL, Store
 
 INCLUDE_MODES = ("always", "manual", "agent")
 ALWAYS_TIERS = CONTEXT_TIER_TAGS  # a node in one of these tiers is included always
-RESET_SOURCES = ("startup", "clear", "compact")
 PROMPT_KEEP_CHARS = 4000
 
 
@@ -66,18 +69,6 @@ class SessionItem:
     injected: bool = False
 
 
-def _now() -> str:
-    from ctx.core.model import now_iso
-
-    return now_iso()
-
-
-def _hash(text: str) -> str:
-    from ctx.semantic.chunk import content_hash
-
-    return content_hash(text)
-
-
 # ------------------------------------------------------------------------------ sessions
 
 def start_session(conn: sqlite3.Connection, session_id: str | None, source: str | None,
@@ -89,38 +80,10 @@ def start_session(conn: sqlite3.Connection, session_id: str | None, source: str 
     items (manual additions, removals) and add any new always items."""
     if not session_id:
         return None
-    now = now or _now()
-    node_ids = list(dict.fromkeys(node_ids))
-    sent = set(node_ids if injected is None else injected)
-    with transaction(conn):
-        row = conn.execute("SELECT id FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        if row is None:
-            conn.execute("INSERT INTO sessions (id, source, started_at, reset_at, last_seen_at) "
-                         "VALUES (?, ?, ?, ?, ?)", (session_id, source, now, now, now))
-        elif source in RESET_SOURCES:
-            conn.execute("DELETE FROM session_items WHERE session_id = ?", (session_id,))
-            conn.execute("DELETE FROM session_injected WHERE session_id = ?", (session_id,))
-            conn.execute("UPDATE sessions SET source = ?, reset_at = ?, last_seen_at = ? "
-                         "WHERE id = ?", (source, now, now, session_id))
-        else:
-            conn.execute("UPDATE sessions SET source = ?, last_seen_at = ? WHERE id = ?",
-                         (source, now, session_id))
-        contents = _contents(conn, node_ids)
-        for node_id in node_ids:
-            if node_id not in contents:
-                continue
-            conn.execute("INSERT OR IGNORE INTO session_items (session_id, node_id, include_mode, "
-                         "state, added_at) VALUES (?, ?, 'always', 'active', ?)",
-                         (session_id, node_id, now))
-            if node_id in sent:
-                _mark_injected(conn, session_id, node_id, contents[node_id], None, now)
+    contents = _contents(conn, list(dict.fromkeys(node_ids)))
+    record_start(conn, session_id, source, node_ids,
+                 {i: _hash(text) for i, text in contents.items()}, injected=injected, now=now)
     return get_session(conn, session_id)
-
-
-def _mark_injected(conn, session_id, node_id, content, request_id, now) -> None:
-    conn.execute("INSERT OR REPLACE INTO session_injected (session_id, node_id, content_hash, "
-                 "request_id, injected_at) VALUES (?, ?, ?, ?, ?)",
-                 (session_id, node_id, _hash(content), request_id, now))
 
 
 def _contents(conn, ids) -> dict[str, str]:

@@ -219,6 +219,80 @@ CREATE INDEX request_items_by_node ON request_items(node_id);
 CREATE INDEX requests_by_created ON requests(created_at);
 """
 
+# 5 — the cached session start (issue 28): `store_version.n` counts every change to what
+# a session's context is made of (nodes, tags, edges, views, projects and their aliases; a
+# project's last_active_at is not one), kept by triggers so no writer can forget it.
+# `hook_cache` keeps the last session-start answer per (folder, settings) with the version
+# it was made at: an unchanged store answers from one row (ctx/claude/hooks/warm.py).
+M005_HOOK_CACHE = """
+CREATE TABLE store_version (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+INSERT INTO store_version (id, n) VALUES (1, 0);
+CREATE TABLE hook_cache (
+    key TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,                   -- store_version.n it was made at
+    schema INTEGER NOT NULL,                    -- PRAGMA user_version it was made at
+    project_id INTEGER,                         -- the session's project (NULL: global only)
+    checks TEXT NOT NULL,                       -- JSON [[path, mtime_ns, size], ...] to stat
+    text TEXT NOT NULL,                         -- the additionalContext ('' = nothing)
+    node_ids TEXT NOT NULL,                     -- JSON [[node id, content_hash], ...]: always items
+    made_at TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER nodes_insert_bumps_version AFTER INSERT ON nodes BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER nodes_update_bumps_version AFTER UPDATE ON nodes BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER nodes_delete_bumps_version AFTER DELETE ON nodes BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER tags_insert_bumps_version AFTER INSERT ON tags BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER tags_update_bumps_version AFTER UPDATE ON tags BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER tags_delete_bumps_version AFTER DELETE ON tags BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER edges_insert_bumps_version AFTER INSERT ON edges BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER edges_update_bumps_version AFTER UPDATE ON edges BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER edges_delete_bumps_version AFTER DELETE ON edges BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER views_insert_bumps_version AFTER INSERT ON views BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER views_update_bumps_version AFTER UPDATE ON views BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER views_delete_bumps_version AFTER DELETE ON views BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER project_aliases_insert_bumps_version AFTER INSERT ON project_aliases BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER project_aliases_update_bumps_version AFTER UPDATE ON project_aliases BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER project_aliases_delete_bumps_version AFTER DELETE ON project_aliases BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER projects_insert_bumps_version AFTER INSERT ON projects BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER projects_delete_bumps_version AFTER DELETE ON projects BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+CREATE TRIGGER projects_update_bumps_version AFTER UPDATE OF key, name, root ON projects BEGIN
+    UPDATE store_version SET n = n + 1;
+END;
+"""
+
 MIGRATIONS: list[Migration] = [
     Migration(1, "core store: nodes, tags, edges, views, pending, full-text index", M001_CORE),
     Migration(2, "semantic index (chunks, vector segments), sessions, request records",
@@ -227,6 +301,8 @@ MIGRATIONS: list[Migration] = [
               M003_PROJECTS),
     Migration(4, "request records: indexes by node (node page) and by age (retention)",
               M004_REQUEST_RETENTION),
+    Migration(5, "cached session start: store_version (kept by triggers), hook_cache",
+              M005_HOOK_CACHE),
 ]
 
 LATEST = runner.latest(MIGRATIONS)

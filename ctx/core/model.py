@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+
+from ctx.core.stamps import now_iso  # noqa: F401 (the clock every record uses)
 
 NODE_TYPES = (
     "fact", "decision", "pattern", "observation", "hypothesis",
@@ -29,11 +30,6 @@ DEFAULT_BUDGET = 50_000
 def tier_rank(tier: str | None) -> int:
     """A tier's place in composition order (no tier or off-context: after the others)."""
     return TIER_RANK.get(tier or "", len(TIER_RANK))
-
-
-def now_iso() -> str:
-    """UTC timestamp with milliseconds, sortable as text: 2026-11-21T23:05:08.123Z."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def token_estimate(content: str) -> int:

@@ -14,19 +14,15 @@ the content and a chunk's text is always `content[start:end]`.
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
+
+from ctx.core.stamps import content_hash  # noqa: F401 (the index keys chunks on it)
 
 MAX_CHARS = 500
 MIN_CHARS = 100
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n\s*")
-
-
-def content_hash(text: str) -> str:
-    """What the index keys a node's chunks on (with the model id): a hash of its text."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
 
 @dataclass(frozen=True)

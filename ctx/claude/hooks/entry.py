@@ -20,12 +20,12 @@ import json
 import sys
 
 from ctx.claude.hooks.call import EVENTS, HookCall
+from ctx.claude.hooks.warm import MAX_STDIN_BYTES
 from ctx.core import settings
 from ctx.core.text import text_len
 
 STRING_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name", "source", "prompt",
                  "prompt_id", "last_assistant_message")
-MAX_STDIN_BYTES = 32 * 1024 * 1024
 USAGE = """\
 usage: ctx hook session-start|prompt-submit|stop [--db PATH] [--max-chars N] [--response TEXT] [-v]
 
@@ -79,12 +79,14 @@ def parse_args(argv: list[str]) -> tuple[HookCall | None, list[str]]:
     return call, problems
 
 
-def read_stdin(call: HookCall) -> None:
+def read_stdin(call: HookCall, raw: bytes | None = None) -> None:
+    """The event's JSON object into `call.payload` (`raw`: what ctx/__main__.py already read)."""
     stdin = sys.stdin
-    if stdin is None or stdin.isatty():
+    if raw is None and (stdin is None or stdin.isatty()):
         raw = b""
     else:
-        raw = stdin.buffer.read(MAX_STDIN_BYTES + 1)
+        if raw is None:
+            raw = stdin.buffer.read(MAX_STDIN_BYTES + 1)
         if len(raw) > MAX_STDIN_BYTES:
             while stdin.buffer.read(1 << 20):  # drain, so the writer does not see a broken pipe
                 pass
@@ -119,9 +121,9 @@ def envelope(event: str, context: str | None) -> dict:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
 
 
-def main(argv: list[str], *, process_exits: bool = False) -> int:
+def main(argv: list[str], *, process_exits: bool = False, stdin: bytes | None = None) -> int:
     try:
-        return _main(argv, process_exits=process_exits)
+        return _main(argv, process_exits=process_exits, stdin=stdin)
     except Exception as exc:  # noqa: BLE001 — the last line of defence: no traceback, no exit 2
         try:
             _emit({}, [f"internal error ({type(exc).__name__}: {exc}); nothing done"],
@@ -131,7 +133,7 @@ def main(argv: list[str], *, process_exits: bool = False) -> int:
         return 0
 
 
-def _main(argv: list[str], *, process_exits: bool = False) -> int:
+def _main(argv: list[str], *, process_exits: bool = False, stdin: bytes | None = None) -> int:
     call, problems = parse_args(argv)
     if call is not None:
         call.process_exits = process_exits
@@ -143,7 +145,7 @@ def _main(argv: list[str], *, process_exits: bool = False) -> int:
         return 0
     for p in problems:
         call.warn(p)
-    read_stdin(call)
+    read_stdin(call, stdin)
     context, code = None, 0
     if call.payload or call.response is not None:
         context, code = _run(call)

@@ -6,6 +6,7 @@ with `<ctx:expand/>` are included once (seed §8).
 """
 from __future__ import annotations
 
+from ctx.claude.hooks import warm
 from ctx.claude.hooks.call import HookCall
 from ctx.claude.hooks.store_access import hook_scope, open_store
 from ctx.core.text import text_len
@@ -15,28 +16,53 @@ def run(call: HookCall) -> str | None:
     from ctx.claude import actions
 
     with open_store(call) as store:
+        version = warm.store_version(store.conn)  # before reading: a change meanwhile is a miss
         scope = hook_scope(call, store)
         expand = actions.take_pending(store, call.session_id, keys=(actions.EXPAND,))
         comp, text = _fit(store, call.max_chars, expand.expand_ids, scope)
-        _record_session(call, store, comp, expand.expand_ids, scope)
-        if not comp.nodes and not comp.left_out:
-            return None
-        return text
+        always = [n for n in comp.nodes if n.id not in set(expand.expand_ids)]
+        project_id = _record_session(call, store, [n.id for n in always], scope)
+        answer = text if comp.nodes or comp.left_out else None
+        if version is not None and not expand.expand_ids and call.session_id:
+            _remember(call, store, scope, version, project_id, answer, always)
+        return answer
 
 
-def _record_session(call: HookCall, store, comp, expand_ids: list[str], scope=None) -> None:
+def _record_session(call: HookCall, store, always: list[str], scope=None) -> int | None:
     """The session's "always" items (SPEC §3): what this view sent; reset on clear/compact;
     and the project marked active (created on its first session). A failure here costs the
-    record, never the context."""
+    record, never the context. Returns the session's project id."""
     from ctx.claude.sessions import start_session
 
+    project_id = None
     try:
         if call.session_id and scope is not None:
-            scope.write_project_id(store.conn)
-        start_session(store.conn, call.session_id, call.text("source"),
-                      [n.id for n in comp.nodes if n.id not in set(expand_ids)])
+            project_id = scope.write_project_id(store.conn)
+        start_session(store.conn, call.session_id, call.text("source"), always)
     except Exception as exc:  # noqa: BLE001
         call.warn(f"session record not saved ({type(exc).__name__}: {exc})")
+    return project_id
+
+
+def _remember(call: HookCall, store, scope, version: int, project_id, answer, always) -> None:
+    """Keep this answer for the next session start in this folder (ctx/claude/hooks/warm.py)."""
+    import os
+
+    from ctx.core.stamps import content_hash
+
+    if call.warnings:  # a partial answer (a record not saved…) is not one to repeat
+        return
+    root = None
+    if scope is not None and getattr(scope, "project", None) is not None:
+        root = scope.project.root
+    elif scope is not None and getattr(scope, "ref", None) is not None:
+        root = scope.ref.root
+    try:
+        warm.remember(store.conn, warm.cache_key(call.text("cwd") or os.getcwd(), call.max_chars),
+                      version=version, project_id=project_id, checks=warm.checks_for(root),
+                      text=answer or "", items=[(n.id, content_hash(n.content)) for n in always])
+    except Exception as exc:  # noqa: BLE001 — the cache is an optimisation; the answer stands
+        call.warn(f"session start not cached ({type(exc).__name__}: {exc})")
 
 
 def _fit(store, cap: int, extra_ids: list[str], scope=None):

@@ -1,0 +1,159 @@
+"""The cached session start: an unchanged store answers SessionStart from one row.
+
+Most session starts find memory as the last one left it. The full path (session_start.py)
+composes the default view — thousands of nodes read, sorted and fitted — and imports the
+store, the query language and their dataclasses to do it: about five interpreter start-ups
+of work. After it answers it keeps the text in `hook_cache`, keyed by the folder and the
+settings that shape it, with `store_version.n` (a counter the database's own triggers bump
+on every change to nodes, tags, edges, views and projects) and the files that decide the
+folder's project (its git config, a shared `.ctx/memory.jsonl`).
+
+Here, before anything heavy is imported, the hook opens the database, reads that row and the
+counter, stats those files, and — when all agree and no `<ctx:expand/>` is pending — records
+the session exactly as the full path would (ctx.claude.session_record) and prints the same
+bytes. Anything unusual (other options, odd input, an older database, a locked one, any
+error) returns None and the full path runs with the same stdin: this module may only make a
+hook faster, never different.
+
+Imports: os, json, sqlite3 and ctx's stdlib-light modules (settings, stamps, session_record).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+# Bump when what the full path renders for the same store changes (a cached answer made by
+# an older ctx must not outlive an upgrade).
+RENDER_VERSION = 1
+MAX_STDIN_BYTES = 32 * 1024 * 1024  # a hook's input larger than this is ignored (entry.py)
+EXPAND = "expand_nodes"  # ctx.claude.actions.EXPAND (a test keeps the two equal)
+STRING_FIELDS = ("session_id", "cwd", "hook_event_name", "source", "transcript_path")
+_OPEN: list[sqlite3.Connection] = []  # kept open until the process exits (see ctx/__main__.py)
+
+
+def cache_key(cwd: str, cap: int, env: dict | None = None) -> str:
+    """What the session-start text depends on besides the store: the folder (its project),
+    $CTX_PROJECT, the cap, and the renderer's version."""
+    environ = os.environ if env is None else env
+    return json.dumps([RENDER_VERSION, cwd, environ.get("CTX_PROJECT", ""), cap])
+
+
+def checks_for(root: str | None) -> list[list]:
+    """The files whose change can change a folder's project or its shared memory."""
+    if not root:
+        return []
+    return [[p, *_stat(p)] for p in (os.path.join(root, ".git", "config"),
+                                     os.path.join(root, ".ctx", "memory.jsonl"))]
+
+
+def _stat(path: str) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return -1, -1
+    return st.st_mtime_ns, st.st_size
+
+
+def db_file(explicit: str | None) -> str:
+    """--db, else $CTX_DB, else $CTX_HOME/store.db, else ~/.ctx/store.db (ctx.core.paths)."""
+    if explicit:
+        return os.path.expanduser(explicit)
+    if os.environ.get("CTX_DB"):
+        return os.path.expanduser(os.environ["CTX_DB"])
+    home = os.environ.get("CTX_HOME")
+    return os.path.join(os.path.expanduser(home) if home else os.path.expanduser("~/.ctx"), "store.db")
+
+
+def store_version(conn: sqlite3.Connection) -> int | None:
+    """The change counter, or None in a database from before it existed."""
+    try:
+        row = conn.execute("SELECT n FROM store_version WHERE id = 1").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return row[0] if row else None
+
+
+def remember(conn: sqlite3.Connection, key: str, *, version: int, project_id: int | None,
+             checks: list, text: str, items: list[tuple[str, str]]) -> None:
+    """Keep what the full path answered (called by session_start.py): the text, and the
+    session's always items as (node id, content_hash) for the session record."""
+    from ctx.core.stamps import now_iso
+
+    schema = conn.execute("PRAGMA user_version").fetchone()[0]
+    conn.execute("INSERT OR REPLACE INTO hook_cache (key, version, schema, project_id, checks, "
+                 "text, node_ids, made_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                 (key, version, schema, project_id, json.dumps(checks), text,
+                  json.dumps(items), now_iso()))
+
+
+def answer(args: list[str], raw: bytes) -> bytes | None:
+    """stdout for `ctx hook session-start` when the cache answers it, else None."""
+    explicit = None
+    rest = args[1:]
+    if rest[:1] == ["--db"] and len(rest) == 2:
+        explicit = rest[1]
+    elif len(rest) == 1 and rest[0].startswith("--db="):
+        explicit = rest[0][5:]
+    elif rest:
+        return None  # --max-chars, --response, -v …: the full path handles them
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(payload, dict) or payload.get("hook_event_name", "SessionStart") != "SessionStart":
+        return None
+    if any(k in payload and not isinstance(payload[k], str) for k in STRING_FIELDS):
+        return None
+    session_id, source = payload.get("session_id"), payload.get("source")
+    if not session_id:
+        return None
+    path = db_file(explicit)
+    if not os.path.isfile(path):
+        return None
+    from ctx.core.settings import hook_busy_timeout_ms, hook_max_chars
+
+    cap = hook_max_chars()
+    key = cache_key(payload.get("cwd") or os.getcwd(), cap)
+    busy = hook_busy_timeout_ms()
+    conn = sqlite3.connect(path, timeout=busy / 1000, isolation_level=None)
+    _OPEN.append(conn)  # closing the last connection checkpoints the WAL: an fsync we skip
+    conn.execute(f"PRAGMA busy_timeout = {int(busy)}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    try:
+        row = conn.execute("SELECT version, schema, project_id, checks, text, node_ids "
+                           "FROM hook_cache WHERE key = ?", (key,)).fetchone()
+    except sqlite3.OperationalError:  # a database from before the cache
+        return None
+    if row is None:
+        return None
+    version, schema, project_id, checks, text, node_ids = row
+    if version != store_version(conn) or schema != conn.execute("PRAGMA user_version").fetchone()[0]:
+        return None
+    if any(tuple(_stat(p)) != (mtime, size) for p, mtime, size in json.loads(checks)):
+        return None
+    if conn.execute("SELECT 1 FROM pending WHERE key IN (?, ?) LIMIT 1",
+                    (f"{EXPAND}:{session_id}", EXPAND)).fetchone():
+        return None  # expanded nodes are shown once: the full path takes them
+    from ctx.claude.session_record import record_start
+    from ctx.core.stamps import now_iso
+
+    now = now_iso()
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if project_id is not None:  # the project is active (ctx.core.projects._touch)
+            conn.execute("UPDATE projects SET last_active_at = ? WHERE id = ?", (now, project_id))
+        items = json.loads(node_ids)
+        record_start(conn, session_id, source, [i for i, _ in items], dict(items), now=now)
+        if version != store_version(conn):  # changed since we read it: let the full path answer
+            conn.execute("ROLLBACK")
+            return None
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    out = ({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+           if text else {})
+    return (json.dumps(out, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
