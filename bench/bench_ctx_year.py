@@ -97,7 +97,7 @@ def build_store() -> None:
                                  "included, injected, score, reason, rank) "
                                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", items)
             sessions, s_items, s_inj, reqs, items = [], [], [], [], []
-    conn.execute("INSERT OR REPLACE INTO pending (key, value) VALUES ('bench:version', ?)", (VERSION,))
+    store.set_pending("bench:version", VERSION)
     conn.execute("PRAGMA optimize")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
