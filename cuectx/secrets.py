@@ -284,24 +284,34 @@ def _aws_secret(m: re.Match, strict: bool) -> bool:
 
 
 # `password = …`, `"api_key": "…"`, `DB_PASSWORD=…`, `the token is …`
-_PASSWORD_WORDS = {"password", "passwd", "passphrase", "pwd", "pass"}
-_SECRET_WORDS = {"secret", "token", "apikey", "credential", "credentials", "accountkey", "auth"}
-_KEY_PAIRS = {("api", "key"), ("access", "key"), ("auth", "key"), ("private", "key"),
-              ("secret", "key"), ("client", "secret"), ("access", "token"), ("auth", "token"),
-              ("refresh", "token"), ("id", "token"), ("account", "key"), ("signing", "key"),
-              ("master", "key"), ("encryption", "key"), ("webhook", "secret"),
-              ("session", "token"), ("bot", "token"), ("app", "secret"), ("shared", "secret"),
-              ("license", "key"), ("licence", "key"), ("unseal", "key"), ("recovery", "key")}
-_NOT_VALUE_WORDS = {"file", "path", "dir", "env", "length", "len", "count", "prompt", "policy",
-                    "min", "max", "reset", "field", "url", "type", "name", "limit", "expiry",
-                    "hash", "id", "ids", "header", "endpoint", "uri", "rotation", "ttl", "lifetime",
-                    "format", "mode", "scope", "scopes", "expires", "expiration", "usage", "size",
-                    "budget", "algorithm", "algo", "hasher", "hashers", "scheme", "stdin", "strength",
-                    "complexity", "rounds", "iterations", "cost", "version", "encoding", "validator",
-                    "validators", "regex", "pattern", "hint", "rate", "manager", "helper",
-                    "command", "cmd", "store", "policies", "requirements", "rules"}
+# The credential label vocabulary, one list for both programs (cue's scrubber builds its
+# key=value recognizer from these and adds its privacy-only keys: cookies, signatures, session
+# ids). A label names a credential when one of its words is a password or secret word, or
+# two neighbouring words are a pair below — and its last word is not one of NOT_A_VALUE_WORDS
+# (`password_file`, `max_tokens`, `token_budget` name a property of one).
+PASSWORD_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass"})
+SECRET_WORDS = frozenset({"secret", "token", "apikey", "credential", "credentials", "accountkey", "auth"})
+SECRET_WORD_PAIRS = frozenset({
+    ("api", "key"), ("access", "key"), ("auth", "key"), ("private", "key"), ("secret", "key"),
+    ("client", "secret"), ("access", "token"), ("auth", "token"), ("refresh", "token"), ("id", "token"),
+    ("account", "key"), ("signing", "key"), ("master", "key"), ("encryption", "key"),
+    ("webhook", "secret"), ("session", "token"), ("bot", "token"), ("app", "secret"),
+    ("shared", "secret"), ("license", "key"), ("licence", "key"), ("unseal", "key"),
+    ("recovery", "key")})
+KOREAN_PASSWORD_WORDS = ("비밀번호", "패스워드", "비번", "암호")
+KOREAN_TOKEN_WORDS = ("토큰",)
+NOT_A_VALUE_WORDS = frozenset({
+    "file", "path", "dir", "env", "length", "len", "count", "prompt", "policy", "min", "max", "reset",
+    "field", "url", "type", "name", "limit", "expiry", "hash", "id", "ids", "header", "endpoint", "uri",
+    "rotation", "ttl", "lifetime", "format", "mode", "scope", "scopes", "expires", "expiration",
+    "usage", "size", "budget", "algorithm", "algo", "hasher", "hashers", "scheme", "stdin", "strength",
+    "complexity", "rounds", "iterations", "cost", "version", "encoding", "validator", "validators",
+    "regex", "pattern", "hint", "rate", "manager", "helper", "command", "cmd", "store", "policies",
+    "requirements", "rules"})
+_PASSWORD_WORDS, _SECRET_WORDS, _KEY_PAIRS = PASSWORD_WORDS, SECRET_WORDS, SECRET_WORD_PAIRS
+_NOT_VALUE_WORDS = NOT_A_VALUE_WORDS
 _KEY_WORDS = (r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
-_KO_PASSWORD, _KO_TOKEN = ("비밀번호", "패스워드", "비번", "암호"), ("토큰",)
+_KO_PASSWORD, _KO_TOKEN = KOREAN_PASSWORD_WORDS, KOREAN_TOKEN_WORDS
 
 
 def _label_kind(label: str) -> str | None:
@@ -685,9 +695,6 @@ def _find_runs(text: str, out: list, strict: bool, decode: bool) -> None:
 # "enter … as the password". The value must look like a credential on its own (a digit or a
 # symbol among letters, 8+ characters; a long hex or base64 run; a UUID behind a key's name),
 # and it must follow the label directly or after a connector ("is", "to", ":", "-").
-KOREAN_PASSWORD_LABELS = ("비밀번호", "패스워드", "비번", "암호")
-KOREAN_TOKEN_LABELS = ("토큰", "시크릿 키", "시크릿키", "시크릿", "API 키", "API키", "api 키", "api키",
-                       "액세스 키", "액세스키", "인증 키", "인증키")
 _KO_PARTICLES = r"(?:값은|값이|값|은|는|이|가|을|를)?"
 _KO_PROSE_LABEL = (r"(?P<label>(?:비밀번호|패스워드|비번|암호|토큰|시크릿[ \t]?키|시크릿|[Aa][Pp][Ii][ \t]?키|"
                    r"액세스[ \t]?키|액세스[ \t]?토큰|인증[ \t]?키|인증[ \t]?토큰))" + _KO_PARTICLES)
@@ -1019,7 +1026,7 @@ def find(text: str, *, strict: bool = False, labelled: bool = True, _depth: int 
                 u + "/" in low or u + " /" in low for u in _LOGIN_USERS))) or (" as " in low and any(
                 w in low for w in ("pass", "pin", "token", "key", "secret"))):
             _find_pairs(text, low, candidates)
-        if any(w in text for w in KOREAN_PASSWORD_LABELS) or "토큰" in text or "키" in text:
+        if any(w in text for w in KOREAN_PASSWORD_WORDS) or "토큰" in text or "키" in text:
             _find_korean(text, candidates)
         if _names_a_program(text):
             _find_commands(text, candidates)

@@ -28,6 +28,15 @@ from presidio_analyzer.predefined_recognizers import (
     UsSsnRecognizer,
 )
 
+from cuectx.secrets import (
+    KOREAN_PASSWORD_WORDS,
+    KOREAN_TOKEN_WORDS,
+    NOT_A_VALUE_WORDS,
+    PASSWORD_WORDS,
+    SECRET_WORD_PAIRS,
+    SECRET_WORDS,
+)
+
 # Characters that end a URL-ish or token-ish run.
 _STOP = r"\s'\"<>`\[\]{}()|\\"
 # Korean particles attach straight to a URL or value ("…/j/123에", "hunter22로"), so a
@@ -148,11 +157,19 @@ class SharedSecretRecognizer(LocalRecognizer):
         return out
 
 
-# key = value secrets: the key names it a secret, the value is replaced.
-_SECRET_KEY = (r"(?:비밀번호|패스워드|비번|암호|토큰|"
-               r"password|passwd|passphrase|pwd|pass|secret|token|api[_\-]?key|apikey|"
-               r"access[_\-]?key|auth[_\-]?key|private[_\-]?key|client[_\-]?secret|"
-               r"credentials?|session[_\-]?id|cookie|signature|sig)")
+# key = value secrets: the key names it a secret, the value is replaced. The credential
+# words are cuectx.secrets' (one vocabulary with ctx's write guard); cue adds keys that are
+# private without being credentials: cookies, signatures, session ids.
+_CUE_SECRET_WORDS = frozenset({"cookie", "signature", "sig", "sessionid"})
+_CUE_KEY_PAIRS = frozenset({("session", "id")})
+_PASSWORD_WORDS = PASSWORD_WORDS | set(KOREAN_PASSWORD_WORDS)
+_SECRET_WORDS = SECRET_WORDS | _CUE_SECRET_WORDS | set(KOREAN_TOKEN_WORDS)
+_KEY_PAIRS = SECRET_WORD_PAIRS | _CUE_KEY_PAIRS
+# (a session id or a password hash is what cue scrubs: "id" and "hash" end a secret's key here)
+_NOT_A_VALUE_KEY = NOT_A_VALUE_WORDS - {"id", "ids", "hash"}
+_SECRET_KEY = "(?:" + "|".join(sorted(
+    {*_PASSWORD_WORDS, *_SECRET_WORDS} | {f"{a}[_\\-]?{b}" for a, b in _KEY_PAIRS},
+    key=lambda w: (-len(w), w))) + ")"
 SECRET_RE = (
     r"(?i:(?<![A-Za-z0-9])(?P<k>[A-Za-z0-9_.\-]*?" + _SECRET_KEY + r"[A-Za-z0-9_\-]*)"
     r"[\"']?\s*(?:=|:|=>|:=)\s*[\"']?)"
@@ -175,19 +192,6 @@ def _is_cli_secret(m: re.Match) -> bool:
 # The key must *be* a secret's name, word by word: DB_PASSWORD, apiKey, x-api-key,
 # client_secret — not max_tokens, tokenizer_path, bypass or compass.
 _KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[가-힣]+")
-_PASSWORD_WORDS = {"password", "passwd", "passphrase", "pwd", "pass", "비밀번호", "패스워드",
-                   "비번", "암호"}
-_SECRET_WORDS = {"secret", "token", "apikey", "credential", "credentials", "cookie",
-                 "signature", "sig", "sessionid", "토큰"}
-_KEY_PAIRS = {("api", "key"), ("access", "key"), ("auth", "key"), ("private", "key"),
-              ("secret", "key"), ("client", "secret"), ("session", "id"), ("access", "token"),
-              ("auth", "token"), ("refresh", "token"), ("id", "token")}
-
-
-_NOT_A_VALUE_KEY = {"file", "path", "dir", "env", "length", "len", "count", "prompt", "policy",
-                    "min", "max", "reset", "field", "url", "type", "name", "limit", "expiry"}
-
-
 def _key_kind(key: str) -> str | None:
     """'password', 'secret' or None for a key name like DB_PASSWORD or maxTokens."""
     words = [w.lower() for w in _KEY_WORDS.findall(key)]
