@@ -70,7 +70,7 @@ def create_app(*, token: str, port: int, db_path: str | None = None,
         Route("/requests", viewer.requests),
         Route("/requests/{rid}", viewer.request),
         Route("/cue", viewer.cue),
-        Route("/cue/digests/{did:int}", viewer.digest),
+        Route("/cue/digests/{did}", viewer.digest),
         Route("/cue/memory", viewer.cue_memory),
         Route("/cue/thumb/{key}.jpg", viewer.thumb),
         Route("/cue/pause", viewer.cue_pause, methods=["POST"]),
@@ -458,7 +458,10 @@ class Viewer:
                            status_error=status.error)
 
     def digest(self, request: Request) -> HTMLResponse:
-        found = cue_client.digest(request.path_params["did"])
+        raw = request.path_params["did"]
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 18):  # 4,301 digits: int() refuses
+            return self.error_page(request, "no such digest", 404)
+        found = cue_client.digest(int(raw))
         if found.error or not isinstance(found.data, dict):
             return self.error_page(request, found.error or "no such digest", 404)
         d = found.data

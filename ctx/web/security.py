@@ -31,7 +31,7 @@ SECURITY_HEADERS = [
 
 def same(a: str | None, b: str) -> bool:
     """Constant-time comparison of a presented secret with the real one."""
-    if not a:
+    if not isinstance(a, str) or not a:  # a form field sent as a file is not a token
         return False
     return hmac.compare_digest(a.encode("utf-8", "replace"), b.encode("utf-8"))
 
@@ -50,7 +50,12 @@ class Guard:
     async def __call__(self, scope, receive, send):
         if scope["type"] == "lifespan":
             return await self.app(scope, receive, send)
-        if scope["type"] != "http":  # no websockets here
+        if scope["type"] == "websocket":  # no websockets here: refuse the upgrade (403)
+            message = await receive()
+            if message.get("type") == "websocket.connect":
+                await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] != "http":
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
