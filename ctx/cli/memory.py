@@ -107,7 +107,9 @@ def export_(
         lines = list(export_lines(store))
     text = "".join(line + "\n" for line in lines)
     if output and output != "-":
-        Path(output).expanduser().write_text(text, encoding="utf-8")
+        from ctx.core.paths import write_private
+
+        write_private(output, text)  # 0600: an export holds all of memory
         say(f"exported {len(lines)} records to {output}")
     else:
         sys.stdout.write(text)

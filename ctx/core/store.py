@@ -37,6 +37,8 @@ MIN_PREFIX = 4
 MAX_CONTENT_CHARS = 1_000_000
 LARGE_CONTENT_CHARS = 50_000  # seed §11: warn above this
 MAX_TAG_CHARS = 200
+MAX_TAGS = 200  # per node: a write that would pass it is refused before any lock is taken
+MAX_METADATA_CHARS = 100_000  # the metadata object as JSON
 _TAG_RE = re.compile(r"^[^\s,]+$")
 _VIEW_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _ULID_CHARS = set(ALPHABET)
@@ -76,11 +78,15 @@ def validate_tag(tag: str) -> str:
 
 
 def validate_tags(tags: Iterable[str]) -> list[str]:
-    out: list[str] = []
-    for tag in tags:
-        t = validate_tag(tag)
-        if t not in out:
-            out.append(t)
+    """Valid, de-duplicated (first occurrence kept, linear time) and at most MAX_TAGS."""
+    seen: dict[str, None] = {}
+    for n, tag in enumerate(tags):
+        if n >= 10 * MAX_TAGS and len(seen) > MAX_TAGS:
+            break  # (the error below; no need to look at the other 99,000)
+        seen.setdefault(validate_tag(tag))
+    out = list(seen)
+    if len(out) > MAX_TAGS:
+        raise CtxError(f"too many tags ({len(out):,}+); a node has at most {MAX_TAGS}")
     tiers = [t for t in out if t.startswith("tier:")]
     if len(tiers) > 1:
         raise CtxError(f"a node has one tier, got {', '.join(tiers)}")
@@ -112,6 +118,10 @@ def validate_metadata(metadata, where: str = "metadata") -> dict:
             raise CtxError(f"{where} is not valid JSON: {exc.msg} at position {exc.pos}") from None
     if not isinstance(metadata, dict):
         raise CtxError(f"{where} must be a JSON object, like '{{\"source\": \"docs\"}}'")
+    size = len(json.dumps(metadata, ensure_ascii=False))
+    if size > MAX_METADATA_CHARS:
+        raise CtxError(f"{where} is {size:,} characters as JSON; the limit is {MAX_METADATA_CHARS:,} "
+                       "— keep large text in the content")
     return metadata
 
 
@@ -685,7 +695,12 @@ class Store:
 
     def tag(self, ref: str, tags: Iterable[str]) -> Node:
         node = self.get(ref)
-        new = self._screen_new_tags(node.id, validate_tags(tags))
+        new = validate_tags(tags)
+        kept = [t for t in node.tags if not (t.startswith("tier:") and any(x.startswith("tier:") for x in new))]
+        if len(set(kept) | set(new)) > MAX_TAGS:
+            raise CtxError(f"{node.id} would have {len(set(kept) | set(new)):,} tags; a node has at most "
+                           f"{MAX_TAGS}")
+        new = self._screen_new_tags(node.id, new)
         with self.transaction():
             if any(t.startswith("tier:") for t in new):
                 # A node has one tier: setting one replaces the old.

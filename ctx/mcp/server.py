@@ -29,6 +29,8 @@ from typing import Annotated, Any, Literal
 import mcp_types as types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 from pydantic import Field, ValidationError
 
 from ctx.core import db, paths
@@ -83,6 +85,21 @@ class CtxMCPServer(MCPServer):
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(f"{name}: {_explain(exc.__cause__)}") from None
             raise
+
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context=None):
+        """ctx has no prompts: an unknown name is the client's mistake — JSON-RPC's invalid
+        params (-32602) with a sentence, not an internal error logged with a traceback."""
+        if self._prompt_manager.get_prompt(name) is None:
+            raise MCPError(INVALID_PARAMS, f"unknown prompt {name!r}; ctx has no prompts (see tools/list)")
+        return await super().get_prompt(name, arguments, context)
+
+    async def read_resource(self, uri, context=None):
+        """Likewise for a resource ctx does not have."""
+        if not any(str(r.uri) == str(uri) for r in await self.list_resources()) and \
+                not await self.list_resource_templates():
+            raise MCPError(INVALID_PARAMS, f"unknown resource {str(uri)!r}; ctx has no resources")
+        return await super().read_resource(uri, context)
 
 
 def _explain(exc: ValidationError) -> str:

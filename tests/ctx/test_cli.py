@@ -188,3 +188,19 @@ def test_core_commands_load_nothing_heavy(tmp_path):
                        text=True, check=False)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_an_export_file_is_private_from_its_first_byte(tmp_path):
+    """Issue 26: `ctx export FILE` was written 0644 (readable by every local user)."""
+    import os
+    import stat
+
+    add("something only I should read")
+    (tmp_path / "out").mkdir()
+    out = tmp_path / "out" / "backup.jsonl"
+    out.write_text("old\n")
+    os.chmod(out, 0o644)
+    assert ctx("export", str(out)).exit_code == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert "something only I should read" in out.read_text()
+    assert [p.name for p in out.parent.iterdir()] == ["backup.jsonl"]  # no temporary left

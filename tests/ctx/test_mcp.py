@@ -465,3 +465,28 @@ def test_recall_limit_and_long_content_is_cut(ctx_bin, tmp_path, limit):
     for r in cut:
         assert len(r["content"]) <= 2001
     assert full["nodes"][0]["content"] == long
+
+
+def test_unknown_prompts_and_resources_are_invalid_params_without_a_traceback(ctx_bin, tmp_path):
+    """Issue 26: `prompts/get` with an unknown name answered error code 0 and logged a traceback."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    log = tmp_path / "stderr.txt"
+
+    async def main():
+        async with server(ctx_bin, cwd=tmp_path, errlog=log) as s:
+            errors = []
+            for ask in (lambda: s.get_prompt("nope", {}), lambda: s.read_resource("ctx://nope")):
+                try:
+                    await ask()
+                except MCPError as exc:
+                    errors.append((exc.code, exc.message))
+            errors.append((await ok(s, "status"))["live_nodes"])  # still serving
+            return errors
+
+    prompt, resource, live = run(main)
+    assert prompt[0] == INVALID_PARAMS and "unknown prompt 'nope'" in prompt[1]
+    assert resource[0] == INVALID_PARAMS and "unknown resource" in resource[1]
+    assert live == 0
+    assert "Traceback" not in log.read_text()

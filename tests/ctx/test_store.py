@@ -179,3 +179,31 @@ def test_readonly_open_of_current_db_cannot_write(tmp_path):
     conn = db.connect(tmp_path / "s.db", readonly=True)
     with pytest.raises(sqlite3.OperationalError, match="readonly"):
         conn.execute("DELETE FROM views")
+
+
+def test_tags_are_deduplicated_in_linear_time_and_capped(store):
+    """Issue 26: 100k tags took 84 s (a quadratic check) and held the write lock."""
+    import time
+
+    from ctx.core.store import MAX_TAGS
+
+    node = store.add("tag me", "fact")
+    t0 = time.perf_counter()
+    with pytest.raises(CtxError, match="at most"):
+        store.tag(node.id, [f"t{i}" for i in range(100_000)])
+    node = store.tag(node.id, ["same"] * 100_000)
+    assert time.perf_counter() - t0 < 5
+    assert node.tags == ("same",) or list(node.tags) == ["same"]
+    store.tag(node.id, [f"t{i}" for i in range(MAX_TAGS - 1)])
+    with pytest.raises(CtxError, match="at most"):
+        store.tag(node.id, ["one-too-many"])
+
+
+def test_metadata_is_capped_like_content(store):
+    from ctx.core.store import MAX_METADATA_CHARS
+
+    with pytest.raises(CtxError, match="metadata is"):
+        store.add("x", "fact", metadata={"blob": "b" * (MAX_METADATA_CHARS + 1)})
+    node = store.add("x", "fact", metadata={"ok": "b" * 1000})
+    with pytest.raises(CtxError, match="metadata is"):
+        store.update(node.id, metadata={"blob": "b" * (MAX_METADATA_CHARS + 1)})
