@@ -1,5 +1,7 @@
-"""`ctx` entry point: `ctx hook …` is dispatched before Typer loads (hooks must start fast);
-everything else goes to the Typer app in ctx/cli/app.py."""
+"""`ctx` entry point. Two commands are answered before Typer loads: `ctx hook …` (hooks are
+on every prompt's path; a cached session start ends in ctx/claude/hooks/warm.py) and a plain
+`ctx mcp` (its handshake is answered by ctx/mcp/wire.py while the SDK loads). Everything else
+goes to the Typer app in ctx/cli/app.py."""
 from __future__ import annotations
 
 import os
@@ -11,16 +13,16 @@ GLOBAL_OPTIONS = {"--db": True, "--project": True, "-P": True, "--all-projects":
                   "--traceback": False}
 
 
-def hook_argv(argv: list[str]) -> list[str] | None:
-    """The hook's arguments when `argv` is `[global options…] hook EVENT …`, else None.
-
-    `--db PATH` is handed to the hook; `--traceback` sets CTX_DEBUG and `--project NAME`
-    sets CTX_PROJECT for this process (what hooks read); `--all-projects` reaches the hook,
-    which says it does not apply. Anything else (`--help`, a typo) goes to Typer."""
+def early_argv(argv: list[str], command: str) -> tuple[list[str], list[str]] | None:
+    """(global options, the command's arguments) when `argv` is `[global options…] COMMAND …`
+    — the commands ctx answers before Typer loads — else None. `--project NAME` sets
+    CTX_PROJECT and `--traceback` CTX_DEBUG for this process; `--db PATH` (and
+    `--all-projects`, which the command refuses) are handed on. Anything else (`--help`, a
+    typo) is Typer's."""
     lead: list[str] = []
     env: dict[str, str] = {}
     i = 0
-    while i < len(argv) and argv[i] != "hook":
+    while i < len(argv) and argv[i] != command:
         name, eq, value = argv[i].partition("=")
         if name.startswith("-P") and len(name) > 2 and not eq:  # -Papi
             name, eq, value = "-P", "=", argv[i][2:]
@@ -44,8 +46,27 @@ def hook_argv(argv: list[str]) -> list[str] | None:
     if i == len(argv):
         return None
     os.environ.update(env)
-    rest = argv[i + 1:]
+    return lead, argv[i + 1:]
+
+
+def hook_argv(argv: list[str]) -> list[str] | None:
+    """The hook's arguments when `argv` is `[global options…] hook EVENT …`, else None;
+    `--db PATH` and `--all-projects` go after the event (see early_argv)."""
+    split = early_argv(argv, "hook")
+    if split is None:
+        return None
+    lead, rest = split
     return rest[:1] + lead + rest[1:] if rest else rest
+
+
+def mcp_argv(argv: list[str]) -> str | None | bool:
+    """`[--db PATH] [-P NAME] [--traceback] mcp` alone → the database path (None: the
+    default); anything else (`mcp --help`, `--all-projects`) → False: Typer handles it."""
+    split = early_argv(argv, "mcp")
+    if split is None or split[1] or "--all-projects" in split[0]:
+        return False
+    lead = split[0]
+    return lead[lead.index("--db") + 1] if "--db" in lead else None
 
 
 def _warm_session_start(args: list[str]) -> bytes | None:
@@ -87,6 +108,17 @@ def main() -> None:
         except OSError:
             pass
         os._exit(code)
+    db_path = mcp_argv(sys.argv[1:])
+    if db_path is not False:  # the MCP handshake is answered before Typer and the SDK load
+        from ctx.mcp.wire import run as run_wire
+
+        def serve() -> None:
+            from ctx.mcp.server import serve as serve_sdk
+
+            serve_sdk(db_path)
+
+        run_wire(serve)
+        return
     from ctx.cli.app import run
 
     run()

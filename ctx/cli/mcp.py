@@ -28,5 +28,6 @@ def register(app: typer.Typer) -> None:
         if state.project:  # `ctx --project api mcp`: the server works in that project, as CTX_PROJECT does
             os.environ["CTX_PROJECT"] = state.project
         from ctx.mcp.server import serve
+        from ctx.mcp.wire import run
 
-        serve(state.db_path)
+        run(lambda: serve(state.db_path))

@@ -14,7 +14,8 @@ tool error (`is_error`) whose text says what to fix: a bad call never ends the s
   never holds a lock between calls and hooks and the CLI write alongside it. Tools run in
   worker threads (the SDK's), so a slow first semantic recall does not stall other calls.
 - Importing this module loads the SDK (about a second here) but nothing of ctx.semantic:
-  MiniLM loads on the first semantic recall.
+  the model loads on the first semantic recall. `ctx mcp` runs this behind ctx/mcp/wire.py,
+  which answers the handshake from the SDK's earlier answers while this module loads.
 """
 from __future__ import annotations
 

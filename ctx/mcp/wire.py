@@ -1,0 +1,215 @@
+"""`ctx mcp` answers the handshake before the SDK has loaded (issue 28).
+
+Importing the official MCP SDK costs most of a second (it builds pydantic models for every
+protocol version it speaks). A client waits for `initialize`, then lists tools, before it
+calls anything — and a one-shot `claude -p` can finish before a slow server connects. Those
+first answers never change between runs of the same ctx and SDK, so:
+
+- the first run (or the first after an upgrade) serves through the SDK as usual and keeps
+  its answers to the static requests — `initialize` (per protocol version asked for) and the
+  `*/list` requests without a cursor — in `$CTX_HOME/mcp-handshake.json`, keyed by the SDK's
+  and ctx's MCP files (path, size, mtime);
+- later runs answer those requests from that file at once, from this stdlib-only module,
+  while the SDK loads. Every message is still handed to the SDK in order (it must see
+  `initialize` to serve the rest); its own answers to the requests already answered are
+  dropped. A request not in the file, a changed SDK or a damaged file: the SDK answers.
+
+The wire is newline-delimited JSON-RPC on fds 0 and 1: a reader thread copies the client's
+stdin into a pipe the SDK reads as fd 0, and a writer thread copies what the SDK writes to a
+pipe on fd 1 onto the real stdout, one whole line at a time under a lock.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+
+STATIC = ("initialize", "tools/list", "prompts/list", "resources/list",
+          "resources/templates/list")
+FORMAT = 1
+
+
+def handshake_file() -> str:
+    home = os.environ.get("CTX_HOME")
+    return os.path.join(os.path.expanduser(home) if home else os.path.expanduser("~/.ctx"),
+                        "mcp-handshake.json")
+
+
+def fingerprint() -> list:
+    """What the cached answers depend on: the SDK's and ctx's MCP modules, as files."""
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    files = [os.path.join(here, "server.py"), os.path.join(here, "tools.py")]
+    for name in ("mcp", "mcp_types"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            files.append(spec.origin)
+    out: list = [FORMAT]
+    for path in files:
+        try:
+            st = os.stat(path)
+            out.append([path, st.st_size, st.st_mtime_ns])
+        except OSError:
+            out.append([path, -1, -1])
+    return out
+
+
+def request_key(msg: dict) -> str | None:
+    """The cache key of a request whose answer never changes, else None."""
+    method, params = msg.get("method"), msg.get("params") or {}
+    if method not in STATIC or "id" not in msg or not isinstance(params, dict):
+        return None
+    if method == "initialize":
+        version = params.get("protocolVersion")
+        return f"initialize:{version}" if isinstance(version, str) else None
+    if params.get("cursor") is not None:
+        return None
+    return method
+
+
+class Wire:
+    def __init__(self, answers: dict, fingerprint_now: list):
+        self.answers = answers            # key -> result (from the file)
+        self.fingerprint = fingerprint_now
+        self.learned: dict = {}           # key -> result (from the SDK, this run)
+        self.pending: dict = {}           # request id (as JSON) -> key, waiting for the SDK
+        self.answered: set[str] = set()   # request ids (as JSON) answered from the file
+        self.lock = threading.Lock()
+        self.out_fd = -1
+
+    def write(self, line: bytes) -> None:
+        with self.lock:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(self.out_fd, view):]
+
+    def from_client(self, line: bytes) -> None:
+        """Answer it now if the file can; remember what to learn from the SDK."""
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(msg, dict):
+            return
+        key = request_key(msg)
+        if key is None:
+            return
+        rid = json.dumps(msg["id"])
+        if key in self.answers:
+            self.answered.add(rid)
+            reply = {"jsonrpc": "2.0", "id": msg["id"], "result": self.answers[key]}
+            self.write((json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n").encode())
+        else:
+            self.pending[rid] = key
+
+    def from_server(self, line: bytes) -> bool:
+        """True: pass the SDK's line on; False: drop it (already answered from the file)."""
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return True
+        if not isinstance(msg, dict) or "id" not in msg or "method" in msg:
+            return True
+        rid = json.dumps(msg["id"])
+        if rid in self.answered:
+            self.answered.discard(rid)
+            return False
+        key = self.pending.pop(rid, None)
+        if key is not None and "result" in msg:
+            self.learned[key] = msg["result"]
+            self.save()  # now: clients end a stdio server with a signal, not a goodbye
+        return True
+
+    def save(self) -> None:
+        if not self.learned:
+            return
+        path = handshake_file()
+        data = {"fingerprint": self.fingerprint, "answers": {**self.answers, **self.learned}}
+        tmp = f"{path}.{os.getpid()}.tmp"
+        try:
+            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, ensure_ascii=False)
+            os.replace(tmp, path)
+        except OSError:  # a read-only home: the next run asks the SDK again
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def load(fingerprint_now: list) -> dict:
+    try:
+        with open(handshake_file(), encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("fingerprint") != fingerprint_now:
+        return {}
+    answers = data.get("answers")
+    return answers if isinstance(answers, dict) else {}
+
+
+def _lines(fd: int):
+    """Whole lines from a file descriptor (the last one may lack its newline)."""
+    buf = b""
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            if buf:
+                yield buf
+            return
+        buf += chunk
+        while (nl := buf.find(b"\n")) >= 0:
+            yield buf[:nl + 1]
+            buf = buf[nl + 1:]
+
+
+def run(serve) -> None:
+    """Run `serve()` (the SDK's stdio server, which reads fd 0 and writes fd 1) behind the
+    wire described above."""
+    fp = fingerprint()
+    wire = Wire(load(fp), fp)
+    wire.out_fd = os.dup(1)
+    client_in = os.dup(0)
+    to_sdk_r, to_sdk_w = os.pipe()
+    from_sdk_r, from_sdk_w = os.pipe()
+
+    def reader() -> None:
+        try:
+            for line in _lines(client_in):
+                wire.from_client(line)
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(to_sdk_w, view):]
+        except OSError:
+            pass
+        finally:
+            os.close(to_sdk_w)  # the client is gone: the SDK sees end of input
+
+    def writer() -> None:
+        try:
+            for line in _lines(from_sdk_r):
+                if wire.from_server(line):
+                    wire.write(line)
+        except OSError:
+            pass
+
+    os.dup2(to_sdk_r, 0)
+    os.dup2(from_sdk_w, 1)
+    os.close(to_sdk_r)
+    os.close(from_sdk_w)
+    threading.Thread(target=reader, daemon=True, name="mcp-wire-in").start()
+    out = threading.Thread(target=writer, daemon=True, name="mcp-wire-out")
+    out.start()
+    try:
+        serve()
+    finally:
+        # The SDK has stopped writing: end our end of its pipe (fd 1 and its private copy go
+        # with the process) and let the writer drain what is left.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+        out.join(timeout=0.5)
