@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from cue.cli.output import ListFormat, dumps, out, resolve_list, say
+from cue.cli.output import LIST_FORMATS, Format, dumps, formats, out, resolve, say
 from cue.core import paths
 
 app = typer.Typer(
@@ -17,9 +17,7 @@ app = typer.Typer(
 
 @app.command("show")
 def config_show(
-    format: Annotated[ListFormat, typer.Option(
-        "--format", "-f", help="auto (table on a terminal, else ndjson), table, json, ndjson.")
-    ] = ListFormat.auto,
+    format: formats(*LIST_FORMATS) = Format.auto,
 ) -> None:
     """Every setting with its value and where it came from (default, file, env).
 
@@ -29,14 +27,14 @@ def config_show(
 
     cfg = cue_config.load()
     key_source = cue_config.api_key_source(cfg)
-    format = resolve_list(format)
-    if format is not ListFormat.table:
+    format = resolve(format)
+    if format != Format.table:
         rows = [{"key": s.key, "value": cfg[s.key], "source": cfg.sources[s.key],
                  "env": cue_config.env_name(s.key), "help": s.help}
                 for s in cue_config.SETTINGS]
         rows.append({"key": "anthropic_api_key", "value": None, "source": key_source,
                      "env": "ANTHROPIC_API_KEY", "help": "never shown"})
-        out(dumps(rows) + "\n" if format is ListFormat.json
+        out(dumps(rows) + "\n" if format == Format.json
              else "".join(dumps(r) + "\n" for r in rows))
         return
     lines = [f"# {paths.config_path()}"]

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from cue.cli.output import TextFormat, dumps, out, say
+from cue.cli.output import Format, dumps, formats, out, say
 from cue.core import paths
 from cue.core.errors import CueError, ExitCode
 
@@ -35,9 +35,8 @@ def digest_command(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Show the frames, image sizes, timeline and prompt that would be "
         "sent; call no model, write no digest.")] = False,
-    format: Annotated[TextFormat, typer.Option(
-        "--format", "-f", help="text: the digest; json: one record for "
-        "`ctx add --json -`.")] = TextFormat.text,
+    format: formats("text", "json", auto=False, help="text: the digest; json: one record for "
+        "`ctx add --json -`.") = Format.text,
 ) -> None:
     """Summarise recent screen activity with the configured vision model.
 
@@ -89,16 +88,16 @@ def digest_command(
         say("cue: no activity in this window (nothing captured or all of it paused); "
              "digest.md says [no recent activity]")
         return
-    if format is TextFormat.json:
+    if format == Format.json:
         out(dumps(digest.to_ctx_record()) + "\n")
     else:
         out(digest.summary + "\n")
 
 
-def _show_plan(plan, cfg, format: TextFormat) -> None:
+def _show_plan(plan, cfg, format: Format) -> None:
     from cue.core.timespec import iso_utc
 
-    if format is TextFormat.json:
+    if format == Format.json:
         out(dumps({
             "dry_run": True,
             "window_start": iso_utc(plan.start), "window_end": iso_utc(plan.end),

@@ -5,31 +5,32 @@ from typing import Annotated
 
 import typer
 
-from cue.cli.output import ListFormat, TextFormat, clock, dumps, out, resolve_list, say
-from cue.core.errors import CueError
+from cue.cli.output import LIST_FORMATS, Format, clock, dumps, formats, out, resolve, say
+from cue.core.errors import CueError, NotFoundError
 
 app = typer.Typer(no_args_is_help=False, add_completion=False)
 
+LimitOpt = Annotated[int, typer.Option("--limit", "-n", min=1, help="How many.")]
+StatusOpt = Annotated[str | None, typer.Option(
+    "--status", help="Only ok, skipped or empty digests.")]
+ListFormatOpt = formats(*LIST_FORMATS)
+
 
 @app.callback(invoke_without_command=True)
-def digests_root(ctx: typer.Context) -> None:
-    """Digest history (newest first). Without a subcommand: `cue digests list`.
+def digests_root(ctx: typer.Context, limit: LimitOpt = 20, status: StatusOpt = None,
+                 format: ListFormatOpt = Format.auto) -> None:
+    """Digest history (newest first). Without a subcommand: `cue digests list` (with these
+    options: `cue digests -n 5 -f table`).
 
     Example: cue digests show latest --format json
     """
     if ctx.invoked_subcommand is None:
-        digests_list()
+        digests_list(limit=limit, status=status, format=format)
 
 
 @app.command("list")
-def digests_list(
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many.")] = 20,
-    status: Annotated[str | None, typer.Option(
-        "--status", help="Only ok, skipped or empty digests.")] = None,
-    format: Annotated[ListFormat, typer.Option(
-        "--format", "-f", help="auto (table on a terminal, else ndjson), table, json, ndjson.")
-    ] = ListFormat.auto,
-) -> None:
+def digests_list(limit: LimitOpt = 20, status: StatusOpt = None,
+                 format: ListFormatOpt = Format.auto) -> None:
     """List recent digests: id, window, status, backend, frames, model time.
 
     Example: cue digests list --status skipped
@@ -44,10 +45,10 @@ def digests_list(
         found = list_digests(conn, limit=limit, status=status)
     finally:
         conn.close()
-    format = resolve_list(format)
-    if format is ListFormat.json:
+    format = resolve(format)
+    if format == Format.json:
         out(dumps([d.to_dict() for d in found]) + "\n")
-    elif format is ListFormat.ndjson:
+    elif format == Format.ndjson:
         out("".join(dumps(d.to_dict()) + "\n" for d in found))
     else:
         if not found:
@@ -66,7 +67,7 @@ def digests_list(
 @app.command("show")
 def digests_show(
     digest_id: Annotated[str, typer.Argument(metavar="ID|latest", help="A digest id.")],
-    format: Annotated[TextFormat, typer.Option("--format", "-f")] = TextFormat.text,
+    format: formats("text", "json", auto=False) = Format.text,
 ) -> None:
     """Show one digest with its window, backend and timings.
 
@@ -88,8 +89,8 @@ def digests_show(
     finally:
         conn.close()
     if d is None:
-        raise CueError(f"no digest {digest_id}; see `cue digests list`")
-    if format is TextFormat.json:
+        raise NotFoundError(f"no digest {digest_id}; see `cue digests list`")
+    if format == Format.json:
         out(dumps(d.to_dict()) + "\n")
         return
     t = d.timings

@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from cue.cli.options import memory_config, seconds
-from cue.cli.output import ListFormat, TextFormat, clock, dumps, out, resolve_list, say
+from cue.cli.output import LIST_FORMATS, Format, clock, dumps, formats, out, resolve, say
 from cue.core.errors import CueError
 
 app = typer.Typer(no_args_is_help=False, add_completion=False)  # help: the callback
@@ -23,9 +23,8 @@ def memory_update(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Print the prompt that would be sent; call no model, write "
         "nothing.")] = False,
-    format: Annotated[TextFormat, typer.Option(
-        "--format", "-f", help="text: memory.md; json: one record for "
-        "`ctx add --json -`.")] = TextFormat.text,
+    format: formats("text", "json", auto=False, help="text: memory.md; json: one record for "
+        "`ctx add --json -`.") = Format.text,
 ) -> None:
     """Fold new digests into CUE_HOME/memory.md (and a `memory` row), then print it.
 
@@ -49,7 +48,7 @@ def memory_update(
     try:
         if dry_run:
             plan = plan_memory(conn, cfg, since=window)
-            if format is TextFormat.json:
+            if format == Format.json:
                 out(dumps({"dry_run": True, "digests": len(plan.digests),
                              "left_out": plan.left_out, "prompt": plan.prompt}) + "\n")
             else:
@@ -63,15 +62,14 @@ def memory_update(
     if memory is None:
         say("cue: no new digests since the last memory update; memory.md is unchanged")
         return
-    out(dumps(memory.to_ctx_record()) + "\n" if format is TextFormat.json
+    out(dumps(memory.to_ctx_record()) + "\n" if format == Format.json
          else memory.content)
 
 
 @app.command("show")
 def memory_show(
-    format: Annotated[TextFormat, typer.Option(
-        "--format", "-f", help="text: memory.md as stored; json: the row with its "
-        "metadata.")] = TextFormat.text,
+    format: formats("text", "json", auto=False, help="text: memory.md as stored; json: the row with its "
+        "metadata.") = Format.text,
 ) -> None:
     """Print the current memory (the newest update) without calling any model.
 
@@ -87,15 +85,13 @@ def memory_show(
         conn.close()
     if memory is None:
         raise CueError("no memory yet; run `cue digest` a few times, then `cue memory`")
-    out(dumps(memory.to_dict()) + "\n" if format is TextFormat.json else memory.content)
+    out(dumps(memory.to_dict()) + "\n" if format == Format.json else memory.content)
 
 
 @app.command("history")
 def memory_history(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many.")] = 20,
-    format: Annotated[ListFormat, typer.Option(
-        "--format", "-f", help="auto (table on a terminal, else ndjson), table, json, ndjson.")
-    ] = ListFormat.auto,
+    format: formats(*LIST_FORMATS) = Format.auto,
 ) -> None:
     """List past memory updates, newest first: id, time, digests read, backend, model.
 
@@ -111,10 +107,10 @@ def memory_history(
         found = list_memory(conn, limit=limit)
     finally:
         conn.close()
-    format = resolve_list(format)
-    if format is ListFormat.json:
+    format = resolve(format)
+    if format == Format.json:
         out(dumps([m.to_dict() for m in found]) + "\n")
-    elif format is ListFormat.ndjson:
+    elif format == Format.ndjson:
         out("".join(dumps(m.to_dict()) + "\n" for m in found))
     elif not found:
         say("no memory updates yet; run `cue memory`")

@@ -35,24 +35,35 @@ def clock(ts: float, *, seconds: bool = True) -> str:
     return iso_utc(ts)[:19 if seconds else 16].replace("T", " ")
 
 
-class TextFormat(str, Enum):
-    """What cue's one-result commands print: text for people, or one JSON document."""
+class Format(str, Enum):
+    """Every --format a cue command can print; the names mean what they mean in ctx.
 
-    text = "text"
-    json = "json"
-
-
-class ListFormat(str, Enum):
-    """What cue's list commands print (digests list, memory history, config show): `auto` is
-    the table on a terminal and NDJSON when piped (cuectx.output's environment)."""
+    text: prose for people (a digest, memory.md, a status); table: rows for people; json:
+    one JSON document; ndjson: one JSON value per line; auto: what fits the output — a
+    table on a terminal, else JSON (one document) or NDJSON (a list). Each command states
+    the ones it supports with `formats(...)`; anything else is a usage error (exit 2).
+    """
 
     auto = "auto"
+    text = "text"
     table = "table"
     json = "json"
     ndjson = "ndjson"
 
 
-def resolve_list(fmt: ListFormat) -> ListFormat:
-    from cuectx.output import resolve
+LIST_FORMATS = ("table", "json", "ndjson")  # lists: digests, memory history, config show
 
-    return ListFormat(resolve(fmt, piped="ndjson"))
+
+def formats(*supported: str, help: str | None = None, auto: bool = True):
+    """The `--format/-f` option of a command that supports `supported` (plus auto, unless
+    auto=False): cuectx.cli's shared declaration, as ctx's commands use it."""
+    from cuectx.cli import format_option
+
+    return format_option(Format, *supported, help=help, auto=auto)
+
+
+def resolve(fmt, *, single: bool = False) -> Format:
+    """What `auto` means here: table on a terminal, else JSON (`single`) or NDJSON."""
+    from cuectx.output import resolve as _resolve
+
+    return Format(_resolve(fmt, piped="json" if single else "ndjson"))

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from cue.cli.output import TextFormat, dumps, local_time, out
+from cue.cli.output import Format, dumps, formats, local_time, out
 
 
 def pause_command(
@@ -15,7 +15,7 @@ def pause_command(
         "`cue resume`.", show_default=False)] = None,
     reason: Annotated[str | None, typer.Option(
         "--reason", help="A note kept with the pause.", show_default=False)] = None,
-    format: Annotated[TextFormat, typer.Option("--format", "-f")] = TextFormat.text,
+    format: formats("text", "json", auto=False) = Format.text,
 ) -> None:
     """Pause: frames and events from now on are left out of selections and digests.
 
@@ -31,7 +31,7 @@ def pause_command(
         state = pause(conn, for_secs=secs, reason=reason)
     finally:
         conn.close()
-    if format is TextFormat.json:
+    if format == Format.json:
         out(dumps(state_json(state)) + "\n")
     elif state.until is None:
         out("Paused until you run `cue resume`.\n")
@@ -40,7 +40,7 @@ def pause_command(
 
 
 def resume_command(
-    format: Annotated[TextFormat, typer.Option("--format", "-f")] = TextFormat.text,
+    format: formats("text", "json", auto=False) = Format.text,
 ) -> None:
     """End a pause now (a no-op, said so, when nothing is paused).
 
@@ -55,7 +55,7 @@ def resume_command(
         state = pause_state(conn)
     finally:
         conn.close()
-    if format is TextFormat.json:
+    if format == Format.json:
         out(dumps({**state_json(state), "resumed": was}) + "\n")
     else:
         out("Resumed.\n" if was else "Not paused; nothing to resume.\n")

@@ -7,13 +7,13 @@ from typing import Annotated
 
 import typer
 
-from cue.cli.output import TextFormat, dumps, out
+from cue.cli.output import Format, dumps, formats, out
 
 
 def prune_command(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Say what would be removed; remove nothing.")] = False,
-    format: Annotated[TextFormat, typer.Option("--format", "-f")] = TextFormat.text,
+    format: formats("text", "json", auto=False) = Format.text,
 ) -> None:
     """Remove old keyframes and event logs: older than record.keep, then oldest first
     while over record.max_disk. Digests, memory and the database are never touched.
@@ -37,7 +37,7 @@ def prune_command(
                       max_bytes=parse_size(cfg["record.max_disk"]), now=time.time(),
                       protect=protect)
     removed = (0, 0) if dry_run else prune.apply(plan, folders)
-    if format is TextFormat.json:
+    if format == Format.json:
         out(dumps({
             "dry_run": dry_run, "total_bytes": plan.total_bytes,
             "max_bytes": plan.max_bytes, "keep_secs": plan.keep_secs,

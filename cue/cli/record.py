@@ -8,16 +8,15 @@ from typing import Annotated
 
 import typer
 
-from cue.cli.output import TextFormat, dumps, out, say
+from cue.cli.output import Format, dumps, formats, out, say
 
 
 def record_command(
     for_: Annotated[str | None, typer.Option(
         "--for", help="Stop by itself after this long: 10m, 8h. Default: until Ctrl-C or "
         "SIGTERM.", show_default=False)] = None,
-    format: Annotated[TextFormat, typer.Option(
-        "--format", "-f", help="text: a summary line on stderr; json: a summary object on "
-        "stdout when it stops.")] = TextFormat.text,
+    format: formats("text", "json", auto=False, help="text: a summary line on stderr; json: a summary object on "
+        "stdout when it stops.") = Format.text,
 ) -> None:
     """Record screens (keyframes) and window/input events for cue, in the foreground.
 
@@ -64,7 +63,7 @@ def record_command(
                "grabs": stats.grabs, "unchanged": stats.unchanged,
                "excluded_skips": stats.excluded_skips, "keyframes_dir": str(settings.keyframes),
                "events_dir": str(settings.events)}
-    if format is TextFormat.json:
+    if format == Format.json:
         out(dumps(summary) + "\n")
     else:
         from cue.core.sizes import human_size

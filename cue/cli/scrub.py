@@ -10,16 +10,15 @@ from typing import Annotated
 
 import typer
 
-from cue.cli.output import TextFormat
+from cue.cli.output import Format, formats
 from cue.core.errors import CueError
 
 
 def scrub_command(
     source: Annotated[str, typer.Argument(
         metavar="[FILE|-]", help="UTF-8 text to scrub; '-' (the default) reads stdin.")] = "-",
-    format: Annotated[TextFormat, typer.Option(
-        "--format", "-f", help="text: the scrubbed text; json: the text plus each entity "
-        "found (type, start, end, score; offsets into the input).")] = TextFormat.text,
+    format: formats("text", "json", auto=False, help="text: the scrubbed text; json: the text plus each entity "
+        "found (type, start, end, score; offsets into the input).") = Format.text,
     backfill: Annotated[bool, typer.Option(
         "--backfill", help="Instead of scrubbing input, re-scrub the stored digests and "
         "memory (digests.summary, memory.content, digest.md, memory.md) if they were "
@@ -42,7 +41,7 @@ def scrub_command(
             raise CueError("--backfill re-scrubs stored text; it takes no FILE.")
         return _backfill(format, force)
     text = _read(source)
-    if format is TextFormat.json:
+    if format == Format.json:
         scrubbed, entities = pii.scrub_report(text)
         out = json.dumps({"text": scrubbed, "scrub_version": pii.SCRUB_VERSION,
                           "entities": [e.to_dict() for e in entities]},
@@ -70,7 +69,7 @@ def _exit_without_teardown() -> None:
     os._exit(0)
 
 
-def _backfill(format: TextFormat, force: bool) -> None:
+def _backfill(format: Format, force: bool) -> None:
     from cue.core import db
     from cue.digest import backfill
 
@@ -79,7 +78,7 @@ def _backfill(format: TextFormat, force: bool) -> None:
         result = backfill.backfill(conn, force=force)
     finally:
         conn.close()
-    if format is TextFormat.json:
+    if format == Format.json:
         out = json.dumps({"scrub_version": result.version, "previous": result.previous,
                           "rows": result.rows, "files": list(result.files)},
                          ensure_ascii=False) + "\n"

@@ -3,20 +3,14 @@ from __future__ import annotations
 
 import sys
 import time
-from enum import Enum
 from typing import Annotated
 
 import typer
 
 from cue.cli.options import EventsOpt, KeyframesOpt
-from cue.cli.output import dumps, out
+from cue.cli.output import Format, dumps, formats, out, resolve
 from cue.core.errors import CueError
-from cuectx.output import console, literal, resolve
-
-
-class SelectFormat(str, Enum):
-    json = "json"
-    table = "table"
+from cuectx.output import console, literal
 
 
 def select_command(
@@ -33,9 +27,8 @@ def select_command(
         "--max-frames", "-n", min=1, help="Most frames to pick.")] = 10,
     keyframes: KeyframesOpt = None,
     events: EventsOpt = None,
-    format: Annotated[SelectFormat | None, typer.Option(
-        "--format", "-f", help="json (the default when piped) or table (the default on a "
-        "terminal).", show_default=False)] = None,
+    format: formats("json", "table", help="auto (the default): table on a terminal, json "
+                    "when piped; or json, table.") = Format.auto,
 ) -> None:
     """Pick the keyframes worth summarising from a time window, with scores and reasons.
 
@@ -58,12 +51,12 @@ def select_command(
         window = end_ts - start_ts
     else:
         window = parse_duration(since or "15m")
-    fmt = format or SelectFormat(resolve("auto", piped="json"))
+    fmt = resolve(format, single=True)
 
     sel = select_frames(keyframes, window, max_frames, end=end_ts, events_dir=events)
     for note in sel.notes:
         print(f"note: {note}", file=sys.stderr)
-    if fmt is SelectFormat.json:
+    if fmt == Format.json:
         out(dumps(selection_json(sel)) + "\n")
     else:
         _print_table(sel)

@@ -3,19 +3,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from cue.cli.options import EventsOpt, KeyframesOpt
-from cue.cli.output import TextFormat, dumps, local_time, out
+from cue.cli.output import Format, dumps, formats, local_time, out
 from cue.cli.pause import state_json
 
 
 def status_command(
     keyframes: KeyframesOpt = None,
     events: EventsOpt = None,
-    format: Annotated[TextFormat, typer.Option("--format", "-f")] = TextFormat.text,
+    format: formats("text", "json", auto=False) = Format.text,
 ) -> None:
     """Show whether cue is paused and what it can see: keyframes and events lately.
 
@@ -54,7 +51,7 @@ def status_command(
         "frame_cache_rows": cached,
         "recorder": _recorder(kdir, edir),
     }
-    if format is TextFormat.json:
+    if format == Format.json:
         out(dumps(info) + "\n")
         return
     if state.paused:

@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from cue.cli.options import memory_config, seconds
-from cue.cli.output import TextFormat, dumps, out
+from cue.cli.output import Format, dumps, formats, out
 
 
 def suggest_command(
@@ -18,9 +18,8 @@ def suggest_command(
         "--backend", help="digest, cloud, local or server, for this run only.")] = None,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Print the prompt that would be sent; call no model.")] = False,
-    format: Annotated[TextFormat, typer.Option(
-        "--format", "-f", help="text: one suggestion per line; json: an object with a "
-        "`suggestions` list.")] = TextFormat.text,
+    format: formats("text", "json", auto=False, help="text: one suggestion per line; json: an object with a "
+        "`suggestions` list.") = Format.text,
 ) -> None:
     """Suggest a few next steps from the memory and recent digests.
 
@@ -39,12 +38,12 @@ def suggest_command(
         if dry_run:
             plan = plan_suggestions(conn, cfg, since=window, limit=limit)
             out(dumps({"dry_run": True, "digests": len(plan.digests),
-                         "prompt": plan.prompt}) + "\n" if format is TextFormat.json
+                         "prompt": plan.prompt}) + "\n" if format == Format.json
                  else f"dry run: nothing sent. {len(plan.digests)} digest(s)\n\n"
                       f"{plan.prompt}\n")
             return
         result = suggest(conn, cfg, since=window, limit=limit)
     finally:
         conn.close()
-    out(dumps(result.to_dict()) + "\n" if format is TextFormat.json
+    out(dumps(result.to_dict()) + "\n" if format == Format.json
          else "".join(f"- {item}\n" for item in result.items))

@@ -89,11 +89,12 @@ def test_skipped_digest_is_one_error_line_exit_4_and_no_stdout(cue_bin, env, act
 
 
 def test_bad_input_is_one_error_line(cue_bin, env):
-    for args in (["digest", "--since", "soon"], ["digest", "--end", "yesterday-ish"],
-                 ["digest", "--backend", "gpt"], ["digests", "show", "99"],
-                 ["digests", "show", "abc"], ["digests", "list", "--status", "nope"]):
+    for args, code in ((["digest", "--since", "soon"], 1), (["digest", "--end", "yesterday-ish"], 1),
+                       (["digest", "--backend", "gpt"], 1), (["digests", "show", "99"], 3),
+                       (["digests", "show", "latest"], 3), (["digests", "show", "abc"], 1),
+                       (["digests", "list", "--status", "nope"], 1)):
         proc = cue(cue_bin, env, *args)
-        assert proc.returncode == 1, (args, proc.stderr)
+        assert proc.returncode == code, (args, proc.stderr)  # 3: not found (cuectx.exits)
         assert proc.stdout == ""
         assert proc.stderr.startswith("Error: ") and proc.stderr.count("\n") == 1, proc.stderr
 
@@ -123,3 +124,8 @@ def test_digests_list_and_show(cue_bin, env):
     skipped = json.loads(cue(cue_bin, env, "digests", "list", "--status", "skipped",
                              "-f", "json").stdout)
     assert [d["backend"] for d in skipped] == ["local"]
+    # `cue digests` is `cue digests list`, options included (README)
+    bare = cue(cue_bin, env, "digests", "-f", "table", "-n", "1")
+    assert bare.returncode == 0 and "skipped" in bare.stdout and "First digest." not in bare.stdout
+    assert json.loads(cue(cue_bin, env, "digests", "--status", "ok", "-f", "json").stdout) \
+        == [listing[1]]
