@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from cue.cli import config, digest, digests, memory, pause, prune, record, scrub, select, status, suggest
+from cue.core import settings
 from cuectx.cli import EdgeGroup, set_traceback
 from cuectx.cli import run as run_app
 
@@ -36,7 +37,10 @@ class CueGroup(EdgeGroup):
     """Errors become one `Error: …` line on stderr and a documented exit code
     (cuectx.cli.EdgeGroup); CUE_DEBUG=1 or --traceback shows the traceback instead."""
 
-    debug_env = "CUE_DEBUG"
+    debug_env = settings.DEBUG
+
+    def debugging(self) -> bool:
+        return settings.debug()
 
     def translate_sqlite(self, exc):
         from cue.core import db, paths
@@ -64,7 +68,7 @@ def _root(
 
     Example: cue digest --since 15m --format json | ctx add --json -
     """
-    set_traceback(traceback, "CUE_DEBUG")
+    set_traceback(traceback, settings.DEBUG)
 
 
 for name, target in COMMANDS:

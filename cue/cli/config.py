@@ -1,13 +1,12 @@
 """cue config show|get|set|unset (wiring only; see cue.core.config)."""
 from __future__ import annotations
 
-import os
 from typing import Annotated
 
 import typer
 
 from cue.cli.output import LIST_FORMATS, Format, dumps, formats, out, resolve, say
-from cue.core import paths
+from cue.core import paths, settings
 
 app = typer.Typer(
     help="Show and change cue's settings (CUE_HOME/config.toml; env CUE_SECTION_KEY "
@@ -73,7 +72,7 @@ def config_set(
 
     typed = cue_config.set_value(key, value)
     say(f"{key} = {_show(typed)}")
-    if cue_config.env_name(key) in os.environ:
+    if settings.overrides([key]):
         say(f"note: {cue_config.env_name(key)} is set and overrides the file")
 
 

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cue.core import paths
+from cue.core import paths, settings
 from cue.core.errors import CueError
+from cue.core.settings import env_name
 from cue.core.timespec import parse_duration
 
 BACKENDS = ("cloud", "local", "server")
@@ -180,15 +181,11 @@ class Config:
         return Config(values, sources)
 
 
-def env_name(key: str) -> str:
-    return "CUE_" + key.upper().replace(".", "_")
-
-
 def load(path: Path | None = None, env: dict[str, str] | None = None) -> Config:
     """Read the config file (if any) and the environment; raise ConfigError on bad input."""
     path = path or paths.config_path()
-    env = os.environ if env is None else env
     raw = read_file(path)
+    overridden = settings.overrides([s.key for s in SETTINGS], env)
     values, sources = {}, {}
     for s in SETTINGS:
         values[s.key], sources[s.key] = s.default, "default"
@@ -196,8 +193,8 @@ def load(path: Path | None = None, env: dict[str, str] | None = None) -> Config:
         if name in raw.get(section, {}):
             values[s.key] = _check(s, raw[section][name], where=f"{path}")
             sources[s.key] = "file"
-        if env.get(env_name(s.key)) not in (None, ""):
-            values[s.key] = parse_value(s.key, env[env_name(s.key)], where=env_name(s.key))
+        if s.key in overridden:
+            values[s.key] = parse_value(s.key, overridden[s.key], where=env_name(s.key))
             sources[s.key] = "env"
     return Config(values, sources)
 
@@ -287,9 +284,9 @@ def write_file(path: Path, data: dict[str, dict[str, Any]]) -> None:
 
 def api_key(config: Config, env: dict[str, str] | None = None) -> str | None:
     """The Anthropic key: ANTHROPIC_API_KEY, else the key file (which must be 0600)."""
-    env = os.environ if env is None else env
-    if env.get("ANTHROPIC_API_KEY"):
-        return env["ANTHROPIC_API_KEY"].strip()
+    from_env = settings.anthropic_api_key(env)
+    if from_env:
+        return from_env
     path = api_key_path(config)
     if not path.exists():
         return None
@@ -308,7 +305,7 @@ def api_key_path(config: Config) -> Path:
 
 def api_key_source(config: Config) -> str:
     """Where the key would come from, for `cue config show` (never the key itself)."""
-    if os.environ.get("ANTHROPIC_API_KEY"):
+    if settings.anthropic_api_key():
         return "env ANTHROPIC_API_KEY"
     path = api_key_path(config)
     return f"file {path}" if path.exists() else "not set"

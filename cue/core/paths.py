@@ -1,14 +1,14 @@
-"""Where cue keeps its files. One module, one environment override: CUE_HOME."""
+"""Where cue keeps its files: all under CUE_HOME (read in cue.core.settings)."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from cue.core import settings
 
 
 def home() -> Path:
     """The data folder: $CUE_HOME, else ~/.cue. Not created here."""
-    env = os.environ.get("CUE_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".cue"
+    return settings.home()
 
 
 def ensure_home() -> Path:

@@ -12,11 +12,13 @@ registry here) and would let tldextract fetch the public-suffix list. So:
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
 import threading
 from functools import cache
+from pathlib import Path
 
+from cue.core import settings
+from cue.core.errors import CueError
 from cue.pii.entities import Entity
 
 LANGUAGE = "en"
@@ -95,13 +97,28 @@ def chunks(text: str, size: int = CHUNK_CHARS) -> list[tuple[int, int]]:
 
 def spacy_model() -> str | None:
     """The spaCy model to use for names, or None (the default: no model is installed)."""
-    env = os.environ.get("CUE_SPACY_MODEL", "").strip()
+    env = settings.spacy_model()
     if env:
-        return None if env.lower() == "none" else env
+        if env.lower() == "none":
+            return None
+        if not _installed(env):  # spaCy would try to download it: never at run time
+            raise CueError(f"CUE_SPACY_MODEL={env} is neither an installed spaCy model nor a "
+                           "model folder; install it, or set CUE_SPACY_MODEL=none to scrub "
+                           "without one")
+        return env
     for name in SPACY_MODELS:
         if importlib.util.find_spec(name) is not None:
             return name
     return None
+
+
+def _installed(model: str) -> bool:
+    if Path(model).expanduser().is_dir():
+        return True
+    try:
+        return model.isidentifier() and importlib.util.find_spec(model) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 _BUILD_LOCK = threading.Lock()
