@@ -1,6 +1,6 @@
 """cue digest (SPEC §6): the pipeline excluding model time, and the local backend's plumbing.
 
-Data: a synthetic 15-minute window (tests/cue/synth.py) of 2560×1600 JPEG keyframes, one
+Data: a synthetic 15-minute window (bench/sessions.py, the fixed script) of 2560×1600 JPEG keyframes, one
 every 5 s (180 frames), and its MCAP log, built once under .bench/cue_digest/.
 
 - pipeline excluding model time: `run_digest` in one process with the frame cache and
@@ -28,7 +28,7 @@ RUNS = 5
 
 def _activity():
     sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "cue")]
-    from synth import make_activity
+    from bench.sessions import make_activity
 
     marker = DATA / ".complete"
     if not marker.exists():

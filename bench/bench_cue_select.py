@@ -1,6 +1,6 @@
 """`cue select` over 900 keyframes of 2560×1600 JPEG in a 15-minute window (SPEC §6).
 
-Frames come from tests/cue/synth.py with real rendered text over every screen, so they
+Frames come from bench/sessions.py's fixed script with real rendered text over every screen, so they
 weigh what real screenshots weigh (~0.5 MB each at q85); they are drawn once under
 .bench/cue_select/ (about a minute and a half) and reused. Cold = no frame cache (a
 fresh CUE_HOME each run; the files themselves are in the OS page cache, as they are
@@ -27,7 +27,7 @@ SIZE = (2560, 1600)
 
 def _activity():
     sys.path.insert(0, str(ROOT))
-    from tests.cue.synth import make_activity
+    from bench.sessions import make_activity
 
     root = WORK / "cue_select"
     marker = root / "ready.json"

@@ -1,7 +1,14 @@
-"""Scripted 15-minute screen sessions with ground-truth segments, for judging `cue select`.
+"""Scripted 15-minute screen sessions: the one generator of synthetic screen activity.
 
-One generator feeds the selection benchmark (bench/bench_cue_select.py), the tests
-(tests/cue/test_select_segments.py) and `make demo` (`python -m bench.sessions DIR`):
+Keyframes drawn with Pillow plus an MCAP event log, in the README's input contract, with
+what happened known in advance. Two scripts share one painter and one log writer:
+
+- `make_session(root, seed)`: a story whose timings each seed draws, with ground-truth
+  segments — for judging `cue select` (bench/bench_cue_select.py, tests/cue/
+  test_select_segments.py) and `make demo` (`python -m bench.sessions DIR`);
+- `make_activity(root, start)`: one fixed script whose moments are known to the second
+  (below, "The fixed script") — for the tests of selection, timeline, digest, the CLI,
+  and the digest and selection benchmarks.
 
     from bench.sessions import make_session
     s = make_session(tmp_path, seed=3)
@@ -27,6 +34,22 @@ Ground truth: each frame knows its segment. A *significant* segment is something
 did for a while (≥ 15 s, not a blip, not paused, not the few seconds of a window arrival
 before typing in it, not idle time). The returning dashboard belongs to the dashboard's
 segment: the same screen seen twice is one thing to show, not two.
+
+The fixed script (`make_activity`, seconds after `start`):
+
+    0    Code, "main.py — cue"; typing bursts at 30–40 s and 80–95 s
+    120  app switch → Firefox, "Mozilla Firefox", a docs page
+    200  tab switch inside Firefox, title unchanged (no window event), a dashboard
+    280  app switch → Preview, "design.pdf", page 1
+    320  scrolling the long PDF, one step per 5 s, until 400
+    400  idle: nothing changes, no input, until 520
+    520  paused (/cue/pause) — a private chat is on screen; frames still land on disk
+    600  resumed; app switch → Terminal, "zsh — cue"; typing at 620–640 s and 680–700 s
+    760  app switch → Slack, "#general"
+    900  end
+
+Its frames are captured every `interval` seconds at `start + phase + k·interval` (phase
+2 s, so a frame lands shortly after each transition) and named by unix milliseconds.
 """
 from __future__ import annotations
 
@@ -56,7 +79,7 @@ class Segment:
 class Frame:
     ts: float
     path: Path
-    segment: str  # Segment.id
+    segment: str  # Segment.id (the fixed script: the scene — editor, docs, pdf, …)
     view: str  # what is on screen; equal views are identical pixels
 
 
@@ -311,8 +334,16 @@ def _write_log(path: Path, start: float, spans, rng: random.Random, paused: list
                 s += 2.0
             else:
                 break  # scroll, idle, blips: no input at all
+    _write_events(path, start, events)
+
+
+def _write_events(path: Path, start: float, events: list[tuple[float, str, dict]], *,
+                  crashed: bool = False) -> None:
+    """(seconds after start, window|input|pause, data) into one MCAP log, in time order.
+    `crashed`: the log as a writer that died after its last flush would leave it (no
+    summary, no footer)."""
     events.sort(key=lambda e: e[0])
-    log = EventWriter(path, flush_secs=1.0)
+    log = EventWriter(path, flush_secs=0.0 if crashed else 1.0)
     for rel, kind, data in events:
         if kind == "window":
             log.window(data["app"], data["title"], ts=start + rel)
@@ -320,7 +351,12 @@ def _write_log(path: Path, start: float, spans, rng: random.Random, paused: list
             log.input(data["keys"], data["clicks"], ts=start + rel)
         else:
             log.pause(data["state"], ts=start + rel)
+    log.flush()
+    flushed_size = path.stat().st_size
     log.close()
+    if crashed:
+        with open(path, "r+b") as f:
+            f.truncate(flushed_size)
 
 
 # ---------------------------------------------------------------- the screens
@@ -332,23 +368,33 @@ class _Screens:
         self.w, self.h = size
         self.s = self.w / 480
         self.seed = seed
-        self._cache: dict[str, bytes] = {}
+        self._cache: dict[tuple[str, str], bytes] = {}
         self._doc = None
+        self._text = None
 
-    def save(self, view: str, path: Path, quality: int) -> None:
-        data = self._cache.get(view)
+    def save(self, view: str, path: Path, quality: int, fmt: str = "jpg") -> None:
+        """Write the view's image atomically (a capture tool never leaves a half-written
+        keyframe); the same view and format give the same bytes."""
+        data = self._cache.get((view, fmt))
         if data is None:
             import io
 
             buf = io.BytesIO()
-            self.draw(view).save(buf, "JPEG", quality=quality)
-            data = self._cache[view] = buf.getvalue()
+            kind = {"jpg": "JPEG", "jpeg": "JPEG", "webp": "WEBP"}.get(fmt, "PNG")
+            self.draw(view).save(buf, kind, **({"quality": quality} if kind != "PNG" else {}))
+            data = self._cache[(view, fmt)] = buf.getvalue()
         tmp = path.with_name("." + path.name + ".tmp")
         tmp.write_bytes(data)
         tmp.rename(path)
 
     def draw(self, view: str) -> Image.Image:
         kind, _, arg = view.partition(":")
+        if kind.startswith("text"):  # rendered text over the view, shifted (benchmarks)
+            img = self.draw(arg)
+            shift = int(kind[4:])
+            layer = self._text_layer()
+            img.paste((150, 150, 150), (0, 0), layer.crop((0, shift, self.w, shift + self.h)))
+            return img
         if kind == "loading":  # the top third drawn, the rest still blank
             img = self.draw(arg)
             img.paste((235, 235, 235), (0, self.h // 3, self.w, self.h))
@@ -442,12 +488,33 @@ class _Screens:
         return img
 
     def _pdf(self, arg):
-        step = int(arg or 0)
+        step = float(arg or 0)
         img, _d, top = self._window((120, 120, 125), "Preview — design.pdf", (90, 90, 95))
         doc = self._long_doc()
         offset = int(step * 0.16 * self.h)
         img.paste(doc.crop((0, offset, self.w, offset + self.h - top)), (0, top))
         return img
+
+    def _text_layer(self) -> Image.Image:
+        """Small rendered text over a whole screen: real JPEG sizes and decode times."""
+        if self._text is not None:
+            return self._text
+        from PIL import ImageFont
+
+        rng = random.Random(self.seed + 9)
+        words = ("def select frames keyframe window return score anchor import cue json "  # noqa: SIM905
+                 "self path event title app time float list dict none true false for in if "
+                 "else while print error message 0 1 42 3.14 == != <= >= ( ) [ ] { } : ,").split()
+        s = self.w / 640
+        font = ImageFont.load_default(size=max(9, int(3.2 * s)))
+        layer = Image.new("L", (self.w, self.h + int(400 * s)), 0)
+        d = ImageDraw.Draw(layer)
+        step = max(10, int(5.5 * s))
+        for y in range(int(24 * s), layer.height - step, step):
+            line = " ".join(rng.choice(words) for _ in range(rng.randint(10, 70)))
+            d.text((int(6 * s) + rng.randint(0, 60), y), line, fill=255, font=font)
+        self._text = layer
+        return layer
 
     def _long_doc(self):
         if self._doc is not None:
@@ -540,6 +607,149 @@ class _Screens:
         self._lines(d, int(20 * self.s), top + int(20 * self.s), self.w - int(20 * self.s),
                     self.h, rng, bar, int(18 * self.s), (4, 14))
         return img
+
+
+# ---------------------------------------------------------------- the fixed script
+
+PAUSE = (520.0, 600.0)
+IDLE = (400.0, 520.0)
+TYPING = [(30.0, 40.0), (80.0, 95.0), (620.0, 640.0), (680.0, 700.0)]
+SCROLL = (320.0, 400.0)
+_WINDOWS = [
+    (0.5, "Code", "main.py — cue"),
+    (120.0, "Firefox", "Mozilla Firefox"),
+    (280.0, "Preview", "design.pdf"),
+    (530.0, "Signal", "private chat"),  # inside the pause: must never surface
+    (600.5, "Terminal", "zsh — cue"),
+    (760.0, "Slack", "#general"),
+]
+
+
+@dataclass(frozen=True)
+class Transition:
+    ts: float  # unix seconds
+    kind: str  # app_switch | tab_switch | scroll | resume
+    label: str
+
+
+@dataclass
+class Activity:
+    root: Path
+    keyframes_dir: Path
+    events_dir: Path
+    start: float
+    end: float
+    frames: list[Frame]  # Frame.segment is the scene: editor, docs, dashboard, pdf, …
+    transitions: list[Transition]
+    paused: list[tuple[float, float]]
+    idle: list[tuple[float, float]]
+    typing: list[tuple[float, float]] = field(default_factory=list)
+
+    @property
+    def window_secs(self) -> float:
+        return self.end - self.start
+
+    def frames_in(self, a: float, b: float) -> list[Frame]:
+        return [f for f in self.frames if a <= f.ts <= b]
+
+    def clone(self, root: Path) -> Activity:
+        """A copy under `root` (cheaper than drawing it again) for tests that change files."""
+        import shutil
+
+        root = Path(root)
+        for sub in ("keyframes", "events"):
+            shutil.copytree(self.root / sub, root / sub, dirs_exist_ok=True)
+        moved = [Frame(f.ts, root / "keyframes" / f.path.name, f.segment, f.view)
+                 for f in self.frames]
+        return Activity(root, root / "keyframes", root / "events", self.start, self.end, moved,
+                        self.transitions, self.paused, self.idle, self.typing)
+
+
+def make_activity(root: Path | str, start: float, *, interval: float = 5.0, phase: float = 2.0,
+                  size: tuple[int, int] = (640, 400), fmt: str = "jpg", quality: int = 85,
+                  pause_in_log: bool = True, crashed_log: bool = False, text: bool = False,
+                  seed: int = 7) -> Activity:
+    """Write the fixed script (module docstring) under `root` (keyframes/, events/activity.mcap).
+
+    `pause_in_log=False` leaves the pause out of the event log (record it with
+    `cue.inputs.pauses.pause` instead); `crashed_log=True` leaves the log as a writer that
+    died after its last flush would. `text=True` lays real rendered text over every screen,
+    so JPEG sizes and decode times look like real screenshots (~0.6 MB at 2560×1600, q85) —
+    for benchmarks.
+    """
+    root = Path(root)
+    kdir, edir = root / "keyframes", root / "events"
+    kdir.mkdir(parents=True, exist_ok=True)
+    edir.mkdir(parents=True, exist_ok=True)
+    screens = _Screens(size, seed)
+    frames: list[Frame] = []
+    t = phase
+    while t <= DURATION:
+        scene, view = _fixed_view(t)
+        if text:  # the text layer shifts a little per scene and second: no two alike
+            view = f"text{sum(map(ord, scene)) % 7 * int(40 * size[0] / 640) + int(t) % 3}:{view}"
+        ts = start + t
+        path = kdir / f"{round(ts * 1000)}.{fmt}"
+        screens.save(view, path, quality, fmt)
+        frames.append(Frame(ts, path, scene, view))
+        t += interval
+
+    transitions = [
+        Transition(start + 120, "app_switch", "Code → Firefox"),
+        Transition(start + 200, "tab_switch", "Firefox tab, same title"),
+        Transition(start + 280, "app_switch", "Firefox → Preview"),
+        Transition(start + SCROLL[0], "scroll", "scrolling design.pdf"),
+        Transition(start + PAUSE[1], "resume", "resumed into Terminal"),
+        Transition(start + 760, "app_switch", "Terminal → Slack"),
+    ]
+    _write_events(edir / "activity.mcap", start, _fixed_events(pause_in_log, seed),
+                  crashed=crashed_log)
+    return Activity(root, kdir, edir, start, start + DURATION, frames, transitions,
+                    [(start + PAUSE[0], start + PAUSE[1])], [(start + IDLE[0], start + IDLE[1])],
+                    [(start + a, start + b) for a, b in TYPING])
+
+
+def _fixed_view(t: float) -> tuple[str, str]:
+    """(scene, view key) on screen `t` seconds into the fixed script."""
+    def typed(spans):  # seconds typed so far in these bursts
+        return int(sum(min(max(t - a, 0), b - a) for a, b in spans))
+
+    if t < 120:
+        return "editor", f"editor:{typed(TYPING[:2]) // 2 + 2}"
+    if t < 200:
+        return "docs", "browser:docs"
+    if t < 280:
+        return "dashboard", "browser:dashboard"
+    if t < PAUSE[0]:
+        step = 0.0 if t < SCROLL[0] else (min(t, SCROLL[1]) - SCROLL[0]) / 5.0
+        return "pdf", f"pdf:{step:g}"
+    if t < PAUSE[1]:
+        return "private", "private"
+    if t < 760:
+        return "terminal", f"terminal:{typed(TYPING[2:]) // 2 + 1}"
+    return "chat", "chat"
+
+
+def _fixed_events(pause_in_log: bool, seed: int) -> list[tuple[float, str, dict]]:
+    rng = random.Random(seed)
+    events: list[tuple[float, str, dict]] = [
+        (rel, "window", {"app": app, "title": title}) for rel, app, title in _WINDOWS]
+    t = 1.0
+    while t <= DURATION:
+        if IDLE[0] <= t < PAUSE[1]:
+            t += 1.0
+            continue
+        typing = any(a <= t < b for a, b in TYPING)
+        keys = rng.randint(6, 11) if typing else rng.choice([0, 0, 0, 1])
+        clicks = rng.choice([0, 0, 1]) if not typing else 0
+        if any(abs(t - rel) < 1.0 for rel, _, _ in _WINDOWS):
+            clicks += 1
+        events.append((t, "input", {"keys": keys, "clicks": clicks}))
+        t += 1.0
+    if pause_in_log:
+        events.append((PAUSE[0], "pause", {"state": "paused"}))
+        events.append((PAUSE[1], "pause", {"state": "resumed"}))
+    return events
 
 
 def main(argv: list[str]) -> int:

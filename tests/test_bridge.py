@@ -14,7 +14,7 @@ import pytest
 from stubs import AnthropicStub
 
 sys.path.insert(0, str(Path(__file__).parent / "cue"))  # tests/cue helpers
-from synth import make_activity
+from bench.sessions import make_activity
 
 ROOT = Path(__file__).resolve().parents[1]
 START = 1_763_766_000.0  # 2025-11-21 23:00 UTC

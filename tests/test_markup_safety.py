@@ -87,9 +87,9 @@ def _keyframes_with_marked_names(src: Path, dst: Path, count: int = 4) -> Path:
 
 
 def test_cue_tables_show_user_text_verbatim(tmp_path, terminal):
+    from bench.sessions import make_activity
     from cue.cli.app import app
     from cue.core import db, paths
-    from tests.cue.synth import make_activity
 
     act = make_activity(tmp_path / "act", 1_763_766_000.0)
     kdir = _keyframes_with_marked_names(act.keyframes_dir, tmp_path / "marked")

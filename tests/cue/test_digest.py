@@ -1,6 +1,6 @@
 """The digest pipeline end to end, with the fail-closed policy and the privacy invariants.
 
-Real parts throughout: synthetic keyframes + MCAP log (tests/cue/synth.py), real frame
+Real parts throughout: synthetic keyframes + MCAP log (bench/sessions.py, the fixed script), real frame
 selection, real Presidio scrub, real SQLite, llama-cpp-python on a generated tiny Gemma,
 the anthropic SDK and httpx against stub servers on 127.0.0.1.
 """
@@ -14,8 +14,8 @@ import time
 
 import pytest
 from stubs import AnthropicStub, OpenAIStub
-from synth import make_activity
 
+from bench.sessions import make_activity
 from cue.core import config as cue_config
 from cue.core import paths
 from cue.core.db import connect

@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 from stubs import AnthropicStub
-from synth import make_activity
 
+from bench.sessions import make_activity
 from cue.core import paths
 
 START = 1_763_766_000.0

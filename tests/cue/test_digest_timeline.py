@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from synth import make_activity
 
+from bench.sessions import make_activity
 from cue.digest.timeline import build_timeline
 from cue.inputs.events import Event, read_events
 

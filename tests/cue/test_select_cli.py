@@ -8,8 +8,8 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
+from bench.sessions import make_activity
 from cue.cli.app import app
-from tests.cue.synth import make_activity
 
 START = 1_763_766_000.0
 runner = CliRunner()

@@ -1,4 +1,4 @@
-"""Frame selection on synthetic activity (tests/cue/synth.py) with known transitions."""
+"""Frame selection on synthetic activity (bench/sessions.py, the fixed script) with known transitions."""
 from __future__ import annotations
 
 import itertools
@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from bench.sessions import make_activity
 from cue.core.db import connect
 from cue.core.errors import CueError
 from cue.frame_select import (
@@ -25,7 +26,6 @@ from cue.inputs.keyframes import Keyframe
 from cue.inputs.pauses import pause, resume
 from cue.select import features as frame_cache
 from cue.select.features import FrameFeatures, hamming
-from tests.cue.synth import make_activity
 
 START = 1_763_766_000.0
 
@@ -96,7 +96,7 @@ def test_paused_frames_and_events_never_surface(activity):
     assert sel.paused_frames == len(activity.frames_in(*activity.paused[0])) == 16
     a, b = activity.paused[0]
     assert not any(a <= f.ts <= b for f in sel.frames)
-    scenes = {f.path: f.scene for f in activity.frames}
+    scenes = {f.path: f.segment for f in activity.frames}
     assert "private" not in {scenes[f.path] for f in sel.frames}
     # The Signal window event inside the pause is dropped: the switch reads Preview → Terminal.
     assert not any("Signal" in f.reason or f.app == "Signal" for f in sel.frames)
