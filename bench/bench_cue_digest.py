@@ -30,8 +30,11 @@ def _activity():
     sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "cue")]
     from bench.sessions import make_activity
 
-    marker = DATA / ".complete"
+    marker = DATA / ".complete-v2"  # v2: drawn by bench/sessions.py (the one generator)
     if not marker.exists():
+        import shutil
+
+        shutil.rmtree(DATA, ignore_errors=True)  # frames of an older generator
         make_activity(DATA, start=START, interval=5.0, size=(2560, 1600))
         marker.write_text("ok")
     return DATA / "keyframes", DATA / "events"

@@ -31,7 +31,7 @@ def _activity():
 
     root = WORK / "cue_select"
     marker = root / "ready.json"
-    spec = {"frames": FRAMES, "size": list(SIZE), "start": START, "version": 2}
+    spec = {"frames": FRAMES, "size": list(SIZE), "start": START, "version": 3}
     if marker.exists() and json.loads(marker.read_text()) == spec:
         return root
     shutil.rmtree(root, ignore_errors=True)
