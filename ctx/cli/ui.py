@@ -43,7 +43,7 @@ def register(app: typer.Typer) -> None:
             print(running.url, flush=True)
             say("ctx ui: open the address above (it carries this run's token); Ctrl-C stops.")
             if not no_browser:
-                _open_browser(running.url)
+                _open_browser(running.browser_url)  # a one-time code, not the token
 
         try:
             server.serve(running, db_path=state.db_path, on_ready=ready)

@@ -43,7 +43,7 @@ TYPE_TITLES = {"fact": "Facts", "decision": "Decisions", "pattern": "Patterns",
 
 
 def create_app(*, token: str, port: int, db_path: str | None = None,
-               cue_home: Path | None = None) -> Guard:
+               cue_home: Path | None = None, codes: tuple[str, ...] = ()) -> Guard:
     """The ASGI app for one run: Starlette routes behind the Guard."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined)
@@ -81,7 +81,7 @@ def create_app(*, token: str, port: int, db_path: str | None = None,
         404: viewer.not_found, 405: viewer.not_allowed,
         CtxError: viewer.domain_error, sqlite3.Error: viewer.domain_error})
     viewer.warm()
-    return Guard(app, token=token, port=port)
+    return Guard(app, token=token, port=port, codes=codes)
 
 
 class Viewer:

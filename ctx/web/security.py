@@ -7,10 +7,14 @@ API on a fixed port with path traversal (SPEC §6.1): this is the answer to each
 """
 from __future__ import annotations
 
+import hashlib
 import hmac
+import time
 from urllib.parse import parse_qsl, quote, urlencode
 
 TOKEN_PARAM = "token"
+CODE_PARAM = "code"  # the one-time code the browser is opened with (the token stays out of argv)
+CODE_SECONDS = 120.0
 CSRF_FIELD = "csrf"
 SAFE_METHODS = ("GET", "HEAD")
 ALLOWED_METHODS = ("GET", "HEAD", "POST")
@@ -29,6 +33,14 @@ SECURITY_HEADERS = [
 ]
 
 
+def cookie_value(token: str, port: int) -> str:
+    """The session cookie: an HMAC of this run's token over the port, never the token itself.
+    Browsers send a 127.0.0.1 cookie to every port, so another local server the browser
+    visits sees it — it learns neither the token nor a cookie for any other run or port."""
+    return hmac.new(token.encode(), f"ctx-ui cookie for 127.0.0.1:{port}".encode(),
+                    hashlib.sha256).hexdigest()
+
+
 def same(a: str | None, b: str) -> bool:
     """Constant-time comparison of a presented secret with the real one."""
     if not isinstance(a, str) or not a:  # a form field sent as a file is not a token
@@ -39,11 +51,14 @@ def same(a: str | None, b: str) -> bool:
 class Guard:
     """ASGI middleware: Host, token, method and Origin checks before any route runs."""
 
-    def __init__(self, app, *, token: str, port: int):
+    def __init__(self, app, *, token: str, port: int, codes: tuple[str, ...] = ()):
         self.app = app
         self.token = token
         self.port = port
         self.cookie = f"ctx_ui_{port}"
+        self.cookie_value = cookie_value(token, port)
+        # one-time codes: each opens one browser session, once, within CODE_SECONDS
+        self.codes = {c: time.monotonic() + CODE_SECONDS for c in codes}
         self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
         self.origins = {f"http://{h}" for h in self.hosts}
 
@@ -68,6 +83,11 @@ class Guard:
             return await _deny(send, 405, "Method not allowed.", allow="GET, HEAD, POST")
         query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         presented = dict(query).get(TOKEN_PARAM)
+        code = dict(query).get(CODE_PARAM)
+        if code is not None and method in SAFE_METHODS and self._use_code(code):
+            rest = urlencode([(k, v) for k, v in query if k != CODE_PARAM])
+            path = "/" + quote(scope.get("path", "/")).lstrip("/")
+            return await _redirect(send, path + (f"?{rest}" if rest else ""), self._set_cookie())
         if presented is not None and same(presented, self.token) and method in SAFE_METHODS:
             # First load: trade the token in the URL for a cookie, and drop it from the URL
             # (history, screenshots, the address bar).
@@ -76,7 +96,7 @@ class Guard:
             path = "/" + quote(scope.get("path", "/")).lstrip("/")
             location = path + (f"?{rest}" if rest else "")
             return await _redirect(send, location, self._set_cookie())
-        if not (same(_cookie(headers.get("cookie", ""), self.cookie), self.token)
+        if not (same(_cookie(headers.get("cookie", ""), self.cookie), self.cookie_value)
                 or same(presented, self.token)):
             return await _deny(send, 403, "Forbidden: open the address `ctx ui` printed "
                                           "(it carries this run's token).")
@@ -95,8 +115,19 @@ class Guard:
 
         return await self.app(scope, receive, send_with_headers)
 
+    def _use_code(self, code: str) -> bool:
+        """True once for a live code (then it is gone); codes past their time are dropped."""
+        now = time.monotonic()
+        for known, until in list(self.codes.items()):
+            if until < now:
+                del self.codes[known]
+            elif same(code, known):
+                del self.codes[known]
+                return True
+        return False
+
     def _set_cookie(self) -> bytes:
-        return (f"{self.cookie}={self.token}; Path=/; HttpOnly; SameSite=Strict"
+        return (f"{self.cookie}={self.cookie_value}; Path=/; HttpOnly; SameSite=Strict"
                 ).encode("latin-1")
 
 

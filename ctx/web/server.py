@@ -16,10 +16,18 @@ class Running:
     sock: socket.socket
     port: int
     token: str
+    code: str = ""  # one-time: the browser is opened with it, so the token is in no argv
 
     @property
     def url(self) -> str:
+        """The address printed for the person (stdout only; valid for the whole run)."""
         return f"http://{HOST}:{self.port}/?token={self.token}"
+
+    @property
+    def browser_url(self) -> str:
+        """The address handed to the browser launcher (its argv is world-readable in /proc):
+        a one-time code, dead once the browser used it and after two minutes."""
+        return f"http://{HOST}:{self.port}/?code={self.code}"
 
 
 def bind(port: int = 0) -> Running:
@@ -33,7 +41,7 @@ def bind(port: int = 0) -> Running:
     except OSError:
         sock.close()
         raise
-    return Running(sock, sock.getsockname()[1], secrets.token_urlsafe(24))
+    return Running(sock, sock.getsockname()[1], secrets.token_urlsafe(24), secrets.token_urlsafe(16))
 
 
 def serve(running: Running, *, db_path: str | None = None, cue_home: Path | None = None,
@@ -43,7 +51,8 @@ def serve(running: Running, *, db_path: str | None = None, cue_home: Path | None
 
     from ctx.web.app import create_app
 
-    app = create_app(token=running.token, port=running.port, db_path=db_path, cue_home=cue_home)
+    app = create_app(token=running.token, port=running.port, db_path=db_path, cue_home=cue_home,
+                     codes=(running.code,) if running.code else ())
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                             proxy_headers=False, server_header=False, date_header=False)
     server = uvicorn.Server(config)

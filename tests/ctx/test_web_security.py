@@ -26,6 +26,7 @@ from ctx.claude import requests, sessions
 from ctx.core import db
 from ctx.core.store import Store
 from ctx.web.app import create_app
+from ctx.web.security import cookie_value
 from ctx.web.thumbs import Frame
 from tests.ctx.ctx_runner import ok
 
@@ -104,7 +105,8 @@ def test_token_in_the_url_becomes_a_cookie_and_leaves_the_url(client, some_nodes
     assert r.status_code == 303
     assert r.headers["location"] == "/graph?depth=1"
     cookie = r.headers["set-cookie"]
-    assert f"ctx_ui_{PORT}={TOKEN}" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert f"ctx_ui_{PORT}={cookie_value(TOKEN, PORT)}" in cookie and TOKEN not in cookie
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
     r = client.get("/graph?depth=1")
     assert r.status_code == 200 and "edges shown" in r.text
 
@@ -114,6 +116,38 @@ def test_a_token_for_another_run_does_not_open_this_one(client, some_nodes):
     assert client.get("/").status_code == 403
     client.cookies.set(f"ctx_ui_{PORT + 1}", TOKEN)  # the right token under another run's name
     assert client.get("/").status_code == 403
+
+
+def test_the_cookie_is_bound_to_the_port_and_is_not_the_token(client, some_nodes):
+    """Issue 26: browsers send 127.0.0.1 cookies to every port. The cookie is an HMAC over the
+    port: a server on another port learns no token, and its own port's value does not open this one."""
+    client.cookies.set(f"ctx_ui_{PORT}", TOKEN)  # the raw token as the cookie: not accepted
+    assert client.get("/").status_code == 403
+    client.cookies.set(f"ctx_ui_{PORT}", cookie_value(TOKEN, PORT + 1))  # bound to another port
+    assert client.get("/").status_code == 403
+    client.cookies.set(f"ctx_ui_{PORT}", cookie_value(TOKEN, PORT))
+    assert client.get("/").status_code == 200
+
+
+def test_the_browser_is_opened_with_a_one_time_code_not_the_token(some_nodes):
+    app = create_app(token=TOKEN, port=PORT, codes=("one-time-code-xyz",))
+    with TestClient(app, base_url=BASE, follow_redirects=False) as first, \
+            TestClient(app, base_url=BASE, follow_redirects=False) as second:
+        r = first.get("/graph?code=one-time-code-xyz&depth=1")
+        assert r.status_code == 303 and r.headers["location"] == "/graph?depth=1"
+        assert first.get("/graph?depth=1").status_code == 200
+        assert second.get("/?code=one-time-code-xyz").status_code == 403  # used: gone
+
+
+def test_the_browser_launcher_never_sees_the_token(monkeypatch):
+    from ctx.web import server
+
+    running = server.bind(0)
+    try:
+        assert running.token not in running.browser_url and running.code in running.browser_url
+        assert running.token in running.url  # what is printed for the person
+    finally:
+        running.sock.close()
 
 
 def test_token_redirect_cannot_leave_the_site(client):
@@ -456,11 +490,12 @@ def test_real_server_on_loopback_with_token_and_clean_ctrl_c(tmp_path):
         resp = conn.getresponse()
         resp.read()
         assert resp.status == 303 and resp.getheader("location") == "/"
-        assert resp.getheader("set-cookie").startswith(f"ctx_ui_{port}={m.group(2)};")
-        conn.request("GET", "/", headers={"Cookie": f"ctx_ui_{port}={m.group(2)}"})
+        bound = cookie_value(m.group(2), port)  # an HMAC over the port, not the token
+        assert resp.getheader("set-cookie").startswith(f"ctx_ui_{port}={bound};")
+        conn.request("GET", "/", headers={"Cookie": f"ctx_ui_{port}={bound}"})
         resp = conn.getresponse()
         assert resp.status == 200 and b"newest first" in resp.read()
-        conn.request("GET", "/", headers={"Cookie": f"ctx_ui_{port}={m.group(2)}",
+        conn.request("GET", "/", headers={"Cookie": f"ctx_ui_{port}={bound}",
                                           "Host": "attacker.example"})
         resp = conn.getresponse()
         assert resp.status == 403
