@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 SEGMENT_ROWS = 16384        # a full segment: 16k vectors, 24 MiB
 SMALL_SEGMENTS_MAX = 8      # more small (JIT-written) segments than this → merge them
 BATCH_CHUNKS = 64           # embedded and committed together
+DEADLINE_BATCH_CHUNKS = 16  # the same under a deadline: it is checked between batches
 MMAP_BYTES = 1 << 30        # read-only map for loading vector BLOBs
 
 Progress = Callable[[int, int], None]  # (chunks done, chunks to do)
@@ -192,7 +193,10 @@ def ensure(conn: sqlite3.Connection, embedder, *, progress: Progress | None = No
            deadline: float | None = None, max_chunks: int | None = None,
            compact_small: bool = True) -> IndexReport:
     """Embed every node that has no current chunks (JIT). Stops early (leaving the rest for
-    later) at `deadline` (time.monotonic()) or after `max_chunks`."""
+    later) at `deadline` (time.monotonic()) or after `max_chunks` — cut by chunk, not by
+    node: a huge node is embedded BATCH_CHUNKS at a time, its finished chunks are kept, and
+    the next call goes on from there (the node counts as embedded once all its chunks are).
+    Memory stays bounded by one batch, whatever the size of a node."""
     t0 = time.perf_counter()
     model_id = embedder.model_id
     report = IndexReport(model_id)
@@ -200,36 +204,53 @@ def ensure(conn: sqlite3.Connection, embedder, *, progress: Progress | None = No
         report.seconds = time.perf_counter() - t0
         return report
     todo = conn.execute(
-        "SELECT n.id, n.content FROM nodes n WHERE NOT EXISTS (SELECT 1 FROM embedded_nodes e "
+        "SELECT n.id FROM nodes n WHERE NOT EXISTS (SELECT 1 FROM embedded_nodes e "
         "WHERE e.model = ? AND e.node_id = n.id) ORDER BY n.seq DESC", (model_id,)).fetchall()
     # newest first: what was just remembered is what the next prompt is most likely about
-    planned = [(node_id, content, chunk_text(content)) for node_id, content in todo]
-    total = sum(len(chunks) for _, _, chunks in planned)
-    if progress:
-        progress(0, total)
-    done_chunks = 0
-    batch: list = []
-    batch_chunks = 0
-    for item in planned:
-        if max_chunks is not None and done_chunks + batch_chunks + len(item[2]) > max_chunks \
-                and done_chunks + batch_chunks > 0:
-            break
-        batch.append(item)
-        batch_chunks += len(item[2])
-        if batch_chunks >= BATCH_CHUNKS:
-            if deadline is not None and time.monotonic() > deadline:
-                batch = []
-                break
-            _embed_and_store(conn, embedder, batch, report)
-            done_chunks += batch_chunks
-            batch, batch_chunks = [], 0
-            if progress:
-                progress(done_chunks, total)
-    if batch and not (deadline is not None and time.monotonic() > deadline):
+    done_chunks, batch = 0, []
+
+    def out_of_time() -> bool:
+        return deadline is not None and time.monotonic() > deadline
+
+    def flush() -> bool:
+        nonlocal done_chunks
+        if out_of_time():
+            return False
         _embed_and_store(conn, embedder, batch, report)
-        done_chunks += batch_chunks
+        done_chunks += len(batch)
+        batch.clear()
         if progress:
             progress(done_chunks, total)
+        return True
+
+    size = BATCH_CHUNKS if deadline is None else DEADLINE_BATCH_CHUNKS  # a finer cut in time
+    total = 0  # known as we go: chunking every missing node up front cost seconds and memory
+    stopped = False
+    for (node_id,) in todo:
+        row = conn.execute("SELECT content FROM nodes WHERE id = ?", (node_id,)).fetchone()
+        if row is None:
+            continue
+        content = row[0]
+        chunks = chunk_text(content)
+        have = {idx for (idx,) in conn.execute(
+            "SELECT idx FROM chunks WHERE node_id = ? AND model = ?", (node_id, model_id))}
+        pending = [c for c in chunks if c.idx not in have]
+        total += len(pending)
+        if not pending:  # every chunk stored by earlier calls: only the mark is missing
+            batch.append((node_id, content, None, len(chunks)))
+        for c in pending:
+            if max_chunks is not None and done_chunks + len(batch) >= max_chunks:
+                stopped = True
+                break
+            batch.append((node_id, content, c, len(chunks)))
+            if len(batch) >= size and not flush():
+                batch.clear()
+                stopped = True
+                break
+        if stopped or out_of_time():
+            break
+    if batch and not out_of_time():
+        flush()
     report.nodes_missing = missing_count(conn, model_id)
     if compact_small:
         report.compacted = compact(conn, model_id, full=False)
@@ -238,34 +259,43 @@ def ensure(conn: sqlite3.Connection, embedder, *, progress: Progress | None = No
 
 
 def _embed_and_store(conn: sqlite3.Connection, embedder, batch, report: IndexReport) -> None:
+    """Embed and store a batch of (node id, content, chunk or None, the node's chunk count);
+    a node whose chunks are then all stored is marked embedded."""
     import numpy as np
 
-    texts = [c.text for _, _, chunks in batch for c in chunks]
+    texts = [c.text for _, _, c, _ in batch if c is not None]
     vectors = embedder.embed(texts) if texts else np.empty((0, DIM), dtype=np.float32)
     now = _now()
     with transaction(conn):
-        ids, rows, pos = [], [], 0
-        for node_id, content, chunks in batch:
-            n = len(chunks)
-            current = conn.execute("SELECT content FROM nodes WHERE id = ?", (node_id,)).fetchone()
-            already = conn.execute("SELECT 1 FROM embedded_nodes WHERE model = ? AND node_id = ?",
-                                   (embedder.model_id, node_id)).fetchone()
-            if current is None or current[0] != content or already:
-                pos += n  # changed, deleted or embedded by someone else meanwhile
+        ids, rows, pos, nodes = [], [], 0, {}
+        for node_id, content, chunk, n in batch:
+            if node_id not in nodes:
+                current = conn.execute("SELECT content FROM nodes WHERE id = ?", (node_id,)).fetchone()
+                already = conn.execute("SELECT 1 FROM embedded_nodes WHERE model = ? AND node_id = ?",
+                                       (embedder.model_id, node_id)).fetchone()
+                # changed, deleted or embedded by someone else meanwhile: skip it
+                nodes[node_id] = (current is not None and current[0] == content and not already, content, n)
+            if chunk is None:
                 continue
-            for c in chunks:
+            if nodes[node_id][0] and not conn.execute(
+                    "SELECT 1 FROM chunks WHERE node_id = ? AND model = ? AND idx = ?",
+                    (node_id, embedder.model_id, chunk.idx)).fetchone():
                 cur = conn.execute(
                     "INSERT INTO chunks (node_id, model, idx, start, end) VALUES (?, ?, ?, ?, ?)",
-                    (node_id, embedder.model_id, c.idx, c.start, c.end))
+                    (node_id, embedder.model_id, chunk.idx, chunk.start, chunk.end))
                 ids.append(cur.lastrowid)
                 rows.append(pos)
-                pos += 1
-            conn.execute(
-                "INSERT INTO embedded_nodes (model, node_id, content_hash, chunk_count, embedded_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (embedder.model_id, node_id, content_hash(content), n, now))
-            report.nodes_embedded += 1
-            report.chunks_embedded += n
+                report.chunks_embedded += 1
+            pos += 1
+        for node_id, (fresh, content, n) in nodes.items():
+            stored = conn.execute("SELECT count(*) FROM chunks WHERE node_id = ? AND model = ?",
+                                  (node_id, embedder.model_id)).fetchone()[0]
+            if fresh and stored >= n:
+                conn.execute(
+                    "INSERT INTO embedded_nodes (model, node_id, content_hash, chunk_count, embedded_at) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (embedder.model_id, node_id, content_hash(content), n, now))
+                report.nodes_embedded += 1
         if ids:
             _write_segment(conn, embedder.model_id, np.array(ids, dtype=np.int64),
                            vectors[np.array(rows, dtype=np.int64)])

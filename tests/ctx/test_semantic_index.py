@@ -1,6 +1,8 @@
 """The persistent embedding index: JIT embedding, and updates/supersedes/deletes kept right."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -192,7 +194,9 @@ def test_two_writers_embedding_the_same_node_store_it_once(tmp_path, embedder):
     a, b = db.connect(path), db.connect(path)
     try:
         node = Store(a).add("Both hooks saw this node as missing at the same moment.").id
-        plan = [(node, Store(a).get(node).content, index.chunk_text(Store(a).get(node).content))]
+        content = Store(a).get(node).content
+        chunks = index.chunk_text(content)
+        plan = [(node, content, c, len(chunks)) for c in chunks]
         index.ensure(b, embedder)  # the other process wins the race
         report = index.IndexReport(embedder.model_id)
         index._embed_and_store(a, embedder, plan, report)  # our late batch: skipped, not doubled
@@ -202,3 +206,34 @@ def test_two_writers_embedding_the_same_node_store_it_once(tmp_path, embedder):
     finally:
         a.close()
         b.close()
+
+
+def test_a_huge_node_is_embedded_in_pieces_across_calls(tmp_path, embedder):
+    """Issue 26: the chunk cap was skipped for the first node and one node's chunks were one
+    batch, so a 1 MB node blew every deadline. Now each call embeds up to its cap, keeps what
+    it did, and the next call goes on; the node counts as embedded once all chunks are."""
+    conn = db.connect(tmp_path / "huge.db")
+    try:
+        text = "\n\n".join(f"Paragraph {i}: the deploy of service {i} needs flag f{i} and a "
+                            f"migration window of {i % 7} hours." for i in range(90))
+        node = Store(conn).add(text).id
+        total = len(index.chunk_text(text))
+        assert total >= 40
+        calls, stored = 0, []
+        while index.missing_count(conn, embedder.model_id):
+            report = index.ensure(conn, embedder, max_chunks=10)
+            calls += 1
+            stored.append(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+            assert report.chunks_embedded <= 10
+            assert calls <= total
+        assert stored == sorted(stored) and stored[-1] == total and calls == -(-total // 10)
+        assert conn.execute("SELECT chunk_count FROM embedded_nodes WHERE node_id = ?",
+                            (node,)).fetchone()[0] == total
+        assert len(index.load_vectors(conn, embedder.model_id)) == total
+        # a deadline already past embeds nothing, and costs nothing
+        Store(conn).add(text + " (edited copy)")
+        t0 = time.monotonic()
+        report = index.ensure(conn, embedder, deadline=time.monotonic())
+        assert report.chunks_embedded == 0 and time.monotonic() - t0 < 1.0
+    finally:
+        conn.close()
