@@ -605,8 +605,9 @@ def test_graph_stays_bounded(authed, store):
 
 
 def test_opens_the_browser_unless_told_not_to(tmp_path):
-    """`ctx ui` without --no-browser runs $BROWSER with the tokened address (a script that
-    records it), without holding up the server."""
+    """`ctx ui` without --no-browser runs $BROWSER (a script that records its argv) without
+    holding up the server — on a one-time code, never the token (argv is world-readable);
+    the code opens the viewer once."""
     seen = tmp_path / "opened.txt"
     fake = tmp_path / "fake-browser"
     fake.write_text(f"#!/bin/sh\necho \"$1\" > {seen}\n")
@@ -619,7 +620,20 @@ def test_opens_the_browser_unless_told_not_to(tmp_path):
         deadline = time.time() + 15
         while not seen.exists() and time.time() < deadline:
             time.sleep(0.1)
-        assert seen.exists() and seen.read_text().strip() == url
+        assert seen.exists()
+        opened = seen.read_text().strip()
+        token = url.split("token=")[1]
+        assert token not in opened and opened.startswith(url.split("?")[0] + "?code=")
+        import http.client
+
+        port = int(url.split(":")[2].split("/")[0])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        for expected in (303, 403):  # the code works once
+            conn.request("GET", "/?" + opened.split("?")[1])
+            resp = conn.getresponse()
+            resp.read()
+            assert resp.status == expected
+        conn.close()
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=10) == 0
