@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import cuectx.secrets as shared
 from cue.pii import scrub
-from cue.pii.finders import recognizers
+from cue.pii.finders import secrets as recognizers
 
 
 def test_cue_builds_its_credential_keys_from_the_shared_list():

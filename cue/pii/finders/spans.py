@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 
-from cue.pii.finders.recognizers import windowed
+from cue.pii.finders.base import windowed
 
 Finder = Callable[[str], Iterable[tuple]]
 

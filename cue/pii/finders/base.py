@@ -1,0 +1,115 @@
+"""What every regex finder shares: the characters that end a run, line windows behind a
+cheap trigger, `SpanRecognizer` (one compiled regex as a Presidio recognizer; a group named
+`v` is the entity, so `/Users/alice/src` loses only `alice`), and the Hangul mask that lets
+Presidio's `\\b` patterns see numbers with a Korean particle attached. Imports Presidio."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+from presidio_analyzer import LocalRecognizer, RecognizerResult
+
+# Characters that end a URL-ish or token-ish run.
+_STOP = r"\s'\"<>`\[\]{}()|\\"
+# Korean particles attach straight to a URL or value ("…/j/123에", "hunter22로"), so a
+# URL host/path or a secret value never takes Hangul.
+_HANGUL = "가-힣ㄱ-ㆎ"
+# A URL may not end in sentence punctuation.
+_URL_TAIL = rf"[^{_STOP}{_HANGUL}]*[^{_STOP}{_HANGUL}.,;:!?]"
+
+
+def line_windows(text: str, trigger: re.Pattern) -> list[tuple[int, int]]:
+    """The lines of `text` holding a `trigger` match, as (start, end) offsets.
+
+    A cheap trigger (a literal like "@" or "://") narrows an expensive pattern to the few
+    lines that can hold a match; findings never cross a line for these recognizers.
+    """
+    windows = []
+    m = trigger.search(text)
+    while m:
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end == -1 else end
+        windows.append((start, end))
+        m = trigger.search(text, end)
+    return windows
+
+
+def windowed(analyze: Callable[[str], list], text: str, trigger: re.Pattern | None) -> list:
+    """Run `analyze` on each triggered line and shift its results back into `text`."""
+    if trigger is None:
+        return analyze(text)
+    results = []
+    for start, end in line_windows(text, trigger):
+        for r in analyze(text[start:end]):
+            r.start += start
+            r.end += start
+            results.append(r)
+    return results
+
+
+class SpanRecognizer(LocalRecognizer):
+    """A regex recognizer whose entity is the whole match or its group `v` (or `v2`).
+
+    `trigger`, when given, is a cheap pattern that every match's line must contain.
+    """
+
+    def __init__(self, name: str, entity: str, pattern: str, score: float,
+                 flags: int = 0, check: Callable[[re.Match], bool] | None = None,
+                 trigger: str | None = None, language: str = "en"):
+        self.regex = re.compile(pattern, flags)
+        self.trigger = re.compile(trigger) if trigger else None
+        self.groups = [g for g in ("v", "v2") if g in self.regex.groupindex]
+        self.score = score
+        self.check = check
+        super().__init__(supported_entities=[entity], supported_language=language, name=name)
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text, entities, nlp_artifacts=None):
+        return windowed(self._analyze, text, self.trigger)
+
+    def _analyze(self, text: str) -> list[RecognizerResult]:
+        out = []
+        for m in self.regex.finditer(text):
+            if self.check is not None and not self.check(m):
+                continue
+            group = next((g for g in self.groups if m[g] is not None), 0)
+            start, end = m.span(group)
+            if start == end:
+                continue
+            out.append(RecognizerResult(
+                entity_type=self.supported_entities[0], start=start, end=end,
+                score=self.score,
+                recognition_metadata={
+                    RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
+                    RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+                },
+            ))
+        return out
+
+
+
+_HANGUL_RUN = re.compile(f"[{_HANGUL}]")
+
+
+@lru_cache(maxsize=4)
+def mask_hangul(text: str) -> str:
+    """`text` with each Hangul character replaced by a space (same length, same offsets).
+
+    Presidio's patterns use `\\b`, and Hangul counts as a word character, so a particle
+    attached to a number or address ("4111 1111 1111 1111로", "10.0.0.1에서",
+    "kim@naver.com으로") would hide it. Its recognizers see this masked copy.
+    """
+    return _HANGUL_RUN.sub(" ", text)
+
+
+class HangulBoundary:
+    """Mixin for Presidio recognizers: analyze the Hangul-masked text."""
+
+    def analyze(self, text, entities, nlp_artifacts=None, *args, **kwargs):
+        return super().analyze(mask_hangul(text), entities, nlp_artifacts, *args, **kwargs)
+
+
