@@ -17,7 +17,7 @@ import sqlite3
 import sys
 from collections.abc import Callable
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import typer
 from typer.core import TyperGroup
@@ -27,10 +27,30 @@ from cuectx.exits import ExitCode
 
 
 class EdgeGroup(TyperGroup):
-    """A TyperGroup with the shared error edge. Subclasses set `debug_env` and
-    `translate_sqlite`."""
+    """A TyperGroup with the shared error edge and help that teaches. Subclasses set
+    `debug_env`, `translate_sqlite` and `sections` (command → the task it is listed under
+    in `--help`)."""
 
     debug_env = "CUECTX_DEBUG"
+    sections: ClassVar[dict[str, str]] = {}
+
+    def get_command(self, ctx, name):
+        command = super().get_command(ctx, name)
+        if command is not None:
+            teach(command)
+        return command
+
+    def format_commands(self, ctx, formatter):
+        """Commands grouped by task (`sections`), each with its whole one-line description."""
+        groups: dict[str, list[tuple[str, str]]] = {}
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                groups.setdefault(self.sections.get(name, "Commands"), []).append(
+                    (name, one_line(command)))
+        for heading, rows in groups.items():
+            with formatter.section(heading):
+                formatter.write_dl(rows)
 
     def translate_sqlite(self, exc: sqlite3.Error) -> Error:
         from cuectx.sqlite import translate
@@ -58,6 +78,46 @@ class EdgeGroup(TyperGroup):
             raise exc
         typer.echo(f"Error: {message}", err=True)
         sys.exit(int(code if code is not None else message.exit_code))
+
+
+def one_line(command) -> str:
+    """A command's first paragraph as one line: the whole description, never cut with "..."."""
+    text = command.short_help or command.help or ""
+    first = " ".join(text.replace("\b", "").strip().split("\n\n")[0].split())
+    if len(first) > 120 and ". " in first[:-1]:  # a long paragraph: its first sentence
+        first = first[: first.index(". ") + 1]
+    return first
+
+
+def _format_subcommands(self, ctx, formatter):
+    rows = []
+    for name in self.list_commands(ctx):
+        command = self.get_command(ctx, name)
+        if command is not None and not command.hidden:
+            teach(command)
+            rows.append((name, one_line(command)))
+    if rows:
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def teach(command) -> None:
+    """Make a command's `--help` teach: its `Example:` lines each stay on their own line
+    (click would run them into one paragraph), and a group lists its subcommands with whole
+    descriptions. Idempotent; applied when a command is looked up."""
+    import types
+
+    if getattr(command, "_taught", False):
+        return
+    command._taught = True
+    if command.help:
+        paragraphs = command.help.split("\n\n")
+        command.help = "\n\n".join(
+            "\b\n" + p.strip("\n") if any(line.strip().startswith(("Example", "$ "))
+                                        for line in p.splitlines()) and not p.startswith("\b")
+            else p for p in paragraphs)
+    if hasattr(command, "list_commands") and not isinstance(command, EdgeGroup):
+        command.format_commands = types.MethodType(_format_subcommands, command)
 
 
 def set_traceback(enabled: bool, debug_env: str) -> None:

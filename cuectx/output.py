@@ -87,3 +87,94 @@ def resolve(fmt: str, *, piped: str = "ndjson") -> str:
     if value != "auto":
         return value
     return "table" if _env.isatty() else piped
+
+
+# ---------------------------------------------------------------------------- fitted tables
+
+@dataclass(frozen=True)
+class Col:
+    """A table column. Fixed columns (ids, numbers, times) keep one line and never shrink
+    below their header; the one `free` column (content, prompt, title) takes the width that
+    is left and wraps, cut with "…" after `lines` lines. `squeeze` marks a fixed column
+    (tags, paths, names) that may give up width, down to its header, before the free column
+    drops under `free_min`."""
+
+    header: str
+    free: bool = False
+    squeeze: bool = False
+    style: str = ""
+    justify: str = "left"
+    max_width: int | None = None
+    lines: int | None = 2  # None: never cut (paths)
+
+
+FREE_MIN = 24  # the free column's floor (characters) before squeezable columns give way
+GAP = 3        # characters between columns (padding, a blank rule, padding)
+
+
+def fit_widths(columns: list[Col], natural: list[int], width: int) -> list[int]:
+    """Each column's width for a console `width` wide (pure; the rule in `Col`)."""
+    widths = [min(n, c.max_width) if c.max_width else n for c, n in zip(columns, natural)]
+    free = [i for i, c in enumerate(columns) if c.free]
+    spare = width - GAP * (len(columns) - 1) - sum(w for i, w in enumerate(widths) if i not in free)
+    if not free:
+        return widths
+    f = free[0]
+    floor = min(widths[f], max(FREE_MIN, len(columns[f].header)))
+    if spare < floor:  # squeezable columns give way, widest first, down to their headers
+        need = floor - spare
+        for i in sorted((i for i, c in enumerate(columns) if c.squeeze),
+                        key=lambda i: -widths[i]):
+            give = min(need, widths[i] - len(columns[i].header))
+            if give > 0:
+                widths[i] -= give
+                need -= give
+                spare += give
+            if need <= 0:
+                break
+    widths[f] = max(len(columns[f].header), min(widths[f], spare))
+    return widths
+
+
+def print_fitted(columns: list[Col], rows: list[list], *, title=None, stderr: bool = False,
+                 con=None, header: bool = True) -> None:
+    """Rows (cells are str or rich Text; str is literal) as a table that fits the console."""
+    from rich.table import Table
+    from rich.text import Text
+
+    con = con or console(stderr=stderr)
+    cells = [[c if isinstance(c, Text) else literal(c) for c in row] for row in rows]
+    natural = [max([len(col.header), *(row[i].cell_len for row in cells)])
+               for i, col in enumerate(columns)]
+    widths = fit_widths(columns, natural, con.width)
+    from rich import box
+
+    table = Table(title=literal(title) if isinstance(title, str) else title,
+                  box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, padding=(0, 1),
+                  show_edge=False, title_justify="left", show_header=header,
+                  title_style="bold")
+    for col, w in zip(columns, widths):
+        table.add_column(literal(col.header), style=col.style, justify=col.justify, width=w,
+                         no_wrap=not col.free, overflow="fold" if col.free else "ellipsis")
+    for row in cells:
+        for i, col in enumerate(columns):
+            if col.free and col.lines and row[i].cell_len > widths[i]:
+                row[i] = _first_lines(con, row[i], widths[i], col.lines)
+        table.add_row(*row)
+    con.print(table)
+
+
+def _first_lines(con, text, width: int, lines: int):
+    """`text` word-wrapped to `width`, kept to `lines` lines; a cut ends in "…"."""
+    from rich.text import Text
+
+    wrapped = text.wrap(con, width, overflow="fold")
+    if len(wrapped) <= lines:
+        return text
+    kept = list(wrapped)[:lines]
+    last = kept[-1].copy()
+    last.rstrip()
+    if last.cell_len >= width:
+        last.truncate(width - 1)
+    last.append("…")
+    return Text("\n").join([*kept[:-1], last])

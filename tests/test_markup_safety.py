@@ -67,7 +67,7 @@ def test_ctx_tables_show_user_text_verbatim(ctx_store, terminal):
     assert "remember [/b] [link]" in session  # the item's name, cut from the content
     assert MARK in run(app, "requests", "list")
     assert MARK in run(app, "requests", "show", "--last")
-    assert "┃" in run(app, "list")  # it really was the table
+    assert "───" in run(app, "list")  # it really was the table (its header rule)
 
 
 def test_ctx_markdown_and_status_are_plain_text(ctx_store, terminal):

@@ -20,7 +20,12 @@ def tier_priority(tags) -> int:
 def item_name(content: str, width: int = 60) -> str:
     first = next((line.strip() for line in content.splitlines() if line.strip()), "")
     first = first.lstrip("#").strip()
-    return first if len(first) <= width else first[: width - 1].rstrip() + "…"
+    if len(first) <= width:
+        return first
+    cut = first[: width - 1]
+    if " " in cut[width // 2:]:  # end on a whole word when one ends in the second half
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:-—") + "…"
 
 
 def request_view(conn: sqlite3.Connection, record: RequestRecord) -> dict:
@@ -46,7 +51,22 @@ def request_view(conn: sqlite3.Connection, record: RequestRecord) -> dict:
             "priority": priority,
             "deleted": node is None,
         })
-    rows.sort(key=lambda r: (not r["included"], r["priority"], r["name"].lower(), r["node_id"]))
+    # included: the seed's order (priority, then name); the rest: by the rank that left them out
+    included = sorted((r for r in rows if r["included"]),
+                      key=lambda r: (r["priority"], r["name"].lower(), r["node_id"]))
+    excluded = sorted((r for r in rows if not r["included"]),
+                      key=lambda r: (r["rank"] is None, r["rank"] or 0,
+                                     -(r["score"] or 0.0), r["node_id"]))
+    rows = included + excluded
     out = record.to_dict()
     out["items"] = rows
     return out
+
+
+def sent_counts(view: dict) -> dict:
+    """How many of a request's included items were sent now, were already in the context
+    (sent earlier in the session), or were not sent — the headline of a request."""
+    included = [i for i in view["items"] if i["included"]]
+    return {"now": sum(i["injected"] == "now" for i in included),
+            "earlier": sum(i["injected"] == "earlier" for i in included),
+            "unsent": sum(i["injected"] not in ("now", "earlier") for i in included)}

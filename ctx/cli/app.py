@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import typer
 
@@ -22,34 +22,37 @@ from ctx.core import db
 from cuectx.cli import EdgeGroup, set_traceback
 from cuectx.cli import run as run_app
 
-# Every command and the module that holds it, in the order `ctx --help` lists them.
-# A module is imported only when one of its commands runs: converting Typer commands costs
-# a few milliseconds on every `ctx` run, and most runs are `add`, `query` or a hook.
+# Every command, the module that holds it and the task `ctx --help` lists it under, in the
+# order `ctx --help` lists them. A module is imported only when one of its commands runs:
+# converting Typer commands costs a few milliseconds on every `ctx` run, and most runs are
+# `add`, `query` or a hook.
+START, MEMORY, CONTEXT, UPKEEP = ("Start here", "Remember and find", "What Claude is given",
+                                  "Projects, sharing and upkeep")
 COMMANDS = {
-    "add": "ctx.cli.nodes",
-    "show": "ctx.cli.nodes",
-    "list": "ctx.cli.nodes",
-    "query": "ctx.cli.nodes",
-    "update": "ctx.cli.nodes",
-    "tag": "ctx.cli.nodes",
-    "untag": "ctx.cli.nodes",
-    "link": "ctx.cli.nodes",
-    "supersede": "ctx.cli.nodes",
-    "rm": "ctx.cli.nodes",
-    "view": "ctx.cli.views",
-    "compose": "ctx.cli.memory",
-    "status": "ctx.cli.memory",
-    "export": "ctx.cli.memory",
-    "import": "ctx.cli.memory",
-    "search": "ctx.cli.semantic",
-    "index": "ctx.cli.semantic",
-    "session": "ctx.cli.semantic",
-    "requests": "ctx.cli.semantic",
-    "project": "ctx.cli.project",
-    "install": "ctx.cli.install",
-    "mcp": "ctx.cli.mcp",
-    "ui": "ctx.cli.ui",
-    "doctor": "ctx.cli.doctor",
+    "install": ("ctx.cli.install", START),
+    "ui": ("ctx.cli.ui", START),
+    "status": ("ctx.cli.memory", START),
+    "add": ("ctx.cli.nodes", MEMORY),
+    "list": ("ctx.cli.nodes", MEMORY),
+    "show": ("ctx.cli.nodes", MEMORY),
+    "query": ("ctx.cli.nodes", MEMORY),
+    "search": ("ctx.cli.semantic", MEMORY),
+    "update": ("ctx.cli.nodes", MEMORY),
+    "tag": ("ctx.cli.nodes", MEMORY),
+    "untag": ("ctx.cli.nodes", MEMORY),
+    "link": ("ctx.cli.nodes", MEMORY),
+    "supersede": ("ctx.cli.nodes", MEMORY),
+    "rm": ("ctx.cli.nodes", MEMORY),
+    "compose": ("ctx.cli.memory", CONTEXT),
+    "view": ("ctx.cli.views", CONTEXT),
+    "requests": ("ctx.cli.semantic", CONTEXT),
+    "session": ("ctx.cli.semantic", CONTEXT),
+    "index": ("ctx.cli.semantic", CONTEXT),
+    "project": ("ctx.cli.project", UPKEEP),
+    "doctor": ("ctx.cli.doctor", UPKEEP),
+    "export": ("ctx.cli.memory", UPKEEP),
+    "import": ("ctx.cli.memory", UPKEEP),
+    "mcp": ("ctx.cli.mcp", UPKEEP),
 }
 # (`ctx hook …` never reaches Typer: ctx/__main__.py dispatches it to ctx/claude/hooks.)
 
@@ -59,6 +62,7 @@ class CtxGroup(EdgeGroup):
     documented exit code (cuectx.cli.EdgeGroup)."""
 
     debug_env = "CTX_DEBUG"
+    sections: ClassVar[dict[str, str]] = {name: section for name, (_, section) in COMMANDS.items()}
 
     def translate_sqlite(self, exc):
         return db.translate(exc, Path(state.db_path or os.environ.get("CTX_DB") or "store.db"))
@@ -68,7 +72,7 @@ class CtxGroup(EdgeGroup):
 
     def get_command(self, ctx, name):
         if name not in self.commands and name in COMMANDS:
-            self._load(COMMANDS[name])
+            self._load(COMMANDS[name][0])
         return super().get_command(ctx, name)
 
     def _load(self, module_name: str) -> None:
@@ -84,7 +88,6 @@ class CtxGroup(EdgeGroup):
 app = typer.Typer(
     name="ctx",
     cls=CtxGroup,
-    help="Persistent, inspectable memory for Claude Code.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -109,7 +112,15 @@ def _root(
     Memory is scoped: commands read the current folder's project (its git repository) plus
     global memory, and `add` stores into that project.
 
-    Example: ctx add --type fact --tag tier:reference "Staging DB listens on port 6543"
+    Start here:
+
+    \b
+      ctx install --plugin   wire ctx into Claude Code (hooks, skill, MCP server)
+      claude                 a session in a repository: Claude remembers as it works
+      ctx ui                 see the memory and what each prompt was given
+      ctx add -t fact --tag tier:reference "Staging DB listens on port 6543"
+
+    Each command's --help has examples; the README is the manual.
     """
     state.db_path = db_path
     state.project = project

@@ -24,6 +24,7 @@ from ctx.cli.state import (
     read_text_input,
     scope_options,
 )
+from cuectx.human import plural
 
 
 def compose(
@@ -110,7 +111,7 @@ def export_(
         from ctx.core.paths import write_private
 
         write_private(output, text)  # 0600: an export holds all of memory
-        say(f"exported {len(lines)} records to {output}")
+        say(f"exported {plural(len(lines), 'record')} to {output}")
     else:
         sys.stdout.write(text)
 

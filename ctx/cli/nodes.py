@@ -32,6 +32,7 @@ from ctx.cli.state import (
 from ctx.core.errors import CtxError
 from ctx.core.ids import short_id
 from ctx.core.store import LARGE_CONTENT_CHARS
+from cuectx.human import plural
 
 
 def add(
@@ -85,7 +86,7 @@ def add(
         nodes = store.add_many(records, project_id=write_project_id(store, to_global=global_))
     emit_nodes(nodes, fmt, single=json_input is None)
     if len(nodes) > 1:
-        say(f"added {len(nodes)} nodes")
+        say(f"added {plural(len(nodes), 'node')}")
 
 
 def show(

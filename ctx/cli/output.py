@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
 
 from ctx.core.model import Node
-from cuectx.output import check_format, console, literal
+from cuectx.output import check_format, literal
 from cuectx.output import resolve as _resolve
 
 
@@ -104,35 +104,37 @@ def emit_nodes(nodes: Sequence[Node], fmt: Format, *, title: str | None = None,
             tags = f" ({', '.join(n.tags)})" if n.tags else ""
             print(f"- [{n.type}:{sid[n.id]}] {n.content}{tags}")
     else:
-        from rich.table import Table
         from rich.text import Text
 
+        from cuectx.human import plural
+        from cuectx.output import Col, print_fitted
+
         sid = short_ids([*(n.id for n in nodes), *(n.superseded_by for n in nodes)])
-        table = Table(title=literal(title) if title else None, show_lines=False,
-                      header_style="bold")
-        table.add_column("id", style="cyan", no_wrap=True)
-        table.add_column("type", style="magenta")
-        table.add_column("tier")
-        table.add_column("content")
-        table.add_column("tags", style="dim")
-        projects = any(n.project for n in nodes)  # a project column once any node has one
+        columns = [Col("id", style="cyan"), Col("type", style="magenta"), Col("tier"),
+                   Col("content", free=True, lines=3), Col("tags", style="dim", squeeze=True,
+                                                           max_width=32)]
+        # a project column once the nodes are from more than one (global memory counts)
+        projects = len({n.project for n in nodes}) > 1
         if projects:
-            table.add_column("project", style="green")
+            columns.append(Col("project", style="green", squeeze=True, max_width=20))
+        rows = []
         for n in nodes:
             other = [t for t in n.tags if not t.startswith("tier:")]
-            content = literal(_preview(n.content))
+            content = literal(_preview(n.content, 400))
             if n.superseded_by:
                 content = Text.assemble((content.plain, "strike"),
                                         f" → {sid.get(n.superseded_by, n.superseded_by)}")
-            row = [literal(sid[n.id]), literal(n.type), literal(n.tier or ""), content,
-                   literal(", ".join(other))]
-            table.add_row(*row, *([literal(n.project or "global")] if projects else []))
-        console().print(table)
-        print(f"{len(nodes)} node{'s' if len(nodes) != 1 else ''}", file=sys.stderr)
+            rows.append([sid[n.id], n.type, n.tier or "", content,
+                         ", ".join(other), *([n.project or "global"] if projects else [])])
+        print_fitted(columns, rows, title=title)
+        where = {n.project for n in nodes}
+        only = f" in {next(iter(where)) or 'global memory'}" if len(where) == 1 and nodes else ""
+        print(plural(len(nodes), "node") + only, file=sys.stderr)
 
 
 def emit_records(records: Sequence[dict], fmt: Format, *, columns: Sequence[str] | None = None,
-                 single: bool = False, title: str | None = None,
+                 single: bool = False, title: str | None = None, free: str | None = None,
+                 squeeze: Sequence[str] = (), lines: int | None = 2,
                  supported: Sequence[str] = RECORD_FORMATS, command: str = "this command") -> None:
     """Generic dict output (views, edges, status…): json, ndjson, table; `ids` (the first
     column) only where the caller supports it."""
@@ -148,26 +150,31 @@ def emit_records(records: Sequence[dict], fmt: Format, *, columns: Sequence[str]
         for r in records:
             print(r.get(key, ""))
     else:
-        print_table(records, columns, title=title)
+        print_table(records, columns, title=title, free=free, squeeze=squeeze, lines=lines)
 
 
 def print_table(records: Sequence[dict], columns: Sequence[str] | None = None, *,
-                title: str | None = None) -> None:
-    """Dicts as a rich table on stdout, every cell literal."""
-    from rich.table import Table
+                title: str | None = None, free: str | None = None,
+                squeeze: Sequence[str] = (), lines: int | None = 2) -> None:
+    """Dicts as a table on stdout that fits the terminal: every cell literal, `free` (the
+    free-text column) takes the spare width, `*_at` times read "3 h ago" (JSON keeps them
+    absolute)."""
+    from cuectx.output import Col, print_fitted
 
     cols = list(columns or (records[0].keys() if records else []))
-    table = Table(title=literal(title) if title else None, header_style="bold")
-    for c in cols:
-        table.add_column(literal(c))
-    for r in records:
-        table.add_row(*[literal(_cell(r.get(c))) for c in cols])
-    console().print(table)
+    spec = [Col(c, free=c == free, squeeze=c in squeeze, max_width=40 if c in squeeze else None,
+                lines=lines) for c in cols]
+    rows = [[_cell(r.get(c), time=c.endswith("_at")) for c in cols] for r in records]
+    print_fitted(spec, rows, title=title)
 
 
-def _cell(value) -> str:
+def _cell(value, *, time: bool = False) -> str:
     if value is None:
         return ""
+    if time and isinstance(value, str):
+        from cuectx.human import ago
+
+        return ago(value)
     if isinstance(value, (dict, list)):
         return dumps(value)
     return str(value)

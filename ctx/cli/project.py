@@ -13,6 +13,7 @@ import typer
 from ctx.cli.output import RECORD_FORMATS, Format, emit_records, formats, resolve, say
 from ctx.core import projects
 from ctx.core.errors import CtxError, NotFoundError
+from cuectx.human import plural
 
 project_app = typer.Typer(help="Projects: one per git repository; memory is scoped to them.",
                           no_args_is_help=True)
@@ -57,8 +58,9 @@ def list_cmd(fmt: FormatOpt = Format.auto) -> None:
         live, _ = projects.global_counts(store.conn)
     out = resolve(fmt)
     if out == Format.table:
-        emit_records(rows, out, columns=COLUMNS)
-        say(f"{len(rows)} project{'s' if len(rows) != 1 else ''}; global memory: {live} live nodes")
+        emit_records(rows, out, columns=COLUMNS, free="root", squeeze=("remote",),
+                     lines=None)  # a path is shown whole
+        say(f"{plural(len(rows), 'project')}; global memory: {plural(live, 'live node')}")
     else:
         emit_records(rows, out, columns=COLUMNS)
 

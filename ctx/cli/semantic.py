@@ -113,15 +113,16 @@ def search_cmd(
             result = search(store.conn, text, options, progress=callback,
                             eligibility=Eligibility.within(scope))
             close()
-            rows = _hit_rows(store, result.candidates if all_ else result.hits)
+            rows = _hit_rows(store, result.candidates if all_ else result.hits, result.options.mode)
     finally:
         close()
     emit_rows(rows, fmt, lambda: _hits_table(rows, result))
 
 
-def _hit_rows(store, hits) -> list[dict]:
+def _hit_rows(store, hits, mode: str) -> list[dict]:
     from ctx.claude.sessions import include_mode
     from ctx.core.ids import short_ids
+    from ctx.semantic.search import ranking_score
 
     nodes = {n.id: n for n in store.get_many([h.node_id for h in hits])}
     sid = short_ids(store, list(nodes))
@@ -133,7 +134,7 @@ def _hit_rows(store, hits) -> list[dict]:
         chunk = node.content[h.chunk_start:h.chunk_end] if h.chunk_start is not None else None
         rows.append({
             "id": node.id, "short_id": sid[node.id], "type": node.type, "rank": h.rank,
-            "score": round(h.score, 4),
+            "score": round(ranking_score(h, mode), 4),  # the score that ranked it
             "similarity": None if h.similarity is None else round(h.similarity, 4),
             "bm25": h.bm25, "fused": h.fused, "semantic_rank": h.semantic_rank,
             "keyword_rank": h.keyword_rank, "selected_by": h.selected_by,
@@ -145,21 +146,18 @@ def _hit_rows(store, hits) -> list[dict]:
 
 
 def _hits_table(rows: list[dict], result) -> None:
-    from rich.table import Table
     from rich.text import Text
 
-    table = Table(header_style="bold")
-    for col in ("#", "id", "type", "mode", "score", "match"):
-        table.add_column(col, no_wrap=col in ("id", "score"))
-    for r in rows:
-        match = " ".join((r["chunk"] or r["content"]).split())
-        if len(match) > 160:
-            match = match[:159] + "…"
-        score = f"{r['score']:.2f}" + ("" if r["selected_by"] != "score" else " ★")
-        table.add_row(str(r["rank"]), literal(r["short_id"]), literal(r["type"]),
-                      Text(r["include_mode"].title(), style=BADGE_STYLE[r["include_mode"]]),
-                      score, literal(match))
-    console().print(table)
+    from cuectx.output import Col, print_fitted
+
+    columns = [Col("#", justify="right"), Col("id", style="cyan"), Col("type", style="magenta"),
+               Col("mode"), Col("score", justify="right"), Col("match", free=True, lines=3)]
+    print_fitted(columns, [
+        [str(r["rank"]), r["short_id"], r["type"],
+         Text(r["include_mode"].title(), style=BADGE_STYLE[r["include_mode"]]),
+         f"{r['score']:.2f}" + (" ★" if r["selected_by"] == "score" else ""),
+         " ".join((r["chunk"] or r["content"]).split())]
+        for r in rows])
     note = f"{len(rows)} of {len(result.candidates)} ranked · {result.options.mode}"
     if result.not_indexed:
         note += f" · {result.not_indexed} node(s) not embedded yet (run `ctx index`)"
@@ -235,18 +233,22 @@ def session_show(session: Annotated[str | None, typer.Argument(
         return
     from rich.text import Text
 
+    from cuectx.human import ago
+    from cuectx.output import Col, print_fitted
+
     con = console()
     con.print(Text.assemble((f"session {sess.id}", "bold"),
-                            f" · source {sess.source or '-'} · started {sess.started_at}"
-                            f" · last reset {sess.reset_at}"))
-    for r in rows:
-        badge = Text(f"[{r['include_mode'].title()}]", style=BADGE_STYLE[r["include_mode"]])
-        extra = Text(" (removed)" if r["state"] == "removed" else (
-            "" if r["injected"] else " (not sent yet)"), style="dim")
-        con.print(Text.assemble(f"  {r['priority']:03d} • {short[r['node_id']]} ",
-                                literal(r["name"]), " ", badge, extra))
+                            f" · {sess.source or '-'} · started {ago(sess.started_at)}"
+                            f" · last reset {ago(sess.reset_at)}"))
     if not rows:
         con.print("  (no items)")
+        return
+    print_fitted([Col("mode"), Col("item", free=True), Col("id", style="dim"), Col("state")],
+                 [[Text(r["include_mode"].title(), style=BADGE_STYLE[r["include_mode"]]),
+                   r["name"], short[r["node_id"]],
+                   Text("removed" if r["state"] == "removed" else
+                        "sent" if r["injected"] else "not sent yet", style="dim")]
+                  for r in rows], con=con)
 
 
 @session_app.command("list")
@@ -330,22 +332,17 @@ def requests_list(session: SessionOpt = None,
 
 
 def _requests_table(rows: list[dict]) -> None:
-    from rich.table import Table
-
-    table = Table(header_style="bold")
-    for col in ("id", "when", "session", "path", "items", "agent", "sent", "chars", "prompt"):
-        table.add_column(col, no_wrap=col != "prompt")
     from ctx.core.ids import unique_prefixes
+    from cuectx.human import ago
+    from cuectx.output import Col, print_fitted
 
     short = unique_prefixes([r["id"] for r in rows], 10)  # request ids: unique among those shown
-    for r in rows:
-        prompt = " ".join(r["prompt"].split())
-        table.add_row(literal(short[r["id"]]), r["created_at"][:19].replace("T", " "),
-                      literal((r["session_id"] or "-")[:8]), literal(r["path"]),
-                      str(r["items"]), str(r["agent"]), str(r["injected_now"]),
-                      str(r["injected_chars"]),
-                      literal(prompt if len(prompt) <= 60 else prompt[:59] + "…"))
-    console().print(table)
+    columns = [Col("id", style="cyan"), Col("when"), Col("session", style="dim"),
+               Col("path", squeeze=True), Col("sent", justify="right"),
+               Col("items", justify="right"), Col("prompt", free=True)]
+    print_fitted(columns, [[short[r["id"]], ago(r["created_at"]), (r["session_id"] or "-")[:8],
+                            r["path"], str(r["injected_now"]), str(r["items"]),
+                            " ".join(r["prompt"].split())] for r in rows])
 
 
 @requests_app.command("show")
@@ -430,54 +427,65 @@ def _badge(item: dict):
     mode = item["include_mode"]
     label = mode.title()
     if mode == "agent" and item["score"] is not None:
-        label += f" - {item['score']:.2f}"
-    return Text(f"[{label}]", style=BADGE_STYLE[mode])
+        label += f" {item['score']:.2f}"
+    return Text(label, style=BADGE_STYLE[mode])
 
 
 def _request_display(view: dict) -> None:
-    """The seed's "View Context" modal, in the terminal: grouped columns, badges, scores.
-    Every piece of user text (prompt, names, reasons) is literal Text, never markup."""
-    from rich.columns import Columns
-    from rich.panel import Panel
+    """The seed's "View Context", in the terminal: a headline (sent now / already in context),
+    included items grouped by type with Always/Agent/Manual badges, then the best candidates
+    left out, by the rank that left them out, with the score that ranked them. Every piece of
+    user text (prompt, names, reasons) is literal Text, never markup."""
     from rich.text import Text
+
+    from cuectx.human import ago
+    from cuectx.output import Col, print_fitted
 
     con = console()
     when = view["created_at"][:19].replace("T", " ")
     path = view["path"] + (f" (fallback: {view['fallback_reason']})" if view["fallback_reason"] else "")
     con.print(Text.assemble((f"Request {view['id']}", "bold"),
-                            f" · {when} · session {(view['session_id'] or '-')[:8]} · ",
-                            literal(path)))
+                            f" · {ago(view['created_at'])} ({when} UTC) · session "
+                            f"{(view['session_id'] or '-')[:8]} · ", literal(path)))
     con.print(literal("Prompt: " + " ".join(view["prompt"].split())[:300], style="dim"))
+    from ctx.claude.request_view import sent_counts
+
+    counts = sent_counts(view)
+    head = f"{counts['now']} sent now, {counts['earlier']} already in context"
+    if counts["unsent"]:
+        head += f", {counts['unsent']} not sent"
+    con.print(Text(head, style="bold"))
     included = [i for i in view["items"] if i["included"]]
     excluded = [i for i in view["items"] if not i["included"]]
     groups: dict[str, list[dict]] = {}
     for item in included:
         groups.setdefault(item["type"] or "deleted", []).append(item)
-    panels = []
+    columns = [Col("mode"), Col("item", free=True), Col("id", style="dim"), Col("sent")]
     for node_type in sorted(groups, key=lambda t: list(TYPE_TITLES).index(t)
                             if t in TYPE_TITLES else 99):
-        body = Text()
-        for n, item in enumerate(groups[node_type]):
+        rows = []
+        for item in groups[node_type]:
             if item["injected"] == "now":
-                sent = Text(" sent now", style="green")
+                sent = Text("sent now", style="green")
             elif item["injected"] == "earlier":
-                sent = Text(" sent earlier", style="dim")
+                sent = Text("in context", style="dim")
             else:
-                sent = Text(f" not sent ({item['reason']})" if item["reason"] else "", style="red")
-            body.append_text(Text.assemble("\n" if n else "", f"{item['priority']:03d} • ",
-                                           literal(item["name"]), " ", _badge(item), "\n      ",
-                                           (item["short_id"], "dim"), sent))
-        title = f"{TYPE_TITLES.get(node_type, node_type)} ({len(groups[node_type])})"
-        panels.append(Panel(body, title=literal(title), expand=False))
-    if panels:
-        con.print(Columns(panels, equal=False, expand=False))
-    else:
+                sent = Text(f"not sent ({item['reason']})" if item["reason"] else "not sent",
+                            style="red")
+            rows.append([_badge(item), item["name"], item["short_id"], sent])
+        con.print()
+        print_fitted(columns, rows, con=con, header=False,
+                     title=f"{TYPE_TITLES.get(node_type, node_type)} ({len(groups[node_type])})")
+    if not included:
         con.print("  (no items in this request's context)")
     if excluded:
-        con.print(Text.assemble(("Not included", "bold"), " (best candidates):"))
-        for item in excluded:
-            score = "" if item["score"] is None else f"{item['score']:.2f} "
-            con.print(Text.assemble(f"  {item['short_id']} ", literal(item["name"]),
-                                    (f" {score}— {item['reason']}", "dim")))
+        con.print()
+        print_fitted([Col("rank", justify="right"), Col("score", justify="right"),
+                      Col("item", free=True), Col("id", style="dim"),
+                      Col("why not", squeeze=True, style="dim", max_width=30)],
+                     [[str(i["rank"]) if i["rank"] is not None else "-",
+                       "" if i["score"] is None else f"{i['score']:.2f}", i["name"],
+                       i["short_id"], i["reason"] or ""] for i in excluded],
+                     con=con, title="Not included (best candidates, by rank)")
     con.print(Text(f"{view['injected_chars']} characters injected · "
                    f"{view['elapsed_ms'] or 0:.0f} ms", style="dim"))

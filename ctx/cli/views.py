@@ -27,7 +27,8 @@ def view_list(fmt: RecordFormatOpt = Format.auto) -> None:
     """
     with open_store(readonly=True) as store:
         views = store.list_views()
-    emit_records([v.to_dict() for v in views], fmt, columns=["name", "budget", "query", "updated_at"])
+    emit_records([v.to_dict() for v in views], fmt, columns=["name", "budget", "query", "updated_at"],
+                 free="query")
 
 
 @view_app.command("show")

@@ -374,7 +374,9 @@ class Store:
             "edges": self.count_edges(),
             "tags": c.execute("SELECT count(DISTINCT tag) FROM tags").fetchone()[0],
             "views": c.execute("SELECT count(*) FROM views").fetchone()[0],
-            "pending": [r[0] for r in c.execute("SELECT key FROM pending ORDER BY key")],
+            # hand-offs still waiting; the Stop hook's per-session transcript cursors are bookkeeping
+            "pending": [r[0] for r in c.execute(
+                "SELECT key FROM pending WHERE key NOT LIKE 'cursor:%' ORDER BY key")],
             "schema_version": c.execute("PRAGMA user_version").fetchone()[0],
         }
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 SEGMENT_ROWS = 16384        # a full segment: 16k vectors, 24 MiB
 SMALL_SEGMENTS_MAX = 8      # more small (JIT-written) segments than this → merge them
 BATCH_CHUNKS = 64           # embedded and committed together
-DEADLINE_BATCH_CHUNKS = 16  # the same under a deadline: it is checked between batches
+DEADLINE_BATCH_CHUNKS = 16  # the same under a deadline (checked between batches) or a bar
 MMAP_BYTES = 1 << 30        # read-only map for loading vector BLOBs
 
 Progress = Callable[[int, int], None]  # (chunks done, chunks to do)
@@ -219,14 +219,19 @@ def ensure(conn: sqlite3.Connection, embedder, *, progress: Progress | None = No
         _embed_and_store(conn, embedder, batch, report)
         done_chunks += len(batch)
         batch.clear()
-        if progress:
-            progress(done_chunks, total)
+        if progress:  # the nodes not chunked yet counted at the average so far: a bar that moves
+            seen = max(1, nodes_seen)
+            progress(done_chunks, total + round((len(todo) - seen) * total / seen))
         return True
 
-    size = BATCH_CHUNKS if deadline is None else DEADLINE_BATCH_CHUNKS  # a finer cut in time
+    # a finer cut in time under a deadline, and under a progress bar so the bar moves (57
+    # chunks in one batch of 64 sat at 0/57 until the end)
+    size = BATCH_CHUNKS if deadline is None and progress is None else DEADLINE_BATCH_CHUNKS
     total = 0  # known as we go: chunking every missing node up front cost seconds and memory
     stopped = False
+    nodes_seen = 0
     for (node_id,) in todo:
+        nodes_seen += 1
         row = conn.execute("SELECT content FROM nodes WHERE id = ?", (node_id,)).fetchone()
         if row is None:
             continue

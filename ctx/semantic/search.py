@@ -465,3 +465,13 @@ def _fill_similarity(conn, vectors, scores, hits: list[Hit]) -> None:
         if h.node_id in best:
             s, h.chunk_start, h.chunk_end = best[h.node_id]
             h.similarity = round(s, 6)
+
+
+def ranking_score(hit: Hit, mode: str) -> float:
+    """The score that put `hit` at its rank in `mode` (what people should see beside the
+    rank): hybrid ranks by the fused score, semantic by the cosine, keyword by BM25."""
+    if mode == "hybrid" and hit.fused is not None:
+        return hit.fused
+    if mode == "keyword":
+        return hit.bm25 or 0.0
+    return hit.score

@@ -112,7 +112,7 @@ def test_session_show_add_remove(notes):
     assert items[notes["retry"]]["include_mode"] == "manual" and not items[notes["retry"]]["injected"]
     assert items[notes["wal"]]["state"] == "removed"
     table = ok("session", "show", "-f", "table")
-    assert "[Always]" in table and "[Manual]" in table and "(removed)" in table
+    assert "Always" in table and "Manual" in table and "removed" in table
     r = ctx("session", "add", "ZZZZZZZZ")
     assert r.exit_code == 3 and r.stderr.startswith("Error:")
     listed = [json.loads(line) for line in ok("session", "list").splitlines()]
@@ -140,9 +140,10 @@ def test_requests_list_and_show(notes):
     assert modes == {notes["ctxdb"]: ("always", "earlier"), notes["retry"]: ("agent", "now")}
     assert json.loads(ok("requests", "show", "--last", "-f", "json"))["id"] == second.id
     table = ok("requests", "show", first.id, "-f", "table")
-    assert "[Always]" in table and "[Agent - 0." in table and "sent now" in table
+    assert "Always" in table and "Agent 0." in table and "sent now" in table
+    assert "1 sent now, 1 already in context" in table  # the headline
     assert "Patterns (1)" in table and "Facts (1)" in table
     assert "Not included" in table and "below threshold" in table
-    assert "002 • CTX_DB points ctx" in table  # priority (tier:reference = 2) • name
+    assert "CTX_DB points ctx" in table and "002 •" not in table  # names, no priority codes
     r = ctx("requests", "show", "ZZZZZZZZ")
     assert r.exit_code == 3 and r.stderr.startswith("Error: no request")
