@@ -27,7 +27,7 @@ from ctx.core import db
 from ctx.core.errors import CtxError, DatabaseError, NotFoundError
 from ctx.core.model import NODE_TYPES, TIERS
 from ctx.core.store import Store
-from ctx.web import cue_client, data
+from ctx.web import cue_client, data, present
 from ctx.web.security import CSRF_FIELD, Guard, same
 from ctx.web.thumbs import Refused, Thumbnails, frame_from_selection
 
@@ -50,6 +50,7 @@ def create_app(*, token: str, port: int, db_path: str | None = None,
     env.filters["when"] = _when
     env.filters["ts"] = _ts
     env.globals["qs"] = _qs
+    present.install(env)
     from ctx.claude.sessions import include_mode
 
     env.globals["include_mode"] = include_mode
@@ -233,6 +234,7 @@ class Viewer:
         except CtxError as exc:
             return {"search_error": str(exc), "hits": [], "result": None, "note": note}
         from ctx.claude.sessions import include_mode
+        from ctx.semantic.search import ranking_score
 
         rows = []
         for h in hits:
@@ -241,7 +243,9 @@ class Viewer:
                 continue
             chunk = node.content[h.chunk_start:h.chunk_end] if h.chunk_start is not None else None
             rows.append({"hit": h, "node": node, "short": short[node.id]["short"],
-                         "mode": include_mode(node.tags), "match": chunk or node.content})
+                         "mode": include_mode(node.tags), "match": chunk or node.content,
+                         "score": ranking_score(h, result.options.mode),
+                         "similarity": h.similarity})
         if result.not_indexed:
             extra = (f"{result.not_indexed} node(s) are not embedded yet and were matched by "
                      f"words only; `ctx index` embeds them.")
@@ -249,19 +253,20 @@ class Viewer:
         return {"hits": rows, "result": result, "note": note, "search_error": None}
 
     def node(self, request: Request) -> HTMLResponse:
-        from ctx.claude import sessions
-
+        replace_q = (request.query_params.get("replace") or "").strip()[:200]
         try:
             with self.conn() as conn:
                 detail = data.node_detail(conn, request.path_params["ref"])
-                recent = sessions.list_sessions(conn, 20)
+                recent = data.sessions_for(conn, detail.node)  # its project's sessions only
                 seen_in = data.requests_with(conn, detail.node.id)
+                candidates = [] if detail.node.superseded_by else \
+                    data.replacements(conn, detail.node, replace_q)
         except NotFoundError as exc:
             return self.error_page(request, str(exc), 404)
         except CtxError as exc:
             return self.error_page(request, str(exc), 400)
         return self.render(request, "node.html", d=detail, n=detail.node, sessions=recent,
-                           seen_in=seen_in)
+                           seen_in=seen_in, replacements=candidates, replace_q=replace_q)
 
     async def set_tier(self, request: Request):
         ref = request.path_params["ref"]
@@ -330,32 +335,41 @@ class Viewer:
 
     # ------------------------------------------------------------------ graph
     def graph(self, request: Request) -> HTMLResponse:
+        """A project's memory as a graph (default: the folder `ctx ui` runs in, as a hook
+        would see it), or one node's neighbourhood; filtered by type and tier."""
+        from ctx.core import projects
         from ctx.web import graph
 
-        focus = (request.query_params.get("focus") or "").strip() or None
+        params = request.query_params
+        focus = (params.get("focus") or "").strip() or None
         try:
-            depth = min(3, max(1, int(request.query_params.get("depth") or 2)))
+            depth = min(3, max(1, int(params.get("depth") or 2)))
         except ValueError:
             depth = 2
+        wanted = (params.get("project") or "").strip()
+        types = tuple(t for t in params.getlist("type") if t in NODE_TYPES)
+        tier = params.get("tier") if params.get("tier") in (*TIERS, data.NO_TIER) else None
         try:
             with self.conn() as conn:
-                g = graph.build(conn, focus, depth=depth)
+                if wanted == "all":
+                    scope = projects.EVERYTHING
+                elif wanted:
+                    scope = projects.current_scope(conn, project=wanted)
+                else:
+                    scope = projects.current_scope(conn)
+                g = graph.build(conn, focus, depth=depth, scope=scope, types=types, tier=tier)
+                names = data.projects(conn)
         except CtxError as exc:
             return self.error_page(request, str(exc), 404)
-        return self.render(request, "graph.html", g=g, depth=depth, width=graph.WIDTH,
-                           height=graph.HEIGHT, max_nodes=graph.MAX_NODES)
+        return self.render(request, "graph.html", g=g, depth=depth, max_nodes=graph.MAX_NODES,
+                           wanted=wanted, projects=names, types=types, tier=tier)
 
     # ------------------------------------------------------------------ sessions, requests
     def sessions(self, request: Request) -> HTMLResponse:
         limit = _int(request.query_params.get("limit"), 50, 1, 1000)
         with self.conn() as conn:
-            rows = conn.execute(
-                "SELECT s.id, s.source, s.started_at, s.reset_at, s.last_seen_at, "
-                "(SELECT count(*) FROM requests r WHERE r.session_id = s.id) AS requests, "
-                "(SELECT count(*) FROM session_items i WHERE i.session_id = s.id "
-                " AND i.state = 'active') AS items "
-                "FROM sessions s ORDER BY s.last_seen_at DESC LIMIT ?", (limit + 1,)).fetchall()
-        return self.render(request, "sessions.html", sessions=[dict(r) for r in rows[:limit]],
+            rows = data.session_rows(conn, limit + 1)
+        return self.render(request, "sessions.html", sessions=rows[:limit],
                            more=len(rows) > limit, limit=limit)
 
     def session(self, request: Request) -> HTMLResponse:
@@ -368,6 +382,7 @@ class Viewer:
                 items = sessions.session_items(conn, sid)
                 info = data.names(conn, [i.node_id for i in items])
                 reqs = requests.list_requests(conn, session_id=sid, limit=100)
+                project = data.session_projects(conn, [sid]).get(sid)
         except CtxError as exc:
             return self.error_page(request, str(exc), 404)
         rows = [{"item": i, "info": info.get(i.node_id),
@@ -375,7 +390,7 @@ class Viewer:
                  if i.node_id in info else 9} for i in items]
         rows.sort(key=lambda r: (r["item"].state != "active", r["priority"],
                                  (r["info"] or {}).get("name", "").lower()))
-        return self.render(request, "session.html", s=sess, rows=rows, reqs=reqs)
+        return self.render(request, "session.html", s=sess, rows=rows, reqs=reqs, project=project)
 
     async def node_session(self, request: Request):
         """Add or remove this node to/from the session chosen in the form."""
@@ -441,7 +456,10 @@ class Viewer:
                          if kv[0] in order else 99)
         excluded = sorted((i for i in view["items"] if not i["included"]),
                           key=lambda i: (i["rank"] is None, i["rank"] or 0))
-        return self.render(request, "request.html", v=view, columns=columns, excluded=excluded)
+        from ctx.claude.request_view import sent_counts
+
+        return self.render(request, "request.html", v=view, columns=columns, excluded=excluded,
+                           counts=sent_counts(view))
 
     # ------------------------------------------------------------------ cue
     def cue(self, request: Request) -> HTMLResponse:

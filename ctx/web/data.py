@@ -200,3 +200,74 @@ def names(conn: sqlite3.Connection, ids: list[str]) -> dict[str, dict]:
     short = short_ids(store, [n.id for n in nodes])
     return {n.id: {"short": short[n.id], "type": n.type, "name": item_name(n.content),
                    "tier": n.tier} for n in nodes}
+
+
+def session_rows(conn: sqlite3.Connection, limit: int) -> list[dict]:
+    """The latest sessions, most recently active first, each labelled for people: its
+    project, its first prompt, when — plus counts (one batched read per page)."""
+    rows = [dict(r) for r in conn.execute(
+        "SELECT s.id, s.source, s.started_at, s.reset_at, s.last_seen_at, "
+        "(SELECT count(*) FROM requests r WHERE r.session_id = s.id) AS requests, "
+        "(SELECT count(*) FROM session_items i WHERE i.session_id = s.id "
+        " AND i.state = 'active') AS items, "
+        "(SELECT r.prompt FROM requests r WHERE r.session_id = s.id ORDER BY r.seq LIMIT 1) "
+        " AS first_prompt "
+        "FROM sessions s ORDER BY s.last_seen_at DESC LIMIT ?", (limit,))]
+    where = session_projects(conn, [r["id"] for r in rows])
+    for r in rows:
+        r["project"] = where.get(r["id"])
+    return rows
+
+
+def session_projects(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, str | None]:
+    """Each session's project: the project most of its items belong to (a session starts
+    with its project's memory plus global memory). None: only global memory, or no items."""
+    if not session_ids:
+        return {}
+    from collections import Counter
+
+    marks = ",".join("?" * len(session_ids))
+    items = conn.execute(f"SELECT session_id, node_id FROM session_items "
+                         f"WHERE session_id IN ({marks})", session_ids).fetchall()
+    project = {n.id: n.project for n in Store(conn).get_many(list({i[1] for i in items}))}
+    counts: dict[str, Counter] = {}
+    for sid, node_id in items:
+        if project.get(node_id):
+            counts.setdefault(sid, Counter())[project[node_id]] += 1
+    return {sid: c.most_common(1)[0][0] for sid, c in counts.items()}
+
+
+def sessions_for(conn: sqlite3.Connection, node: Node, limit: int = 20) -> list[dict]:
+    """The sessions a node may be added to: its project's (and, for a global node, every
+    project's), most recently active first."""
+    rows = session_rows(conn, limit * 3)
+    if node.project:
+        rows = [r for r in rows if r["project"] in (node.project, None)]
+    return rows[:limit]
+
+
+def replacements(conn: sqlite3.Connection, node: Node, q: str | None, limit: int = 5) -> list[Node]:
+    """Nodes that could supersede `node`, from its project (or global memory): those matching
+    `q` by words, else the newest ones — never the node itself or one already superseded."""
+    store = Store(conn)
+    scope = f"project:{_q(node.project)}" if node.project else "scope:global"
+    if q:
+        from ctx.core.errors import CtxError
+        from ctx.semantic.search import SearchOptions, search
+
+        try:
+            result = search(conn, " ".join(q.split()), SearchOptions(
+                mode="keyword", filter=scope, top_k=limit + 1, top_n=limit + 1),
+                ensure_index=False)
+            ids = [h.node_id for h in result.candidates]
+        except CtxError:  # words the keyword index cannot use: no matches
+            ids = []
+        found = {n.id: n for n in store.get_many(ids)}
+        nodes = [found[i] for i in ids if i in found]
+    else:
+        from ctx.query import compile_query
+
+        compiled = compile_query(scope)
+        nodes = store.select(compiled.where, list(compiled.params), limit=limit + 1,
+                             order="n.id DESC")
+    return [n for n in nodes if n.id != node.id and not n.superseded_by][:limit]

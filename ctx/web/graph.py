@@ -1,8 +1,9 @@
-"""The graph page: a bounded set of nodes and the edges between them, laid out on the server
-(a few dozen Fruchterman–Reingold steps in numpy) and drawn as inline SVG.
+"""The graph page: a project's memory — its nodes (and global memory's) with the edges
+between them — laid out on the server (Fruchterman–Reingold steps in numpy) and drawn as
+inline SVG with arrowheads; app.js adds pan and zoom, CSS shows a label on hover.
 
-Bounded on purpose: at most MAX_NODES circles whatever the store's size — around one node
-(its neighbourhood, breadth first) or, with no focus, the most connected nodes.
+Bounded on purpose: at most MAX_NODES circles whatever the store's size — a project's most
+connected nodes first, or one node's neighbourhood (breadth first), filtered by type/tier.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 from ctx.core.store import Store
 
-MAX_NODES = 120
+MAX_NODES = 400
 WIDTH, HEIGHT, MARGIN = 960, 640, 40
 
 
@@ -25,6 +26,7 @@ class GraphNode:
     x: float
     y: float
     r: float
+    tier: str | None = None
     focus: bool = False
     superseded: bool = False
 
@@ -35,6 +37,14 @@ class GraphEdge:
     b: GraphNode
     type: str
 
+    @property
+    def tip(self) -> tuple[float, float]:
+        """Where the line ends: at the target circle's edge, so the arrowhead shows."""
+        dx, dy = self.b.x - self.a.x, self.b.y - self.a.y
+        length = math.hypot(dx, dy) or 1.0
+        back = self.b.r + 1.5
+        return round(self.b.x - dx / length * back, 1), round(self.b.y - dy / length * back, 1)
+
 
 @dataclass
 class Graph:
@@ -43,71 +53,110 @@ class Graph:
     total_edges: int
     capped: bool
     focus: str | None
+    scope_label: str = ""
+    total_nodes: int = 0
+    width: int = WIDTH
+    height: int = HEIGHT
 
 
 def build(conn: sqlite3.Connection, focus: str | None = None, *, depth: int = 2,
-          limit: int = MAX_NODES) -> Graph:
+          limit: int = MAX_NODES, scope=None, types: tuple[str, ...] = (),
+          tier: str | None = None) -> Graph:
+    """Around `focus`, else `scope`'s nodes (a ctx.core.projects.Scope; None: every node),
+    most connected first; `types`/`tier` keep only those nodes."""
     from ctx.claude.request_view import item_name
     from ctx.core.ids import short_ids
 
     store = Store(conn)
     capped = False
+    keep = _filter_expr(types, tier)
     if focus:
         focus = store.resolve(focus)
         ids, capped = _neighbourhood(conn, focus, depth, limit)
+        total_nodes = len(ids)
     else:
-        ids, capped = overview(conn, limit)
-    edges = store.edges(ids) if ids else []
-    idset = set(ids)
-    edges = [e for e in edges if e.from_id in idset and e.to_id in idset]
+        ids, total_nodes = _scoped(store, scope, keep, limit)
+        capped = total_nodes > len(ids)
     nodes = {n.id: n for n in store.get_many(ids)}
+    if focus and (types or tier):
+        nodes = {i: n for i, n in nodes.items() if i == focus or _keeps(n, types, tier)}
     ids = [i for i in ids if i in nodes]
+    idset = set(ids)
+    edges = [e for e in (store.edges(ids) if ids else [])
+             if e.from_id in idset and e.to_id in idset]
     index = {node_id: i for i, node_id in enumerate(ids)}
-    pos = layout(len(ids), [(index[e.from_id], index[e.to_id]) for e in edges
-                            if e.from_id in index and e.to_id in index])
+    width, height = canvas(len(ids))
+    pos = layout(len(ids), [(index[e.from_id], index[e.to_id]) for e in edges],
+                 width=width, height=height)
     degree = {i: 0 for i in ids}
     for e in edges:
-        degree[e.from_id] = degree.get(e.from_id, 0) + 1
-        degree[e.to_id] = degree.get(e.to_id, 0) + 1
+        degree[e.from_id] += 1
+        degree[e.to_id] += 1
     short = short_ids(store, ids)
     gnodes = {}
     for node_id in ids:
         n = nodes[node_id]
         x, y = pos[index[node_id]]
-        gnodes[node_id] = GraphNode(node_id, short[node_id], n.type, item_name(n.content, 48),
+        gnodes[node_id] = GraphNode(node_id, short[node_id], n.type, item_name(n.content, 80),
                                     round(x, 1), round(y, 1),
-                                    round(5 + 2.2 * math.sqrt(degree.get(node_id, 0)), 1),
-                                    focus=node_id == focus, superseded=bool(n.superseded_by))
-    gedges = [GraphEdge(gnodes[e.from_id], gnodes[e.to_id], e.type) for e in edges
-              if e.from_id in gnodes and e.to_id in gnodes]
+                                    round(4 + 2.0 * math.sqrt(degree.get(node_id, 0)), 1),
+                                    tier=n.tier, focus=node_id == focus,
+                                    superseded=bool(n.superseded_by))
+    gedges = [GraphEdge(gnodes[e.from_id], gnodes[e.to_id], e.type) for e in edges]
     total = store.count_edges()
-    return Graph(list(gnodes.values()), gedges, total, capped, focus)
+    label = "around one node" if focus else (scope.label if scope is not None else "all projects")
+    return Graph(list(gnodes.values()), gedges, total, capped, focus, label, total_nodes,
+                 width, height)
 
 
-def overview(conn, limit: int, hubs: int = 12) -> tuple[list[str], bool]:
-    """The most connected nodes and their neighbours: a dozen hubs with what hangs off them
-    says more than the top 120 by degree, which in a large store rarely link to each other."""
-    store = Store(conn)
-    ids: list[str] = []
-    seen: set[str] = set()
-    capped = False
-    for hub in most_connected(conn, hubs)[0]:
-        if hub not in seen:
-            seen.add(hub)
-            ids.append(hub)
-        for other in store.neighbours(hub, limit):
-            if other in seen:
-                continue
-            if len(ids) >= limit:
-                return ids, True
-            seen.add(other)
-            ids.append(other)
-    return ids, capped
+def canvas(n: int) -> tuple[int, int]:
+    """A canvas that grows with the node count, so hundreds of nodes keep their room."""
+    scale = max(1.0, math.sqrt(n / 80))
+    return int(WIDTH * scale), int(HEIGHT * scale)
 
 
-def most_connected(conn, limit: int) -> tuple[list[str], bool]:
-    """The nodes with the most edges, and whether there were more (Store.most_linked)."""
-    return Store(conn).most_linked(limit)
+def _filter_expr(types: tuple[str, ...], tier: str | None) -> str:
+    """The type/tier filter in the query language (compiled by ctx.query, as the memory
+    page's filters are)."""
+    from ctx.core.model import TIERS
+
+    parts = []
+    if types:
+        parts.append("(" + " OR ".join(f"type:{t}" for t in types) + ")")
+    if tier == "none":
+        parts += [f'NOT tag:"tier:{t}"' for t in TIERS]
+    elif tier:
+        parts.append(f'tag:"tier:{tier}"')
+    return " AND ".join(parts)
+
+
+def _keeps(node, types, tier) -> bool:
+    if types and node.type not in types:
+        return False
+    if tier == "none":
+        return node.tier is None
+    return not tier or node.tier == tier
+
+
+def _scoped(store: Store, scope, keep: str, limit: int) -> tuple[list[str], int]:
+    """The scope's live nodes that pass the filter, the most connected first (then newest),
+    at most `limit`; and how many there are in all."""
+    from ctx.query import compile_query
+
+    where, params = "1", []
+    if keep:
+        compiled = compile_query(keep)
+        where, params = compiled.where, list(compiled.params)
+    ids = store.select(where, params, ids_only=True, scope=scope, order="n.id DESC")
+    if len(ids) <= limit:
+        return ids, len(ids)
+    degree: dict[str, int] = dict.fromkeys(ids, 0)
+    for e in store.edges(ids):
+        for end in (e.from_id, e.to_id):
+            if end in degree:
+                degree[end] += 1
+    ranked = sorted(ids, key=lambda i: -degree[i])  # stable: newest first among equals
+    return ranked[:limit], len(ids)
 
 
 def _neighbourhood(conn, focus: str, depth: int, limit: int) -> tuple[list[str], bool]:
@@ -128,12 +177,13 @@ def _neighbourhood(conn, focus: str, depth: int, limit: int) -> tuple[list[str],
     return ids, False
 
 
-def layout(n: int, pairs: list[tuple[int, int]], iterations: int = 50) -> list[tuple[float, float]]:
+def layout(n: int, pairs: list[tuple[int, int]], iterations: int = 50, *, width: int = WIDTH,
+           height: int = HEIGHT) -> list[tuple[float, float]]:
     """Fruchterman–Reingold in the unit square, deterministic (seeded), scaled to the canvas."""
     if n == 0:
         return []
     if n == 1:
-        return [(WIDTH / 2, HEIGHT / 2)]
+        return [(width / 2, height / 2)]
     import numpy as np
 
     rng = np.random.default_rng(7)
@@ -163,6 +213,6 @@ def layout(n: int, pairs: list[tuple[int, int]], iterations: int = 50) -> list[t
     lo, hi = pos.min(0), pos.max(0)
     span = max(float((hi - lo).max()), 0.8)
     pos = (pos - (lo + hi) / 2) / span + 0.5
-    xs = MARGIN + pos[:, 0] * (WIDTH - 2 * MARGIN)
-    ys = MARGIN + pos[:, 1] * (HEIGHT - 2 * MARGIN)
+    xs = MARGIN + pos[:, 0] * (width - 2 * MARGIN)
+    ys = MARGIN + pos[:, 1] * (height - 2 * MARGIN)
     return list(zip(xs.tolist(), ys.tolist(), strict=True))

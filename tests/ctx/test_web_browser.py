@@ -139,7 +139,7 @@ def test_every_page_in_chromium(server, browser, tmp_path):
     browser.get(url)
     assert browser.current_url == base + "/"
     assert "token=" not in browser.current_url
-    rows = browser.find_elements(By.CSS_SELECTOR, "#nodes tbody tr")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#nodes li.card")
     assert len(rows) == 50 and browser.find_element(By.ID, "next-page")
     assert "65 nodes" in browser.find_element(By.ID, "list-meta").text
     _shot(browser, tmp_path, "01-memory")
@@ -149,8 +149,8 @@ def test_every_page_in_chromium(server, browser, tmp_path):
     box.send_keys("which port does staging listen on")
     box.submit()
     wait.until(EC.presence_of_element_located((By.ID, "result-meta")))
-    hits = browser.find_element(By.ID, "hits").text
-    assert "6543" in hits.split("\n")[1]  # the best hit is the staging port fact
+    best = browser.find_elements(By.CSS_SELECTOR, "#hits li.card")[0]
+    assert "6543" in best.text and best.get_attribute("data-rank") == "1"  # the staging port fact
     _shot(browser, tmp_path, "02-search")
 
     browser.get(f"{base}/?type=decision&tier=pinned")
@@ -183,19 +183,23 @@ def test_every_page_in_chromium(server, browser, tmp_path):
     _shot(browser, tmp_path, "05-graph")
 
     browser.get(f"{base}/sessions")
-    browser.find_element(By.LINK_TEXT, "sess-browser")
+    first = browser.find_element(By.CSS_SELECTOR, '#sessions a[href="/sessions/sess-browser-1"]')
+    assert "which port does the staging database use?" in first.text  # labelled by its first prompt
     browser.get(f"{base}/sessions/sess-browser-1")
-    assert "[Always]" in browser.find_element(By.ID, "session-items").text
+    assert "Always" in browser.find_element(By.ID, "session-items").text
     _shot(browser, tmp_path, "06-session")
 
-    # A request's View Context: columns by type, priority • name, badges, sent now/earlier.
+    # A request's View Context: a headline, columns by type, names with badges, sent now or
+    # already in context, then what was left out.
     browser.get(f"{base}/requests")
-    browser.find_element(By.LINK_TEXT, data["request"][:10]).click()
+    browser.find_element(By.CSS_SELECTOR, f'#requests a[href="/requests/{data["request"]}"]').click()
     wait.until(EC.presence_of_element_located((By.ID, "view-context")))
     view = browser.find_element(By.ID, "view-context").text
     assert "Decisions" in view and "Facts" in view
-    assert re.search(r"\d{3} • .+\[Always\]", view)
-    assert "sent earlier" in view or "sent now" in view
+    assert "Always" in view and not re.search(r"\d{3} •", view)
+    assert "already in context" in view or "sent now" in view
+    assert re.search(r"\d+ sent now, \d+ already in context",
+                     browser.find_element(By.ID, "headline").text)
     assert browser.find_element(By.ID, "excluded")
     _shot(browser, tmp_path, "07-view-context")
 
