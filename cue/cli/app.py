@@ -6,7 +6,7 @@ packages that do the work (cue.select, cue.digest, cue.pii, cue.record, …).
 """
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import typer
 
@@ -18,19 +18,25 @@ from cuectx.cli import run as run_app
 # command → where it lives (a function, or a Typer group of subcommands). The order is the
 # order of `cue --help`.
 COMMANDS: tuple[tuple[str, object], ...] = (
-    ("select", select.select_command),
-    ("pause", pause.pause_command),
-    ("resume", pause.resume_command),
-    ("status", status.status_command),
-    ("scrub", scrub.scrub_command),
+    ("record", record.record_command),
     ("digest", digest.digest_command),
+    ("status", status.status_command),
     ("digests", digests.app),  # list, show
-    ("config", config.app),  # show, get, set, unset
     ("memory", memory.app),  # (update), show, history
     ("suggest", suggest.suggest_command),
-    ("record", record.record_command),
+    ("pause", pause.pause_command),
+    ("resume", pause.resume_command),
     ("prune", prune.prune_command),
+    ("select", select.select_command),
+    ("scrub", scrub.scrub_command),
+    ("config", config.app),  # show, get, set, unset
 )
+# The task `cue --help` lists each command under (a command not named here: "Commands").
+START, HISTORY, CAPTURE, PARTS = ("Start here", "What you did", "Capture", "The parts, one by one")
+SECTIONS = {"record": START, "doctor": START, "digest": START, "status": START,
+            "digests": HISTORY, "memory": HISTORY, "suggest": HISTORY,
+            "pause": CAPTURE, "resume": CAPTURE, "prune": CAPTURE,
+            "select": PARTS, "scrub": PARTS, "config": PARTS}
 
 
 class CueGroup(EdgeGroup):
@@ -38,6 +44,7 @@ class CueGroup(EdgeGroup):
     (cuectx.cli.EdgeGroup); CUE_DEBUG=1 or --traceback shows the traceback instead."""
 
     debug_env = settings.DEBUG
+    sections: ClassVar[dict[str, str]] = SECTIONS
 
     def debugging(self) -> bool:
         return settings.debug()
@@ -51,7 +58,6 @@ class CueGroup(EdgeGroup):
 app = typer.Typer(
     name="cue",
     cls=CueGroup,
-    help="Turn recent screen activity into a short, scrubbed narrative digest.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -66,7 +72,15 @@ def _root(
 ) -> None:
     """Turn recent screen activity into a short, scrubbed narrative digest.
 
-    Example: cue digest --since 15m --format json | ctx add --json -
+    Start here:
+
+    \b
+      cue record                  capture keyframes and window activity (Linux X11)
+      cue doctor                  which model backend will run, and whether it can
+      cue digest --backend local  the last 15 minutes in a few sentences
+      cue digest --format json | ctx add --json -    into ctx's memory
+
+    Each command's --help has examples; the README is the manual.
     """
     set_traceback(traceback, settings.DEBUG)
 

@@ -54,14 +54,16 @@ def digests_list(limit: LimitOpt = 20, status: StatusOpt = None,
         if not found:
             say("no digests yet; run `cue digest`")
             return
-        rows = [(f"{'ID':>5}  {'WINDOW END (UTC)':<20} {'STATUS':<8} {'BACKEND':<7} "
-                 f"{'FRAMES':>6} {'MODEL s':>8}  SUMMARY")]
-        for d in found:
-            model_s = f"{d.timings['model_ms'] / 1000:.1f}" if d.timings.get("model_ms") else "-"
-            summary = " ".join(d.summary.split())
-            rows.append(f"{d.id:>5}  {clock(d.window_end):<20} {d.status:<8} {d.backend:<7} "
-                        f"{d.frame_count:>6} {model_s:>8}  {summary[:60]}")
-        out("\n".join(rows) + "\n")
+        from cuectx.human import ago
+        from cuectx.output import Col, print_fitted
+
+        print_fitted(
+            [Col("id", justify="right"), Col("ended"), Col("status"), Col("backend", squeeze=True),
+             Col("frames", justify="right"), Col("model s", justify="right"),
+             Col("summary", free=True)],
+            [[str(d.id), ago(d.window_end), d.status, d.backend, str(d.frame_count),
+              f"{d.timings['model_ms'] / 1000:.1f}" if d.timings.get("model_ms") else "-",
+              " ".join(d.summary.split())] for d in found])
 
 
 @app.command("show")

@@ -10,7 +10,6 @@ import typer
 from cue.cli.options import EventsOpt, KeyframesOpt
 from cue.cli.output import Format, dumps, formats, out, resolve
 from cue.core.errors import CueError
-from cuectx.output import console, literal
 
 
 def select_command(
@@ -100,22 +99,21 @@ def selection_json(sel) -> dict:
 def _print_table(sel) -> None:
     from datetime import datetime
 
-    from rich.table import Table
-
     span = (f"{datetime.fromtimestamp(sel.start):%Y-%m-%d %H:%M:%S} → "
             f"{datetime.fromtimestamp(sel.end):%H:%M:%S}")
     if not sel.frames:
         print(f"No keyframes to select in {span} ({sel.considered} in the window, "
               f"{sel.paused_frames} paused).", file=sys.stderr)
         return
-    table = Table(title=literal(f"{len(sel.frames)} of {sel.considered} keyframes, {span}"
-                                + (f" · {sel.paused_frames} paused" if sel.paused_frames else "")),
-                  title_justify="left")
-    for col, kw in (("#", {"justify": "right"}), ("time", {}), ("+s", {"justify": "right"}),
-                    ("score", {"justify": "right"}), ("why", {}), ("file", {})):
-        table.add_column(col, **kw)
-    for f in sel.frames:
-        table.add_row(str(f.index), f"{datetime.fromtimestamp(f.ts):%H:%M:%S}",
-                      f"{f.offset_secs:.0f}", f"{f.scores['combined']:.2f}",
-                      literal(("⚓ " if f.anchor else "") + f.reason), literal(f.path.name))
-    console().print(table)  # literal text: a window title or file name is never markup
+    from cuectx.human import plural
+    from cuectx.output import Col, print_fitted
+
+    title = (f"{len(sel.frames)} of {plural(sel.considered, 'keyframe')}, {span}"
+             + (f" · {sel.paused_frames} paused" if sel.paused_frames else ""))
+    # literal text: a window title or file name is never markup
+    print_fitted([Col("#", justify="right"), Col("time"), Col("+s", justify="right"),
+                  Col("score", justify="right"), Col("why", free=True, lines=None),
+                  Col("file", squeeze=True)],
+                 [[str(f.index), f"{datetime.fromtimestamp(f.ts):%H:%M:%S}", f"{f.offset_secs:.0f}",
+                   f"{f.scores['combined']:.2f}", ("⚓ " if f.anchor else "") + f.reason,
+                   f.path.name] for f in sel.frames], title=title)
