@@ -129,3 +129,90 @@ def _ndcg(keys: list[str], labels: dict[str, int]) -> float:
 def _mean(values) -> float:
     values = list(values)
     return sum(values) / len(values) if values else 0.0
+
+
+# ------------------------------------------------------------------------------ dev set
+
+DEVSET_CLASSES = ("keyword", "paraphrase", "identifier", "middle", "ko_en", "en_ko", "ko_ko", "mixed")
+
+
+@dataclass
+class ClassScore:
+    queries: int
+    recall_at_5: float       # the answers (grade 2) found in the top 5, averaged
+    mrr_at_10: float         # 1 / rank of the first answer
+
+
+@dataclass
+class DevsetReport:
+    mode: str
+    overall: ClassScore
+    by_class: dict[str, ClassScore]
+    # per-prompt injection (the floor): answerable prompts whose answer passes, unrelated
+    # prompts that inject nothing — per language of the prompt
+    injected_answers: dict[str, float] = field(default_factory=dict)
+    clean_negatives: dict[str, float] = field(default_factory=dict)
+
+
+def populate_devset(conn: sqlite3.Connection, data: dict) -> tuple[dict[str, str], dict]:
+    """The dev set's projects and nodes in a fresh store: (key → node id, project → Scope)."""
+    from ctx import scope as scopes
+    from ctx.projects import ProjectRef
+    from ctx.store import Store
+
+    store = Store(conn)
+    found = {}
+    for name in data["projects"]:
+        found[name] = scopes.ensure(conn, ProjectRef(f"dev/{name}", name, None, None, "git"))
+    conn.commit()
+    ids: dict[str, str] = {}
+    for name in [None, *data["projects"]]:
+        group = [n for n in data["nodes"] if n["project"] == name]
+        pid = found[name].id if name else None
+        nodes = store.add_many([{"content": n["content"], "type": n["type"], "tags": n.get("tags", [])}
+                                for n in group], project_id=pid)
+        ids.update({n["key"]: node.id for n, node in zip(group, nodes)})
+    scope_of = {name: scopes.Scope(project=p) for name, p in found.items()}
+    scope_of[None] = scopes.Scope()
+    return ids, scope_of
+
+
+def score_devset(conn, data: dict, ids: dict[str, str], scope_of: dict, *, mode: str = "hybrid",
+                 embedder=None, floor: float | None = None, select_options=None) -> DevsetReport:
+    """Per-class recall@5 and MRR@10 of the answers, each query asked from its project; with
+    `floor`/`select_options`, also what per-prompt selection (ctx.semantic.select.choose) would
+    inject: the share of answerable prompts whose answer is injected, and of unrelated prompts
+    that inject nothing, per prompt language."""
+    from ctx.semantic.search import Eligibility
+    from ctx.semantic.select import SelectOptions, choose
+
+    opts = select_options or SelectOptions(**({"floor": floor} if floor is not None else {}))
+    rows: dict[str, list[tuple[float, float]]] = {}
+    inj: dict[str, list[bool]] = {}
+    clean: dict[str, list[bool]] = {}
+    for q in data["queries"]:
+        elig = Eligibility.within(scope_of[q["project"]])
+        res = search(conn, q["query"], SearchOptions(mode=mode, top_k=20, top_n=10),
+                     eligibility=elig, embedder=embedder)
+        ranked = [h.node_id for h in res.candidates[:10]]
+        path = "keyword" if mode == "keyword" else "semantic"
+        contents = dict(conn.execute(
+            f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(res.candidates))})",
+            [h.node_id for h in res.candidates]).fetchall()) if res.candidates else {}
+        selected, _ = choose(res.candidates, opts, path=path, prompt=q["query"], contents=contents)
+        chosen = {c.node_id for c in selected}
+        if not q["labels"]:
+            clean.setdefault(q["lang"], []).append(not chosen)
+            continue
+        answers = {ids[k] for k, g in q["labels"].items() if g >= 2}
+        r5 = len(answers & set(ranked[:5])) / len(answers)
+        first = next((i for i, n in enumerate(ranked, 1) if n in answers), None)
+        rows.setdefault(q["kind"], []).append((r5, 1.0 / first if first else 0.0))
+        inj.setdefault(q["lang"], []).append(bool(answers & chosen))
+    every = [r for v in rows.values() for r in v]
+
+    def score(v):
+        return ClassScore(len(v), _mean(r for r, _ in v), _mean(m for _, m in v))
+
+    return DevsetReport(mode, score(every), {k: score(rows[k]) for k in DEVSET_CLASSES if k in rows},
+                        {k: _mean(v) for k, v in inj.items()}, {k: _mean(v) for k, v in clean.items()})

@@ -293,6 +293,20 @@ CREATE TRIGGER projects_update_bumps_version AFTER UPDATE OF key, name, root ON 
 END;
 """
 
+# 6 — one score scale across languages (ctx.semantic.centering): per vector, its chunk's
+# Hangul share and length (float32 pairs, NULL for segments written before: read as English,
+# full length); per model, running weighted sums of the vectors by language.
+M006_CENTERS = """
+ALTER TABLE vector_segments ADD COLUMN attrs BLOB;
+CREATE TABLE vector_centers (
+    model TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    weight REAL NOT NULL,
+    total BLOB NOT NULL,                        -- float64 little-endian, dim
+    PRIMARY KEY (model, lang)
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: list[Migration] = [
     Migration(1, "core store: nodes, tags, edges, views, pending, full-text index", M001_CORE),
     Migration(2, "semantic index (chunks, vector segments), sessions, request records",
@@ -303,6 +317,8 @@ MIGRATIONS: list[Migration] = [
               M004_REQUEST_RETENTION),
     Migration(5, "cached session start: store_version (kept by triggers), hook_cache",
               M005_HOOK_CACHE),
+    Migration(6, "semantic: per-vector language/length attributes, language centres",
+              M006_CENTERS),
 ]
 
 LATEST = runner.latest(MIGRATIONS)

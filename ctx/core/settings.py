@@ -14,7 +14,8 @@ a hook must never break Claude Code over a typo in someone's shell profile.
 | CTX_DEBUG | 1: tracebacks instead of one `Error:` line (`--traceback`) | off |
 | CTX_SEMANTIC | 0/off: no semantic selection in hooks | on |
 | CTX_EMBED_THREADS | onnxruntime threads for embedding | onnxruntime's |
-| CTX_MODEL_DIR | where the MiniLM model is built | inside the venv |
+| CTX_MODEL | the embedding model: multilingual-e5-small or all-MiniLM-L6-v2 | multilingual-e5-small |
+| CTX_MODEL_DIR | the folder the models are built in (one subfolder each) | inside the venv |
 | CTX_PROJECT | the project (a name; `global` = none), instead of the folder's | - |
 | CTX_SECRETS | what writes do with credentials: redact, refuse, allow | redact |
 | CTX_SESSION | the session `ctx session`/`ctx requests` read | the latest |
@@ -71,3 +72,8 @@ def requests_keep_days() -> int | None:
 
 def embed_threads() -> int | None:
     return _positive_int("CTX_EMBED_THREADS")
+
+
+def model_name() -> str | None:
+    """$CTX_MODEL (None: the default model). Checked by ctx.semantic.model.current_name."""
+    return os.environ.get("CTX_MODEL", "").strip() or None

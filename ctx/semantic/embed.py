@@ -1,5 +1,11 @@
 """Text → 384-d unit vectors with onnxruntime + tokenizers + numpy (no torch).
 
+Two embedders, one per model kind (ctx.semantic.model): `E5Embedder` (multilingual-e5-small:
+`query: `/`passage: ` prefixes, the token table memory-mapped and gathered in numpy, only
+the transformer in onnxruntime) and `Embedder` (all-MiniLM-L6-v2, the whole graph in
+onnxruntime). Both: `embed(texts)` for stored text (passages), `embed_query(text)` for
+what is searched with.
+
 Tokenizer traps (see ../shared/reference/embed_onnx.py): tokenizer.json ships
 truncation=128 and fixed padding to 128, but sentence-transformers truncates at 256 and pads
 per batch -- so we do the same, and sort each call's texts by length so batches pad little.
@@ -19,29 +25,33 @@ import numpy as np
 from ctx.semantic.model import DIM, MAX_TOKENS, ModelFiles, require
 
 
+def _session(path, *, bulk: bool, threads: int | None):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if not bulk:
+        # one short text: no pre-packing, one thread (no pool to start), no spin-waiting
+        # (on a busy two-core machine a spinning pool steals the CPU it waits for)
+        so.add_session_config_entry("session.disable_prepacking", "1")
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        threads = threads or _threads() or 1
+    else:
+        threads = threads or _threads()
+    so.inter_op_num_threads = 1
+    if threads:
+        so.intra_op_num_threads = threads
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+
+
 class Embedder:
     def __init__(self, files: ModelFiles, *, bulk: bool = False, threads: int | None = None):
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        so = ort.SessionOptions()
-        so.log_severity_level = 3
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        if not bulk:
-            # one short text: no pre-packing, one thread (no pool to start), no spin-waiting
-            # (on a busy two-core machine a spinning pool steals the CPU it waits for)
-            so.add_session_config_entry("session.disable_prepacking", "1")
-            so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            threads = threads or _threads() or 1
-        else:
-            threads = threads or _threads()
-        so.inter_op_num_threads = 1
-        if threads:
-            so.intra_op_num_threads = threads
         self.files = files
         self.model_id = files.model_id
-        self.session = ort.InferenceSession(str(files.onnx), so,
-                                            providers=["CPUExecutionProvider"])
+        self.session = _session(files.onnx, bulk=bulk, threads=threads)
         self.input_names = {i.name for i in self.session.get_inputs()}
         self.tokenizer = Tokenizer.from_file(str(files.tokenizer))
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
@@ -62,6 +72,9 @@ class Embedder:
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
 
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]  # MiniLM has no query/passage convention
+
     def _run(self, encodings) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(encodings), width), dtype=np.int64)
@@ -75,6 +88,92 @@ class Embedder:
         return self.session.run(["sentence_embedding"], feed)[0]
 
 
+class E5Embedder:
+    """multilingual-e5-small: tokenizer → rows of the memory-mapped 4-bit token table
+    (dequantised in numpy) + position rows → onnxruntime (LayerNorm, 12 layers, mean pool,
+    L2 norm). A query touches ~20 of the table's 250,037 rows, so a hook never reads 54 MB."""
+
+    def __init__(self, files: ModelFiles, *, bulk: bool = False, threads: int | None = None):
+        from ctx.semantic.e5_graph import Q4_BLOCK
+        from ctx.semantic.e5_tokenizer import UnigramTokenizer
+
+        spec = files.spec
+        self.files = files
+        self.model_id = files.model_id
+        self.max_tokens = spec.max_tokens
+        self.query_prefix, self.passage_prefix = spec.query_prefix, spec.passage_prefix
+        self.session = _session(files.onnx, bulk=bulk, threads=threads)
+        self.bulk = bulk
+        self._tokenizer = None
+        self.fast = UnigramTokenizer(files.dir, self.max_tokens)
+        words = files.dir / "word_q4.bin"
+        rows = words.stat().st_size // (Q4_BLOCK.itemsize * (DIM // 32))
+        self.words = np.memmap(words, dtype=Q4_BLOCK, mode="r", shape=(rows, DIM // 32))
+        extra = np.load(files.dir / "embed_extra.npy", mmap_mode="r")
+        self.positions, self.token_type = extra[:-1], np.asarray(extra[-1])
+
+    def embed(self, texts: list[str], *, batch_size: int = 16, query: bool = False) -> np.ndarray:
+        """Unit vectors, float32 [len(texts), 384], in the order given (passages by default)."""
+        out = np.empty((len(texts), DIM), dtype=np.float32)
+        if not texts:
+            return out
+        prefix = self.query_prefix if query else self.passage_prefix
+        encodings = self.encode([prefix + t for t in texts])
+        order = np.argsort([-len(e) for e in encodings], kind="stable")
+        for start in range(0, len(texts), batch_size):
+            idx = order[start:start + batch_size]
+            out[idx] = self._run([encodings[i] for i in idx])
+        return out
+
+    @property
+    def tokenizer(self):
+        """`tokenizers` over tokenizer.json: loaded on first use (~1 s), for bulk work."""
+        if self._tokenizer is None:
+            from tokenizers import Tokenizer
+
+            tok = Tokenizer.from_file(str(self.files.tokenizer))
+            tok.enable_truncation(max_length=self.max_tokens)
+            tok.no_padding()
+            self._tokenizer = tok
+        return self._tokenizer
+
+    def encode(self, texts: list[str]) -> list[list[int]]:
+        """Token ids with <s>…</s>. A few texts: the memory-mapped tokenizer (no 17 MB load);
+        many (bulk): `tokenizers`, faster per text once loaded. Both give the same ids."""
+        if self.bulk and len(texts) > 8:
+            return [e.ids for e in self.tokenizer.encode_batch(texts)]
+        return [self.fast.encode_ids(t) for t in texts]
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text], query=True)[0]
+
+    def _run(self, encodings) -> np.ndarray:
+        from ctx.semantic.e5_graph import dequantize
+
+        width = max(len(e) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
+        for row, enc in enumerate(encodings):
+            ids[row, :len(enc)] = enc
+            mask[row, :len(enc)] = 1
+        unique, inverse = np.unique(ids, return_inverse=True)
+        rows = dequantize(np.asarray(self.words[unique]))          # only the rows used
+        x = rows[inverse.reshape(ids.shape)]
+        x += self.positions[:width][None, :, :]
+        x += self.token_type
+        return self.session.run(["sentence_embedding"],
+                                {"inputs_embeds": x.astype(np.float32, copy=False),
+                                 "attention_mask": mask})[0]
+
+
+def make_embedder(files: ModelFiles, *, bulk: bool = False, threads: int | None = None):
+    cls = E5Embedder if files.spec.kind == "e5" else Embedder
+    return cls(files, bulk=bulk, threads=threads)
+
+
 def _threads() -> int | None:
     from ctx.core.settings import embed_threads
 
@@ -85,11 +184,11 @@ _lock = threading.Lock()
 
 
 @lru_cache(maxsize=2)
-def _cached(files: ModelFiles, bulk: bool) -> Embedder:
-    return Embedder(files, bulk=bulk)
+def _cached(files: ModelFiles, bulk: bool):
+    return make_embedder(files, bulk=bulk)
 
 
-def get_embedder(*, bulk: bool = False) -> Embedder:
+def get_embedder(*, bulk: bool = False):
     """The process-wide embedder (raises ModelMissingError when the model is not built).
     Thread-safe: a warm-up thread and a search never open two sessions."""
     files = require()

@@ -75,19 +75,28 @@ class VectorSet:
     ids: np.ndarray                      # int64 [n]
     segments: list[tuple] = field(default_factory=list)  # (int8 codes [k, DIM], f32 scales [k])
     dead: np.ndarray | None = None       # bool [n]: deleted since written
+    attrs: list = field(default_factory=list)  # per segment: f32 [k, 2] (Hangul share, chars) or None
+    centers: tuple | None = None         # (μ_ko, μ_en), ctx.semantic.centering
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])
 
-    def scores(self, query: np.ndarray) -> np.ndarray:
-        """Cosine of every vector with a unit query vector (dead ones: -inf)."""
+    def scores(self, query: np.ndarray, text: str | None = None) -> np.ndarray:
+        """Score of every vector with a unit query vector (dead ones: -inf): the language-
+        centred cosine when `text` (the query's text) is given and the store has centres
+        (ctx.semantic.centering), else the plain cosine."""
         import numpy as np
+
+        from ctx.semantic import centering
 
         if not self.segments:
             return np.empty(0, dtype=np.float32)
         query = np.asarray(query, dtype=np.float32)
-        out = np.concatenate([(codes.astype(np.float32) @ query) * scales
-                              for codes, scales in self.segments])
+        centers = self.centers if text is not None else None
+        q = centering.center_query(query, text or "", centers)
+        attrs = self.attrs or [None] * len(self.segments)
+        out = np.concatenate([centering.scores(codes, scales, a, q, centers)
+                              for (codes, scales), a in zip(self.segments, attrs)])
         if self.dead is not None:
             out[self.dead] = -np.inf
         return out
@@ -147,22 +156,30 @@ def read_segments(conn: sqlite3.Connection, model_id: str) -> list[tuple]:
     """The raw segments (chunk ids, vectors, count) and the dead chunk ids — SQL only, so a
     caller can read them while another thread imports numpy and loads the model."""
     conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")  # BLOBs copied straight from the map
-    segs = [(ids, vecs, count) for ids, vecs, count, dim in conn.execute(
-        "SELECT chunk_ids, vectors, count, dim FROM vector_segments WHERE model = ? ORDER BY id",
+    segs = [(ids, vecs, count, attrs) for ids, vecs, count, dim, attrs in conn.execute(
+        "SELECT chunk_ids, vectors, count, dim, attrs FROM vector_segments WHERE model = ? ORDER BY id",
         (model_id,)) if dim == DIM and len(vecs) == count * (dim + 4)]  # else: another build's
     dead = [r[0] for r in conn.execute("SELECT chunk_id FROM dead_chunks")]
-    return [segs, dead]
+    centers = conn.execute("SELECT lang, weight, total FROM vector_centers WHERE model = ?",
+                           (model_id,)).fetchall()
+    return [segs, dead, centers]
 
 
 def vectors_from(raw, model_id: str) -> VectorSet:
     import numpy as np
 
-    segs, dead_ids = raw or ([], [])
-    ids_parts = [np.frombuffer(ids, dtype="<i8") for ids, _, _ in segs]
-    segments = [decode(vecs, count) for _, vecs, count in segs]
+    from ctx.semantic import centering
+
+    segs, dead_ids, center_rows = raw or ([], [], [])
+    ids_parts = [np.frombuffer(ids, dtype="<i8") for ids, *_ in segs]
+    segments = [decode(vecs, count) for _, vecs, count, _ in segs]
+    attrs = [np.frombuffer(a, dtype="<f4").reshape(count, 2) if a and len(a) == count * 8 else None
+             for _, _, count, a in segs]
     ids = np.concatenate(ids_parts) if ids_parts else np.empty(0, dtype=np.int64)
     dead = np.isin(ids, np.array(dead_ids, dtype=np.int64)) if dead_ids and len(ids) else None
-    return VectorSet(model_id, ids, segments, dead)
+    centers = centering.means({lang: (w, np.frombuffer(t, dtype="<f8")) for lang, w, t in center_rows
+                               if len(t) == DIM * 8})
+    return VectorSet(model_id, ids, segments, dead, attrs, centers)
 
 
 def load_vectors(conn: sqlite3.Connection, model_id: str) -> VectorSet:
@@ -268,8 +285,11 @@ def _embed_and_store(conn: sqlite3.Connection, embedder, batch, report: IndexRep
     a node whose chunks are then all stored is marked embedded."""
     import numpy as np
 
+    from ctx.semantic import centering
+
     texts = [c.text for _, _, c, _ in batch if c is not None]
     vectors = embedder.embed(texts) if texts else np.empty((0, DIM), dtype=np.float32)
+    attrs = centering.attrs_for(texts)
     now = _now()
     with transaction(conn):
         ids, rows, pos, nodes = [], [], 0, {}
@@ -302,18 +322,34 @@ def _embed_and_store(conn: sqlite3.Connection, embedder, batch, report: IndexRep
                     (embedder.model_id, node_id, content_hash(content), n, now))
                 report.nodes_embedded += 1
         if ids:
-            _write_segment(conn, embedder.model_id, np.array(ids, dtype=np.int64),
-                           vectors[np.array(rows, dtype=np.int64)])
+            sel = np.array(rows, dtype=np.int64)
+            _write_segment(conn, embedder.model_id, np.array(ids, dtype=np.int64), vectors[sel], attrs[sel])
+            _add_to_centers(conn, embedder.model_id, centering.sums_for(vectors[sel], attrs[sel]))
 
 
 def _write_segment(conn: sqlite3.Connection, model_id: str, ids: np.ndarray,
-                   vectors: np.ndarray) -> None:
+                   vectors: np.ndarray, attrs: np.ndarray) -> None:
     import numpy as np
 
     conn.execute(
-        "INSERT INTO vector_segments (model, dim, count, chunk_ids, vectors) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO vector_segments (model, dim, count, chunk_ids, vectors, attrs) VALUES (?, ?, ?, ?, ?, ?)",
         (model_id, DIM, len(ids), np.ascontiguousarray(ids, dtype="<i8").tobytes(),
-         encode(vectors)))
+         encode(vectors), np.ascontiguousarray(attrs, dtype="<f4").tobytes()))
+
+
+def _add_to_centers(conn: sqlite3.Connection, model_id: str, sums: dict, *, replace: bool = False) -> None:
+    """Running per-language sums (ctx.semantic.centering); deletions are not subtracted (a
+    mean drifts little), a full compaction recomputes them exactly (`replace`)."""
+    import numpy as np
+
+    for lang, (weight, total) in sums.items():
+        row = None if replace else conn.execute(
+            "SELECT weight, total FROM vector_centers WHERE model = ? AND lang = ?", (model_id, lang)).fetchone()
+        if row is not None and len(row[1]) == DIM * 8:
+            weight += row[0]
+            total = total + np.frombuffer(row[1], dtype="<f8")
+        conn.execute("INSERT OR REPLACE INTO vector_centers (model, lang, weight, total) VALUES (?, ?, ?, ?)",
+                     (model_id, lang, float(weight), np.asarray(total, dtype="<f8").tobytes()))
 
 
 def compact(conn: sqlite3.Connection, model_id: str, *, full: bool = True) -> bool:
@@ -333,10 +369,10 @@ def compact(conn: sqlite3.Connection, model_id: str, *, full: bool = True) -> bo
             if len(small) <= SMALL_SEGMENTS_MAX:
                 return False
             chosen = small
-        ids_parts, code_parts, scale_parts = [], [], []
+        ids_parts, code_parts, scale_parts, attr_parts = [], [], [], []
         for seg_id in chosen:
-            chunk_ids, blob, count = conn.execute(
-                "SELECT chunk_ids, vectors, count FROM vector_segments WHERE id = ?",
+            chunk_ids, blob, count, attrs = conn.execute(
+                "SELECT chunk_ids, vectors, count, attrs FROM vector_segments WHERE id = ?",
                 (seg_id,)).fetchone()
             if len(blob) != count * (DIM + 4):
                 continue  # another build's layout: dropped, re-embedded by `ctx index`
@@ -344,25 +380,36 @@ def compact(conn: sqlite3.Connection, model_id: str, *, full: bool = True) -> bo
             codes, scales = decode(blob, count)
             code_parts.append(codes)
             scale_parts.append(scales)
+            attr_parts.append(np.frombuffer(attrs, dtype="<f4").reshape(count, 2)
+                              if attrs and len(attrs) == count * 8
+                              else np.tile(np.array([0.0, 500.0], dtype="<f4"), (count, 1)))
         ids = np.concatenate(ids_parts) if ids_parts else np.empty(0, dtype=np.int64)
         codes = np.concatenate(code_parts) if code_parts else np.empty((0, DIM), dtype=np.int8)
         scales = np.concatenate(scale_parts) if scale_parts else np.empty(0, dtype=np.float32)
+        attrs = np.concatenate(attr_parts) if attr_parts else np.empty((0, 2), dtype="<f4")
         live = {r[0] for r in conn.execute(
             "SELECT id FROM chunks WHERE model = ?", (model_id,))} if len(ids) else set()
         keep = np.fromiter((i in live for i in ids.tolist()), dtype=bool, count=len(ids))
         order = np.argsort(ids[keep], kind="stable")
         ids, codes, scales = ids[keep][order], codes[keep][order], scales[keep][order]
+        attrs = attrs[keep][order]
         conn.executemany("DELETE FROM vector_segments WHERE id = ?", [(s,) for s in chosen])
         for start in range(0, len(ids), SEGMENT_ROWS):  # codes copied as they are: no requantising
             end = start + SEGMENT_ROWS
             conn.execute(
-                "INSERT INTO vector_segments (model, dim, count, chunk_ids, vectors) "
-                "VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO vector_segments (model, dim, count, chunk_ids, vectors, attrs) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
                 (model_id, DIM, len(ids[start:end]), np.ascontiguousarray(ids[start:end], "<i8").tobytes(),
                  np.ascontiguousarray(codes[start:end]).tobytes()
-                 + np.ascontiguousarray(scales[start:end], "<f4").tobytes()))
+                 + np.ascontiguousarray(scales[start:end], "<f4").tobytes(),
+                 np.ascontiguousarray(attrs[start:end], "<f4").tobytes()))
         if full:
             conn.execute("DELETE FROM dead_chunks")
+            from ctx.semantic import centering
+
+            if len(ids):  # the live vectors' exact sums (JIT only ever added)
+                _add_to_centers(conn, model_id, centering.sums_for(
+                    codes.astype(np.float32) * scales[:, None], attrs), replace=True)
     return True
 
 

@@ -236,7 +236,7 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
         result.model_id = model_id
         t = time.perf_counter()
         vectors = index.vectors_from(raw, model_id)
-        scores = vectors.scores(query_vec)
+        scores = vectors.scores(query_vec, text)
         _apply_mask(vectors, scores, bad, good)
         result.eligible_chunks = int((scores > -1.5).sum()) if len(scores) else 0
         sem = _semantic_hits(conn, vectors, scores, options.top_k)
@@ -315,7 +315,8 @@ class _ModelLoader(threading.Thread):
                 from ctx.semantic.embed import get_embedder
 
                 self.embedder = get_embedder()
-            self.vector = self.embedder.embed_one(self.text)
+            embed = getattr(self.embedder, "embed_query", None) or self.embedder.embed_one
+            self.vector = embed(self.text)  # e5: "query: " (stored text is "passage: ")
         except BaseException as exc:  # noqa: BLE001 — re-raised in the caller's thread
             self.error = exc
         self.ms = _ms(t)

@@ -1,0 +1,105 @@
+"""One score scale across languages: language-centred cosine with a short-note correction.
+
+Multilingual embedding models place every Korean text near every other Korean text: with
+multilingual-e5-small, a Korean question scores 0.82–0.87 against *any* Korean note and
+lower against the English note that answers it (on our dev set, raw cosine put the answer
+in the top 5 for 37 % of Korean→English questions). The language is a shared direction in
+the vectors; removing it is the standard correction ("language centring"):
+
+    score(q, d) = cos(q − μ(q), d − μ(d)) − short_penalty(d)
+
+μ(t) = w·μ_ko + (1 − w)·μ_en, where w is the text's Hangul share (a Hangul syllable counts
+as three Latin letters) and μ_ko/μ_en are the means of the store's own vectors, weighted by
+w and 1 − w (kept as running sums in `vector_centers`; shrunk toward the overall mean while
+a language has few chunks). Centring also removes what all the notes of one store share,
+which is what made short generic notes ("ok", "좋은 아이디어") the top match for unrelated
+prompts (hubs); the penalty, SHORT_PENALTY × (1 − chars/SHORT_CHARS) for chunks under
+SHORT_CHARS characters, does the rest.
+
+On the dev set (tests/ctx/data/devset.json, semantic mode): recall@5 0.75 → 0.92, ko→en
+0.37 → 0.90, en→ko 0.42 → 0.85, and unrelated prompts in both languages top out at about
+the same score (≈0.24 at the 90th percentile), so one floor serves both.
+Scores are cosines of centred vectors: -1..1, unrelated ≈ 0–0.25, answers ≈ 0.3–0.7.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+SHORT_CHARS = 60
+SHORT_PENALTY = 0.3
+PRIOR_WEIGHT = 20.0     # chunks' worth of the overall mean mixed into each language's mean
+_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def hangul_share(text: str) -> float:
+    """0 (no Korean) … 1 (Korean only); a syllable weighs as three Latin letters."""
+    h = len(_HANGUL.findall(text))
+    if not h:
+        return 0.0
+    a = len(_LATIN.findall(text))
+    return min(1.0, 3 * h / (3 * h + a))
+
+
+def attrs_for(texts: list[str]) -> np.ndarray:
+    """float32 [n, 2]: (Hangul share, characters) per chunk — stored beside its vector."""
+    return np.array([(hangul_share(t), len(t)) for t in texts], dtype="<f4").reshape(-1, 2)
+
+
+def sums_for(vectors: np.ndarray, attrs: np.ndarray) -> dict[str, tuple[float, np.ndarray]]:
+    """Weighted sums to add to the running `vector_centers` rows."""
+    w = attrs[:, 0].astype(np.float64)
+    v = np.asarray(vectors, dtype=np.float64)
+    return {"ko": (float(w.sum()), w @ v), "en": (float((1 - w).sum()), (1 - w) @ v)}
+
+
+def means(sums: dict[str, tuple[float, np.ndarray]]) -> tuple[np.ndarray, np.ndarray] | None:
+    """(μ_ko, μ_en) from the running sums, each shrunk toward the overall mean; None when the
+    store has no vectors yet."""
+    if not sums:
+        return None
+    total_w = sum(w for w, _ in sums.values())
+    if total_w <= 0:
+        return None
+    overall = sum(s for _, s in sums.values()) / total_w
+    out = []
+    for lang in ("ko", "en"):
+        w, s = sums.get(lang, (0.0, np.zeros_like(overall)))
+        out.append(((s + PRIOR_WEIGHT * overall) / (w + PRIOR_WEIGHT)).astype(np.float32))
+    return out[0], out[1]
+
+
+def center_query(query: np.ndarray, text: str, centers) -> np.ndarray:
+    if centers is None:
+        return query
+    mu_ko, mu_en = centers
+    w = hangul_share(text)
+    q = query - (w * mu_ko + (1 - w) * mu_en)
+    n = float(np.linalg.norm(q))
+    return (q / n).astype(np.float32) if n > 1e-6 else query
+
+
+def scores(codes: np.ndarray, scales: np.ndarray, attrs: np.ndarray | None, query_centered: np.ndarray,
+           centers) -> np.ndarray:
+    """Centred cosine of every stored vector (int8 codes × scale) with a centred query."""
+    f = codes.astype(np.float32)
+    if centers is None:
+        return (f @ query_centered) * scales
+    mu_ko, mu_en = centers
+    cols = f @ np.stack([query_centered, mu_ko, mu_en], axis=1)   # one pass over the codes
+    a, b, c = (cols * scales[:, None]).T
+    if attrs is None:
+        w = np.zeros(len(scales), dtype=np.float32)
+        chars = np.full(len(scales), SHORT_CHARS, dtype=np.float32)
+    else:
+        w, chars = attrs[:, 0], attrs[:, 1]
+    kq, eq = float(query_centered @ mu_ko), float(query_centered @ mu_en)
+    kk, ee, ke = float(mu_ko @ mu_ko), float(mu_en @ mu_en), float(mu_ko @ mu_en)
+    num = a - w * kq - (1 - w) * eq
+    mu2 = w * w * kk + 2 * w * (1 - w) * ke + (1 - w) * (1 - w) * ee
+    den2 = 1.0 - 2.0 * (w * b + (1 - w) * c) + mu2
+    out = num / np.sqrt(np.maximum(den2, 1e-6))
+    out -= SHORT_PENALTY * np.clip(1.0 - chars / SHORT_CHARS, 0.0, 1.0)
+    return out.astype(np.float32)
