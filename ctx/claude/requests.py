@@ -23,6 +23,7 @@ from ctx.claude.sessions import (
     _now,
     _touch_session,
     not_agent_sql,
+    prompt_exclude_sql,
     session_items,
 )
 from ctx.core.db import transaction
@@ -95,7 +96,7 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
     t0 = time.perf_counter()
     options = options or SelectOptions.from_env()
     now = now or _now()
-    exclude, params = not_agent_sql(session_id)
+    exclude, params = prompt_exclude_sql(session_id)
     eligibility = Eligibility.within(scope, exclude, params)
     if session_id:
         with transaction(conn):
@@ -116,10 +117,17 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
     contents = _contents(conn, [i.node_id for i in active]
                          + [c.node_id for c in selection.selected + selection.excluded])
     to_send: list[tuple[str, str, float | None]] = []   # (node_id, mode, score)
+    # an `always` item the session start had no room for competes per prompt like any other
+    # candidate (issue 22): it is recorded once, with the prompt's verdict and its own mode
+    considered = {c.node_id for c in selection.selected}
+    considered |= {c.node_id for c in selection.excluded[:options.max_excluded]}
+    mode_of = {i.node_id: i.include_mode for i in active}
     for item in sorted(active, key=lambda i: (i.include_mode != "manual", i.added_at)):
         if item.node_id not in contents:
             continue
         sent = injected.get(item.node_id) == _hash(contents[item.node_id])
+        if not sent and item.include_mode != "manual" and item.node_id in considered:
+            continue
         ri = RequestItem(item.node_id, item.include_mode, True,
                          injected="earlier" if sent else None)
         record.items.append(ri)
@@ -132,13 +140,14 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
         rank += 1
         if cand.node_id not in contents:
             continue
+        mode = mode_of.get(cand.node_id, "agent")
         if cand.node_id in removed:
-            record.items.append(RequestItem(cand.node_id, "agent", False,
+            record.items.append(RequestItem(cand.node_id, mode, False,
                                             score=_score(cand.hit), reason=REMOVED_BY_USER,
                                             rank=rank))
             continue
         sent = injected.get(cand.node_id) == _hash(contents[cand.node_id])
-        record.items.append(RequestItem(cand.node_id, "agent", True,
+        record.items.append(RequestItem(cand.node_id, mode, True,
                                         injected="earlier" if sent else None,
                                         score=_score(cand.hit), rank=rank))
         if not sent:
@@ -147,8 +156,8 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
     for cand in excluded[:options.max_excluded]:
         rank += 1
         reason = REMOVED_BY_USER if cand.node_id in removed else cand.reason
-        record.items.append(RequestItem(cand.node_id, "agent", False, score=_score(cand.hit),
-                                        reason=reason, rank=rank))
+        record.items.append(RequestItem(cand.node_id, mode_of.get(cand.node_id, "agent"), False,
+                                        score=_score(cand.hit), reason=reason, rank=rank))
 
     text, sent_ids = render_selected(conn, to_send, max_chars, path=selection.path)
     by_id = {i.node_id: i for i in record.items}

@@ -51,6 +51,19 @@ def not_agent_sql(session_id: str | None) -> tuple[str, tuple]:
                   "AND state = 'active'", (session_id,))
 
 
+def prompt_exclude_sql(session_id: str | None) -> tuple[str, tuple]:
+    """SQL selecting the ids of nodes per-prompt selection must not consider: `include:manual`
+    (never selected automatically) and what the conversation already holds (injected in this
+    session, at its start or by an earlier prompt). Everything else in scope is a candidate —
+    tiered (`always`) nodes the session-start view had no room for included (issue 22)."""
+    sql = "SELECT node_id FROM tags WHERE tag = 'include:manual'"
+    if not session_id:
+        return sql, ()
+    return (sql + " UNION SELECT node_id FROM session_injected WHERE session_id = ?"
+                  " UNION SELECT node_id FROM session_items WHERE session_id = ? AND state = 'active'"
+                  " AND include_mode = 'manual'", (session_id, session_id))
+
+
 @dataclass
 class Session:
     id: str

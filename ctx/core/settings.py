@@ -13,6 +13,10 @@ a hook must never break Claude Code over a typo in someone's shell profile.
 | CTX_HOOK_BUSY_TIMEOUT_MS | how long a hook waits for a locked database | 5000 |
 | CTX_DEBUG | 1: tracebacks instead of one `Error:` line (`--traceback`) | off |
 | CTX_SEMANTIC | 0/off: no semantic selection in hooks | on |
+| CTX_SEMANTIC_FLOOR | minimum score for prompt-submit to inject a memory | the model's (e5: 0.26) |
+| CTX_SEMANTIC_TOP_K / _TOP_N | chunks ranked / memories injected per prompt | 20 / 5 |
+| CTX_SEMANTIC_INCLUDE_SCORE | score injected even past top N | 0.7 |
+| CTX_SEMANTIC_DEADLINE | seconds before prompt-submit falls back to keywords | 1.5 |
 | CTX_EMBED_THREADS | onnxruntime threads for embedding | onnxruntime's |
 | CTX_MODEL | the embedding model: multilingual-e5-small or all-MiniLM-L6-v2 | multilingual-e5-small |
 | CTX_MODEL_DIR | the folder the models are built in (one subfolder each) | inside the venv |
@@ -77,3 +81,14 @@ def embed_threads() -> int | None:
 def model_name() -> str | None:
     """$CTX_MODEL (None: the default model). Checked by ctx.semantic.model.current_name."""
     return os.environ.get("CTX_MODEL", "").strip() or None
+
+
+def semantic_number(name: str) -> float | None:
+    """A CTX_SEMANTIC_* number; None (the documented default) when unset, not a number, zero
+    or negative — a 0 floor or a negative top N is never what someone meant."""
+    raw = os.environ.get(name, "").strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    return value if value > 0 and value == value and value != float("inf") else None

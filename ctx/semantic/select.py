@@ -37,8 +37,10 @@ from ctx.semantic.search import (
     term_coverage,
 )
 
-FLOOR = 0.35                # minimum similarity to inject (calibrated; see module doc)
-IDENTIFIER_FLOOR = 0.25     # …for a node the keyword half ranks first on an identifier
+# minimum score to inject, per model (calibrated on tests/ctx/data/devset.json; module doc)
+FLOORS = {"multilingual-e5-small": 0.26, "all-MiniLM-L6-v2": 0.30}
+FLOOR = FLOORS["multilingual-e5-small"]
+IDENTIFIER_FLOOR = 0.15     # …for a node the keyword half ranks first on an identifier
 KEYWORD_MIN_COVERAGE = 0.5  # keyword fallback: share of the prompt's words a memory must hold
 DEADLINE_S = 1.5
 JIT_MAX_CHUNKS = 32         # at most this many chunks embedded inside a prompt
@@ -56,26 +58,41 @@ class SelectOptions:
     top_k: int = 20
     top_n: int = 5
     include_score: float = 0.7
-    floor: float = FLOOR
+    floor: float | None = None   # None: the model's (FLOORS)
     deadline_s: float = DEADLINE_S
     max_excluded: int = 5   # best excluded candidates kept in the record
 
     @classmethod
     def from_env(cls) -> SelectOptions:
+        from ctx.settings import semantic_number
+
         def num(name, default, cast=float):
-            raw = os.environ.get(name, "").strip()
-            try:
-                return cast(raw) if raw else default
-            except ValueError:
-                return default
+            value = semantic_number(name)
+            return default if value is None else max(cast(value), 1) if cast is int else value
         return cls(top_k=num("CTX_SEMANTIC_TOP_K", 20, int), top_n=num("CTX_SEMANTIC_TOP_N", 5, int),
                    include_score=num("CTX_SEMANTIC_INCLUDE_SCORE", 0.7),
-                   floor=num("CTX_SEMANTIC_FLOOR", FLOOR),
+                   floor=num("CTX_SEMANTIC_FLOOR", None),
                    deadline_s=num("CTX_SEMANTIC_DEADLINE", DEADLINE_S))
+
+    def floor_for(self, model_id: str | None) -> float:
+        if self.floor is not None:
+            return self.floor
+        name = (model_id or "").split("/", 1)[0]
+        return FLOORS.get(name, FLOOR)
 
     def to_dict(self) -> dict:
         return {"top_k": self.top_k, "top_n": self.top_n, "include_score": self.include_score,
-                "floor": self.floor, "deadline_s": self.deadline_s}
+                "floor": self.floor if self.floor is not None else self.floor_for(_current_model_id()),
+                "deadline_s": self.deadline_s}
+
+
+def _current_model_id() -> str | None:
+    try:
+        from ctx.semantic.model import MODELS, current_name
+
+        return MODELS[current_name()].model_id
+    except Exception:  # noqa: BLE001 — an unknown CTX_MODEL is reported where the model loads
+        return None
 
 
 @dataclass
@@ -98,13 +115,15 @@ class Selection:
 
 
 def choose(ranked: list[Hit], options: SelectOptions, *, path: str, prompt: str,
-           contents: dict[str, str] | None = None) -> tuple[list[Candidate], list[Candidate]]:
+           contents: dict[str, str] | None = None,
+           model_id: str | None = None) -> tuple[list[Candidate], list[Candidate]]:
     """Seed rules + the floor. Returns (selected, excluded-with-reason), best first.
 
     Semantic path: similarity ≥ floor (or an identifier's best keyword match). Keyword
     path (no model): the memory holds half the prompt's words, or three of them, or an
     identifier from it — BM25 alone can't say "relevant" (it grows with the store)."""
     identifiers = set(_IDENTIFIER.findall(prompt))
+    floor = options.floor_for(model_id or _current_model_id())
     selected, excluded = [], []
     for h in ranked:
         if path == "keyword" or h.similarity is None:  # (not embedded yet: judged by words)
@@ -114,7 +133,7 @@ def choose(ranked: list[Hit], options: SelectOptions, *, path: str, prompt: str,
                                   or any(i in content for i in identifiers))
         else:
             sim = h.similarity if h.similarity is not None else -1.0
-            ok = sim >= options.floor or _keyword_vouches(h, bool(identifiers))
+            ok = sim >= floor or _keyword_vouches(h, bool(identifiers))
             if sim >= options.include_score:
                 selected.append(Candidate(h))
                 continue
@@ -154,7 +173,8 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
         else:
             selected, excluded = choose(outcome.candidates, options, path="semantic", prompt=prompt,
                                         contents=_contents(conn, [h for h in outcome.candidates
-                                                                  if h.similarity is None]))
+                                                                  if h.similarity is None]),
+                                        model_id=outcome.model_id)
             return Selection("semantic", None, selected, excluded, outcome.timings)
     kw = search(conn, prompt, SearchOptions(mode="keyword", top_k=options.top_k,
                                             top_n=options.top_n), eligibility=eligibility)
