@@ -156,9 +156,9 @@ class DevsetReport:
 
 def populate_devset(conn: sqlite3.Connection, data: dict) -> tuple[dict[str, str], dict]:
     """The dev set's projects and nodes in a fresh store: (key → node id, project → Scope)."""
-    from ctx import scope as scopes
-    from ctx.projects import ProjectRef
-    from ctx.store import Store
+    from ctx.core import projects as scopes
+    from ctx.core.repo import ProjectRef
+    from ctx.core.store import Store
 
     store = Store(conn)
     found = {}

@@ -22,7 +22,6 @@ from ctx.claude.sessions import (
     _mark_injected,
     _now,
     _touch_session,
-    not_agent_sql,
     prompt_exclude_sql,
     session_items,
 )
@@ -180,7 +179,7 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
 
 
 def _score(hit) -> float | None:
-    value = hit.similarity if hit.similarity is not None else hit.bm25
+    value = hit.score if (hit.similarity is not None or hit.fused is not None) else hit.bm25
     return None if value is None else round(float(value), 4)
 
 

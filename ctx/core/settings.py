@@ -91,4 +91,6 @@ def semantic_number(name: str) -> float | None:
         value = float(raw)
     except ValueError:
         return None
-    return value if value > 0 and value == value and value != float("inf") else None
+    import math
+
+    return value if math.isfinite(value) and value > 0 else None

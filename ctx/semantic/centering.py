@@ -10,8 +10,9 @@ the vectors; removing it is the standard correction ("language centring"):
 
 μ(t) = w·μ_ko + (1 − w)·μ_en, where w is the text's Hangul share (a Hangul syllable counts
 as three Latin letters) and μ_ko/μ_en are the means of the store's own vectors, weighted by
-w and 1 − w (kept as running sums in `vector_centers`; shrunk toward the overall mean while
-a language has few chunks). Centring also removes what all the notes of one store share,
+w and 1 − w (kept as running sums in `vector_centers`), shrunk toward the model's prior
+centres (`centers.npy`, the means of a small generic corpus embedded at build time) while the
+store has few chunks of a language. Centring also removes what all the notes of one store share,
 which is what made short generic notes ("ok", "좋은 아이디어") the top match for unrelated
 prompts (hubs); the penalty, SHORT_PENALTY × (1 − chars/SHORT_CHARS) for chunks under
 SHORT_CHARS characters, does the rest.
@@ -55,19 +56,21 @@ def sums_for(vectors: np.ndarray, attrs: np.ndarray) -> dict[str, tuple[float, n
     return {"ko": (float(w.sum()), w @ v), "en": (float((1 - w).sum()), (1 - w) @ v)}
 
 
-def means(sums: dict[str, tuple[float, np.ndarray]]) -> tuple[np.ndarray, np.ndarray] | None:
-    """(μ_ko, μ_en) from the running sums, each shrunk toward the overall mean; None when the
-    store has no vectors yet."""
-    if not sums:
-        return None
-    total_w = sum(w for w, _ in sums.values())
-    if total_w <= 0:
-        return None
-    overall = sum(s for _, s in sums.values()) / total_w
+def means(sums: dict[str, tuple[float, np.ndarray]], prior=None) -> tuple[np.ndarray, np.ndarray] | None:
+    """(μ_ko, μ_en) from the store's running sums, each shrunk toward `prior` (the model's
+    centres from a generic corpus, `centers.npy`) by PRIOR_WEIGHT chunks' worth — so a new,
+    small store is centred by the prior and a grown one by its own notes. None: neither."""
     out = []
-    for lang in ("ko", "en"):
-        w, s = sums.get(lang, (0.0, np.zeros_like(overall)))
-        out.append(((s + PRIOR_WEIGHT * overall) / (w + PRIOR_WEIGHT)).astype(np.float32))
+    for i, lang in enumerate(("ko", "en")):
+        w, s = sums.get(lang, (0.0, None))
+        p = None if prior is None else np.asarray(prior[i], dtype=np.float64)
+        if p is not None:
+            mean = ((s if s is not None else 0.0) + PRIOR_WEIGHT * p) / (w + PRIOR_WEIGHT)
+        elif s is not None and w > 0:
+            mean = s / w
+        else:
+            return None
+        out.append(np.asarray(mean, dtype=np.float32))
     return out[0], out[1]
 
 

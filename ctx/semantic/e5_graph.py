@@ -93,7 +93,7 @@ def read(path: Path) -> E5File:
     pos += 20
     (bloblen,) = struct.unpack_from("<Q", buf, pos)
     pos += 8 + (n_pieces + 1) * 4 + n_pieces * 4 + bloblen
-    n_norm, nm_bytes = struct.unpack_from("<iI", buf, pos)
+    _n_norm, nm_bytes = struct.unpack_from("<iI", buf, pos)
     pos += 8 + nm_bytes
     (ndir,) = struct.unpack_from("<i", buf, pos)
     pos += 4
@@ -125,7 +125,6 @@ def matmul_nbits_weights(blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def build_graph(f: E5File, *, nbits: bool = True, accuracy: int = 4):
     """The transformer part as an onnx ModelProto (weights inline; the caller externalises)."""
-    import onnx
     from onnx import TensorProto as TP
     from onnx import helper as h
     from onnx import numpy_helper as nh

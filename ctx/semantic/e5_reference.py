@@ -81,7 +81,7 @@ def cosines(embedder, ref: Reference, texts=TEXTS) -> list[float]:
 
 def check_build(out_dir: Path, weights: Path) -> str:
     """Compare a fresh build with e5.c; raises CtxError below MIN_COSINE. Returns a note."""
-    from ctx.errors import CtxError
+    from ctx.core.errors import CtxError
     from ctx.semantic.embed import E5Embedder
     from ctx.semantic.model import E5, MODELS, ModelFiles
 

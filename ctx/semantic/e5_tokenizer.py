@@ -44,7 +44,7 @@ def write(f, out_dir: Path) -> None:
     pos += n * 4
     blob = bytes(buf[pos:pos + bloblen])
     pos += bloblen
-    n_norm, nm_bytes = struct.unpack_from("<iI", buf, pos)
+    n_norm, _nm_bytes = struct.unpack_from("<iI", buf, pos)
     pos += 8
     norm = {}
     p = pos

@@ -178,8 +178,23 @@ def vectors_from(raw, model_id: str) -> VectorSet:
     ids = np.concatenate(ids_parts) if ids_parts else np.empty(0, dtype=np.int64)
     dead = np.isin(ids, np.array(dead_ids, dtype=np.int64)) if dead_ids and len(ids) else None
     centers = centering.means({lang: (w, np.frombuffer(t, dtype="<f8")) for lang, w, t in center_rows
-                               if len(t) == DIM * 8})
+                               if len(t) == DIM * 8}, _prior(model_id))
     return VectorSet(model_id, ids, segments, dead, attrs, centers)
+
+
+def _prior(model_id: str):
+    """The model's prior centres (centers.npy in its build folder), when it is the one built."""
+    import numpy as np
+
+    from ctx.semantic.model import locate
+
+    files = locate()
+    if files is None or files.model_id != model_id:
+        return None
+    try:
+        return np.load(files.dir / "centers.npy")
+    except (OSError, ValueError):
+        return None
 
 
 def load_vectors(conn: sqlite3.Connection, model_id: str) -> VectorSet:

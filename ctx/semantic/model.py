@@ -87,7 +87,7 @@ class BuildResult:
 
 def current_name(name: str | None = None) -> str:
     """The model in use: `name`, else $CTX_MODEL, else the default (unknown → CtxError)."""
-    from ctx.settings import model_name
+    from ctx.core.settings import model_name
 
     raw = (name or model_name() or DEFAULT_MODEL).strip()
     key = ALIASES.get(raw.lower(), raw)
@@ -124,7 +124,7 @@ def locate(where: Path | None = None) -> ModelFiles | None:
         return None
     name = _name_of(where, manifest)
     files = ModelFiles(where, where / "model.onnx", where / "tokenizer.json", manifest["model_id"], name)
-    needed = [files.onnx, files.tokenizer, where / "model.onnx.data"]
+    needed = [files.onnx, files.tokenizer, where / "model.onnx.data", where / "centers.npy"]
     if name == E5:
         from ctx.semantic.e5_tokenizer import FILES
 
@@ -226,6 +226,7 @@ def build(where: Path | None = None, *, force: bool = False, name: str | None = 
 
             _save_external(build_graph(src), tmp)
             shutil.copyfile(src / "tokenizer.json", tmp / "tokenizer.json")
+            extra = {"prior_centers": _write_prior_centers(tmp, name)}
         (tmp / "manifest.json").write_text(json.dumps({
             "name": name, "model_id": spec.model_id, "builder_version": BUILDER_VERSION,
             "dim": DIM, "max_tokens": spec.max_tokens, "query_prefix": spec.query_prefix,
@@ -278,11 +279,29 @@ def _write_e5(weights: Path, tokenizer: Path, out_dir: Path, *, check: bool) -> 
     shutil.copyfile(tokenizer, out_dir / "tokenizer.json")
     info = {"vocab": f.vocab, "max_positions": f.max_pos, "bos": f.bos, "eos": f.eos,
             "layers": "int8 (dynamic, per channel) from the 4-bit weights"}
+    info["prior_centers"] = _write_prior_centers(out_dir, E5)
     if check:
         from ctx.semantic.e5_reference import check_build
 
         info["reference_check"] = check_build(out_dir, weights)
     return info
+
+
+def _write_prior_centers(out_dir: Path, name: str) -> int:
+    """`centers.npy`: the mean passage vector per language (ko, en) of a small generic corpus
+    shipped with ctx — the prior for language centring until a store has its own."""
+    import numpy as np
+
+    from ctx.semantic.embed import make_embedder
+
+    lines = [ln.split("|", 1) for ln in (Path(__file__).parent / "data" / "center_corpus.txt")
+             .read_text(encoding="utf-8").splitlines() if ln and not ln.startswith("#")]
+    spec = MODELS[name]
+    files = ModelFiles(out_dir, out_dir / "model.onnx", out_dir / "tokenizer.json", spec.model_id, name)
+    emb = make_embedder(files)
+    vecs = {lang: emb.embed([t for lg, t in lines if lg == lang]) for lang in ("ko", "en")}
+    np.save(out_dir / "centers.npy", np.stack([vecs["ko"].mean(0), vecs["en"].mean(0)]).astype(np.float32))
+    return len(lines)
 
 
 def _save_external(model, out_dir: Path) -> None:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from ctx.core.errors import CtxError
 
 MODES = ("hybrid", "semantic", "keyword")
-KEYWORD_WEIGHT = 0.15
+KEYWORD_WEIGHT = 0.1
 BULK_FROM = 16  # nodes to embed before a search switches to the bulk session
 BM25_HALF = 5.0
 _WORD = re.compile(r"[^\W_]+(?:[_\-.:/][^\W_]+)*|\w+", re.UNICODE)
@@ -90,7 +90,11 @@ class Hit:
 
     @property
     def score(self) -> float:
-        """The number people see: similarity where there is one, else BM25."""
+        """The one score people see and the floor applies to (ctx.semantic.centering's scale:
+        the language-centred cosine, plus the keyword bonus in hybrid mode); BM25 only in
+        keyword mode, where there is no vector."""
+        if self.fused is not None:
+            return self.fused
         if self.similarity is not None:
             return self.similarity
         return self.bm25 or 0.0
@@ -251,7 +255,7 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
     elif options.mode == "keyword":
         ranked = kw
     else:
-        ranked = _fuse(conn, sem, kw, vectors, scores)
+        ranked = _fuse(conn, sem, kw, vectors, scores, text)
     for i, h in enumerate(ranked, 1):
         h.rank = i
     result.candidates = ranked
@@ -266,7 +270,7 @@ def select(ranked: list[Hit], options: SearchOptions) -> list[Hit]:
     chosen = []
     for h in ranked:
         h.selected_by = None
-        if h.similarity is not None and h.similarity >= options.include_score:
+        if h.similarity is not None and h.score >= options.include_score:
             h.selected_by = "score"
         elif len(chosen) < options.top_n:
             h.selected_by = "rank"
@@ -430,7 +434,7 @@ def _keyword_hits(conn, text: str, limit: int, where: str, params: list,
             for i, (node_id, r) in enumerate(hits[:limit], 1)]
 
 
-def _fuse(conn, sem: list[Hit], kw: list[Hit], vectors, scores) -> list[Hit]:
+def _fuse(conn, sem: list[Hit], kw: list[Hit], vectors, scores, text: str = "") -> list[Hit]:
     by_id: dict[str, Hit] = {}
     for h in sem:
         by_id[h.node_id] = Hit(h.node_id, 0, similarity=h.similarity, semantic_rank=h.semantic_rank,
@@ -440,10 +444,25 @@ def _fuse(conn, sem: list[Hit], kw: list[Hit], vectors, scores) -> list[Hit]:
         cur.bm25, cur.keyword_rank = h.bm25, h.keyword_rank
     if vectors is not None:
         _fill_similarity(conn, vectors, scores, [h for h in by_id.values() if h.similarity is None])
+    matched = [h for h in by_id.values() if h.bm25 is not None]
+    contents = dict(conn.execute(
+        f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(matched))})",
+        [h.node_id for h in matched]).fetchall()) if matched else {}
     for h in by_id.values():
-        bm25 = max(h.bm25 or 0.0, 0.0)
-        h.fused = round((h.similarity or 0.0) + KEYWORD_WEIGHT * bm25 / (bm25 + BM25_HALF), 6)
+        h.fused = round((h.similarity or 0.0) + keyword_bonus(text, contents.get(h.node_id)), 6)
     return sorted(by_id.values(), key=lambda h: (-h.fused, -(h.similarity or 0.0), h.node_id))
+
+
+def keyword_bonus(text: str, content: str | None) -> float:
+    """What matching the prompt's words adds to a candidate's score: KEYWORD_WEIGHT × the
+    squared share of the prompt's terms the memory holds. A memory naming every identifier
+    of the prompt gains the full weight; one sharing a common word or two of a paraphrase
+    gains next to nothing (BM25, which grows with the number of terms, lifted those over
+    the semantic answer: paraphrase recall@5 0.70 semantic vs 0.60 hybrid on the dev set)."""
+    if not content:
+        return 0.0
+    found, total = term_coverage(text, content)
+    return KEYWORD_WEIGHT * (found / total) ** 2 if total else 0.0
 
 
 def _fill_similarity(conn, vectors, scores, hits: list[Hit]) -> None:

@@ -1,16 +1,17 @@
 """Per-prompt selection: which `agent` memories are relevant enough to inject, and why not
 the others — inside a deadline, with a keyword fallback.
 
-Calibration (SPEC §3 "Calibrate before injecting"): MiniLM cosines are low. On our
-retrieval set (tests/ctx/data/retrieval.json; `make bench` prints the numbers) prompts
-with no relevant memory top out at 0.11–0.47 (on-topic coding prompts score highest),
-while the answers to real questions have a median of ~0.5. The lowest floor at which at
-most 10 % of the unrelated prompts inject anything is 0.34; FLOOR is 0.35, which keeps
-~80 % of the answers (SPEC measured 0.30–0.36 for unrelated prompts on a real 211-node
-memory). So on top of the seed's rules (≥ includeScore always; fill to topN) a candidate
-must reach FLOOR to be injected. A candidate just under the floor is still taken when
-it is the keyword search's best match for an identifier in the prompt (CTX_DB, E1023) —
-see `_keyword_vouches`. `ctx search` shows everything; the floor is for injection only.
+Calibration (SPEC §3 "Calibrate before injecting"): scores are on ctx.semantic.centering's
+scale (language-centred cosine + the hybrid keyword bonus). On the dev set
+(tests/ctx/data/devset.json, 431 nodes, 36 prompts with nothing relevant; `make bench`
+prints it), with multilingual-e5-small: at 0.27 for English prompts 95 % of the unrelated
+ones inject nothing and 86 % of the answerable ones inject their answer; at 0.28 for Korean
+prompts 93 % and 85 % (a mixed prompt's floor is mixed by its Hangul share). So on top of
+the seed's rules (≥ includeScore always; fill to topN) a candidate must reach the floor.
+CTX_SEMANTIC_FLOOR overrides it (raise it when unrelated memories show up, lower it when
+answers are missed). A candidate just under the floor is still taken when it is the
+keyword search's best match for an identifier in the prompt (CTX_DB, E1023) — see
+`_keyword_vouches`. `ctx search` shows everything; the floor is for injection only.
 
 Paths (recorded on every request): "semantic" (hybrid ranking with vectors), "keyword"
 (the model is missing, broken or slower than the deadline: FTS5 only), "none" (nothing
@@ -20,7 +21,6 @@ to finish (or die with the process).
 """
 from __future__ import annotations
 
-import os
 import re
 import sqlite3
 import threading
@@ -38,8 +38,9 @@ from ctx.semantic.search import (
 )
 
 # minimum score to inject, per model (calibrated on tests/ctx/data/devset.json; module doc)
-FLOORS = {"multilingual-e5-small": 0.26, "all-MiniLM-L6-v2": 0.30}
-FLOOR = FLOORS["multilingual-e5-small"]
+# (English prompt, Korean prompt); a mixed prompt gets the mix by its Hangul share
+FLOORS = {"multilingual-e5-small": (0.27, 0.28), "all-MiniLM-L6-v2": (0.30, 0.30)}
+FLOOR = FLOORS["multilingual-e5-small"][0]
 IDENTIFIER_FLOOR = 0.15     # …for a node the keyword half ranks first on an identifier
 KEYWORD_MIN_COVERAGE = 0.5  # keyword fallback: share of the prompt's words a memory must hold
 DEADLINE_S = 1.5
@@ -64,7 +65,7 @@ class SelectOptions:
 
     @classmethod
     def from_env(cls) -> SelectOptions:
-        from ctx.settings import semantic_number
+        from ctx.core.settings import semantic_number
 
         def num(name, default, cast=float):
             value = semantic_number(name)
@@ -74,11 +75,15 @@ class SelectOptions:
                    floor=num("CTX_SEMANTIC_FLOOR", None),
                    deadline_s=num("CTX_SEMANTIC_DEADLINE", DEADLINE_S))
 
-    def floor_for(self, model_id: str | None) -> float:
+    def floor_for(self, model_id: str | None, prompt: str = "") -> float:
+        """CTX_SEMANTIC_FLOOR, else the model's floor for the prompt's language."""
         if self.floor is not None:
             return self.floor
-        name = (model_id or "").split("/", 1)[0]
-        return FLOORS.get(name, FLOOR)
+        from ctx.semantic.centering import hangul_share
+
+        en, ko = FLOORS.get((model_id or "").split("/", 1)[0], (FLOOR, FLOOR))
+        w = hangul_share(prompt) if prompt else 0.0
+        return round(en + (ko - en) * w, 4)
 
     def to_dict(self) -> dict:
         return {"top_k": self.top_k, "top_n": self.top_n, "include_score": self.include_score,
@@ -123,7 +128,7 @@ def choose(ranked: list[Hit], options: SelectOptions, *, path: str, prompt: str,
     path (no model): the memory holds half the prompt's words, or three of them, or an
     identifier from it — BM25 alone can't say "relevant" (it grows with the store)."""
     identifiers = set(_IDENTIFIER.findall(prompt))
-    floor = options.floor_for(model_id or _current_model_id())
+    floor = options.floor_for(model_id or _current_model_id(), prompt)
     selected, excluded = [], []
     for h in ranked:
         if path == "keyword" or h.similarity is None:  # (not embedded yet: judged by words)
@@ -132,7 +137,7 @@ def choose(ranked: list[Hit], options: SelectOptions, *, path: str, prompt: str,
             ok = bool(total) and (found / total >= KEYWORD_MIN_COVERAGE or found >= 3
                                   or any(i in content for i in identifiers))
         else:
-            sim = h.similarity if h.similarity is not None else -1.0
+            sim = h.score if h.similarity is not None else -1.0
             ok = sim >= floor or _keyword_vouches(h, bool(identifiers))
             if sim >= options.include_score:
                 selected.append(Candidate(h))
