@@ -1,4 +1,5 @@
-"""The ONNX model we build embeds like sentence-transformers, and is found or reported."""
+"""The MiniLM ONNX model we build embeds like sentence-transformers, and is found or reported.
+(multilingual-e5-small, the default, is checked in test_semantic_e5.py.)"""
 from __future__ import annotations
 
 import json
@@ -10,14 +11,17 @@ import numpy as np
 import pytest
 
 from ctx.semantic import model as model_mod
-from ctx.semantic.embed import Embedder, get_embedder
+from ctx.semantic.embed import Embedder
 
 DATA = Path(__file__).parent / "data"
 
 
+MINILM_DIR = model_mod.model_dir(model_mod.MINILM)
+
+
 @pytest.fixture(scope="module")
 def embedder():
-    return get_embedder()
+    return Embedder(model_mod.require(MINILM_DIR))
 
 
 def test_embeddings_match_sentence_transformers(embedder):
@@ -45,14 +49,14 @@ def test_batching_and_order_do_not_change_vectors(embedder):
 
 
 def test_bulk_session_gives_the_same_vectors(embedder):
-    bulk = Embedder(model_mod.require(), bulk=True)
+    bulk = Embedder(model_mod.require(MINILM_DIR), bulk=True)
     text = ["The hook must answer within 300 ms."]
     assert np.allclose(bulk.embed(text), embedder.embed(text), atol=1e-5)
 
 
 def test_build_is_idempotent_and_fast_when_current():
     before = model_mod.require()
-    result = model_mod.build()
+    result = model_mod.build(check=False)
     assert result.built is False
     assert result.seconds < 1.0
     assert result.files == before
@@ -85,16 +89,16 @@ def test_default_location_does_not_depend_on_home(monkeypatch, tmp_path):
     assert str(model_mod.model_dir()).startswith(sys.prefix)
 
 
-def test_a_fresh_build_matches_the_installed_one(tmp_path):
+def test_a_fresh_build_matches_the_installed_one(tmp_path, embedder):
     """The whole build path (onnx graph, aligned external weights, manifest), into a new folder."""
     where = tmp_path / "model"
-    result = model_mod.build(where)
+    result = model_mod.build(where, name=model_mod.MINILM)
     assert result.built and (where / "model.onnx.data").stat().st_size > 80_000_000
     assert json.loads((where / "manifest.json").read_text())["model_id"] == model_mod.MODEL_ID
-    again = model_mod.build(where)
+    again = model_mod.build(where, name=model_mod.MINILM)
     assert not again.built
     fresh = Embedder(model_mod.require(where))
     text = ["Refunds over 500 dollars need a second approver."]
-    assert np.allclose(fresh.embed(text), get_embedder().embed(text), atol=1e-6)
-    forced = model_mod.build(where, force=True)
+    assert np.allclose(fresh.embed(text), embedder.embed(text), atol=1e-6)
+    forced = model_mod.build(where, force=True, name=model_mod.MINILM)
     assert forced.built and not list(tmp_path.glob("model.old-*")) and not list(tmp_path.glob(".build-*"))
