@@ -53,15 +53,17 @@ def not_agent_sql(session_id: str | None) -> tuple[str, tuple]:
 
 def prompt_exclude_sql(session_id: str | None) -> tuple[str, tuple]:
     """SQL selecting the ids of nodes per-prompt selection must not consider: `include:manual`
-    (never selected automatically) and what the conversation already holds (injected in this
-    session, at its start or by an earlier prompt). Everything else in scope is a candidate —
-    tiered (`always`) nodes the session-start view had no room for included (issue 22)."""
+    (never selected automatically), the session's manual items, and its `always` items the
+    session start already sent (they are in every request as session items). Everything
+    else in scope is a candidate — `always` items the session-start view had no room for
+    included (issue 22); one an earlier prompt sent is recorded as sent "earlier"."""
     sql = "SELECT node_id FROM tags WHERE tag = 'include:manual'"
     if not session_id:
         return sql, ()
-    return (sql + " UNION SELECT node_id FROM session_injected WHERE session_id = ?"
-                  " UNION SELECT node_id FROM session_items WHERE session_id = ? AND state = 'active'"
-                  " AND include_mode = 'manual'", (session_id, session_id))
+    return (sql + " UNION SELECT i.node_id FROM session_items i WHERE i.session_id = ?"
+                  " AND i.state = 'active' AND (i.include_mode = 'manual' OR EXISTS (SELECT 1"
+                  " FROM session_injected j WHERE j.session_id = i.session_id"
+                  " AND j.node_id = i.node_id))", (session_id,))
 
 
 @dataclass

@@ -25,8 +25,10 @@ Scores are cosines of centred vectors: -1..1, unrelated ≈ 0–0.25, answers �
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads only where vectors are scored: hooks that select nothing skip it
+    import numpy as np
 
 SHORT_CHARS = 40
 SHORT_PENALTY = 0.3
@@ -47,12 +49,16 @@ def hangul_share(text: str) -> float:
 def attrs_for(texts: list[str]) -> np.ndarray:
     """float32 [n, 2]: (Hangul share, length) per chunk — stored beside its vector. The
     length counts a Hangul syllable twice (it says about as much as two Latin letters)."""
+    import numpy as np
+
     return np.array([(hangul_share(t), len(t) + len(_HANGUL.findall(t))) for t in texts],
                     dtype="<f4").reshape(-1, 2)
 
 
 def sums_for(vectors: np.ndarray, attrs: np.ndarray) -> dict[str, tuple[float, np.ndarray]]:
     """Weighted sums to add to the running `vector_centers` rows."""
+    import numpy as np
+
     w = attrs[:, 0].astype(np.float64)
     v = np.asarray(vectors, dtype=np.float64)
     return {"ko": (float(w.sum()), w @ v), "en": (float((1 - w).sum()), (1 - w) @ v)}
@@ -62,6 +68,8 @@ def means(sums: dict[str, tuple[float, np.ndarray]], prior=None) -> tuple[np.nda
     """(μ_ko, μ_en) from the store's running sums, each shrunk toward `prior` (the model's
     centres from a generic corpus, `centers.npy`) by PRIOR_WEIGHT chunks' worth — so a new,
     small store is centred by the prior and a grown one by its own notes. None: neither."""
+    import numpy as np
+
     out = []
     for i, lang in enumerate(("ko", "en")):
         w, s = sums.get(lang, (0.0, None))
@@ -77,6 +85,8 @@ def means(sums: dict[str, tuple[float, np.ndarray]], prior=None) -> tuple[np.nda
 
 
 def center_query(query: np.ndarray, text: str, centers) -> np.ndarray:
+    import numpy as np
+
     if centers is None:
         return query
     mu_ko, mu_en = centers
@@ -89,6 +99,8 @@ def center_query(query: np.ndarray, text: str, centers) -> np.ndarray:
 def scores(codes: np.ndarray, scales: np.ndarray, attrs: np.ndarray | None, query_centered: np.ndarray,
            centers) -> np.ndarray:
     """Centred cosine of every stored vector (int8 codes × scale) with a centred query."""
+    import numpy as np
+
     f = codes.astype(np.float32)
     if centers is None:
         return (f @ query_centered) * scales

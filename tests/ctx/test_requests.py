@@ -167,12 +167,19 @@ def test_session_start_resets_on_clear_and_keeps_on_resume(store, memory):
     assert sessions.get_session(store.conn, "S1").source == "clear"
 
 
-def test_always_items_cut_at_session_start_are_recorded_as_not_sent(store, memory):
+def test_always_items_cut_at_session_start_compete_per_prompt(store, memory):
+    """Issue 22: a tiered memory the session-start view had no room for is a candidate for
+    every prompt — recorded with the prompt's verdict, sent when the prompt is about it."""
     sessions.start_session(store.conn, "S2", "startup", [memory["pinned"], memory["ref"]],
                      injected=[memory["pinned"]])
     rec = requests.build_request(store.conn, "S2", "hello", max_chars=CAP).record
     (ref,) = items(rec, node_id=memory["ref"])
-    assert ref.included and ref.injected is None and "session start" in ref.reason
+    assert ref.include_mode == "always" and not ref.included and ref.reason == "below threshold"
+    (pinned,) = items(rec, node_id=memory["pinned"])
+    assert pinned.included and pinned.injected == "earlier"
+    built = requests.build_request(store.conn, "S2", "what is the name of our product?", max_chars=CAP)
+    (ref,) = items(built.record, node_id=memory["ref"])
+    assert ref.included and ref.injected == "now" and "Orbit" in built.text
 
 
 def test_an_unknown_session_is_started_on_its_first_prompt(store, memory):

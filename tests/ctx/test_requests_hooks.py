@@ -86,9 +86,10 @@ def test_prompt_submit_with_a_broken_model_falls_back(ctx_bin, store, tmp_path):
 
     from ctx.semantic.model import require
 
-    broken = tmp_path / "broken"
-    shutil.copytree(require().dir, broken, ignore=shutil.ignore_patterns("model.onnx.data"))
-    (broken / "model.onnx.data").write_bytes(b"not weights")
+    built = require().dir
+    broken = tmp_path / "broken"  # CTX_MODEL_DIR holds one folder per model
+    shutil.copytree(built, broken / built.name, ignore=shutil.ignore_patterns("model.onnx.data"))
+    (broken / built.name / "model.onnx.data").write_bytes(b"not weights")
     store.add("Team lunch is on the first Wednesday of the month.")
     out, _ = hook(ctx_bin, "prompt-submit", {"session_id": "B", "hook_event_name": "UserPromptSubmit",
                                                "prompt": "when is the team lunch?"},

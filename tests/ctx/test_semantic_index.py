@@ -66,7 +66,7 @@ def test_updating_content_replaces_its_vectors(store, embedder):
     assert index.missing_count(store.conn, embedder.model_id) == 1
     res = semantic(store, "when can we not ship to production?")
     hit = res.candidates[0]
-    assert hit.node_id == node and hit.similarity > 0.3
+    assert hit.node_id == node and hit.similarity > 0.0  # centred scale: unrelated notes ≈ 0
     chunk = store.conn.execute("SELECT start, end FROM chunks WHERE node_id = ?", (node,)).fetchone()
     assert store.get(node).content[chunk[0]:chunk[1]].startswith("Deploys")
     assert store.conn.execute("SELECT count(*) FROM dead_chunks").fetchone()[0] == 1
@@ -102,7 +102,7 @@ def test_index_update_catches_edits_made_behind_its_back(store, embedder):
     report = index.update(store.conn, embedder)
     assert report.stale_fixed == 1 and report.nodes_embedded == 1
     res = semantic(store, "when is the team lunch")
-    assert res.candidates[0].node_id == node and res.candidates[0].similarity > 0.4
+    assert res.candidates[0].node_id == node and res.candidates[0].similarity > 0.25
 
 
 def test_jit_stops_at_the_chunk_limit_and_resumes(store, embedder):

@@ -56,7 +56,9 @@ def test_answers_in_the_middle_really_are_in_the_middle(data):
 
 
 @pytest.mark.slow
-def test_hybrid_beats_keyword_and_semantic_and_the_floor_is_calibrated(data, tmp_path):
+def test_hybrid_is_never_worse_than_its_halves_and_the_floor_holds(data, tmp_path):
+    """The old (English, MiniLM-era) set stays as a guard: fusion never loses to the better
+    half (issue 22, item 5), and the floor keeps unrelated prompts out."""
     from ctx.semantic import index
     from ctx.semantic.embed import get_embedder
     from ctx.semantic.select import FLOOR
@@ -67,11 +69,48 @@ def test_hybrid_beats_keyword_and_semantic_and_the_floor_is_calibrated(data, tmp
     s = ev.score_modes(conn, data, ids)
     for metric in ("recall_at_5", "mrr_at_10", "ndcg_at_10"):
         hybrid = getattr(s["hybrid"], metric)
-        assert hybrid > getattr(s["semantic"], metric), metric
-        assert hybrid > getattr(s["keyword"], metric), metric
+        assert hybrid >= max(getattr(s["semantic"], metric), getattr(s["keyword"], metric)) - 0.005, metric
+    assert s["hybrid"].recall_at_5 >= 0.75
     assert s["keyword"].by_kind["paraphrase"] < 0.1  # no shared words: keywords can't find them
     cal = ev.calibrate(conn, data, ids)
     assert ev.injected_share(cal.negatives_top, FLOOR) <= 0.10
-    assert ev.injected_share(cal.answers_top, FLOOR) >= 0.70
-    assert abs(cal.floor - FLOOR) <= 0.05
+    assert ev.injected_share(cal.answers_top, FLOOR) >= 0.65
+    conn.close()
+
+
+DEVSET = Path(__file__).parent / "data" / "devset.json"
+
+
+def test_the_dev_set_has_the_promised_shape():
+    dev = ev.load_set(DEVSET)
+    nodes, queries = dev["nodes"], dev["queries"]
+    assert len(nodes) >= 400 and len({n["key"] for n in nodes}) == len(nodes)
+    assert len(dev["projects"]) == 3 and any(n["project"] is None for n in nodes)
+    assert sum(n["lang"] == "ko" for n in nodes) >= len(nodes) // 4
+    kinds = Counter(q["kind"] for q in queries)
+    assert len(queries) >= 200 and kinds["negative"] >= 30
+    assert all(kinds[k] >= 15 for k in ev.DEVSET_CLASSES), kinds
+    assert sum(1 for q in queries if q["kind"] == "negative" and q["lang"] == "ko") >= 10
+    keys = {n["key"] for n in nodes}
+    for q in queries:
+        assert set(q["labels"]) <= keys and (not q["labels"] or 2 in q["labels"].values()), q["query"]
+
+
+@pytest.mark.slow
+def test_the_dev_set_meets_the_goals(tmp_path):
+    """Issue 22's goals on our own dev set, through search (hybrid, each query from its
+    project) and the per-prompt floor."""
+    from ctx.semantic import index
+    from ctx.semantic.embed import get_embedder
+
+    dev = ev.load_set(DEVSET)
+    conn = db.connect(tmp_path / "d.db")
+    ids, scope_of = ev.populate_devset(conn, dev)
+    index.ensure(conn, get_embedder(bulk=True))
+    r = ev.score_devset(conn, dev, ids, scope_of, mode="hybrid")
+    assert r.overall.recall_at_5 >= 0.85 and r.overall.mrr_at_10 >= 0.85
+    for kind, score in r.by_class.items():
+        assert score.recall_at_5 >= (0.65 if kind == "paraphrase" else 0.75), (kind, score)
+    assert min(r.clean_negatives.values()) >= 0.9, r.clean_negatives
+    assert min(r.injected_answers.values()) >= 0.8, r.injected_answers
     conn.close()

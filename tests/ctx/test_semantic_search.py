@@ -46,7 +46,7 @@ def test_a_paraphrase_finds_its_note_without_shared_words(corpus, mode):
     res = search(conn, "what happens when a customer's card gets rejected repeatedly?",
                  SearchOptions(mode=mode))
     assert ranked(res, ids)[0] == "retry"
-    assert res.candidates[0].similarity > 0.3
+    assert res.candidates[0].similarity > 0.1  # centred scale (ctx.semantic.centering)
 
 
 def test_keyword_mode_finds_identifiers_and_nothing_for_paraphrases(corpus):
