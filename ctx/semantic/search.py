@@ -138,8 +138,11 @@ class Eligibility:
 def keyword_query(text: str) -> str | None:
     """An FTS5 expression matching any meaningful word of `text` (None: no words).
 
-    Identifiers (CTX_DB, E1023, payments.retry_max) become phrases, so their parts must
-    be adjacent; stop words are dropped unless nothing else is left."""
+    Identifiers (CTX_DB, E1023, payments.retry_max, billing/invoice.py, v2.14.0, --dry-run)
+    become phrases: FTS5's tokenizer splits stored text at `_ . / -`, so `hook_max_chars`
+    matches inside `CTX_HOOK_MAX_CHARS` and `invoice.py` inside `billing/invoice.py`. A
+    camelCase word also matches its parts (`finalizeInvoice` finds `finalize_invoice`).
+    Stop words are dropped unless nothing else is left."""
     words = [w for w in _WORD.findall(text) if len(w) > 1 or not w.isascii()]
     keep = [w for w in words if w.lower() not in STOPWORDS] or words
     seen, terms = set(), []
@@ -148,10 +151,23 @@ def keyword_query(text: str) -> str | None:
         stem = _hangul_stem(w)
         if stem:  # Korean particles stick to the word: 데이터는/데이터를 → "데이터"*
             term = f'"{stem}"*'
+        parts = identifier_parts(w)
+        if len(parts) > 1 and "".join(parts) == re.sub(r"[^0-9a-z]", "", w.lower()) and _CAMEL.search(w):
+            term = f'({term} OR "{" ".join(parts)}")'
         if term.lower() not in seen:
             seen.add(term.lower())
             terms.append(term)
     return " OR ".join(terms) if terms else None
+
+
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+", re.UNICODE)
+
+
+def identifier_parts(word: str) -> list[str]:
+    """`CTX_HOOK_MAX_CHARS` → ctx hook max chars; `getInitialURL` → get initial url;
+    `billing/invoice.py` → billing invoice py; `E1102` → e 1102 (lower case)."""
+    return [p.lower() for p in _PARTS.findall(word)]
 
 
 def query_terms(text: str) -> list[str]:
@@ -163,11 +179,20 @@ def query_terms(text: str) -> list[str]:
 
 def term_coverage(text: str, content: str) -> tuple[int, int]:
     """(query terms found in content, query terms): a keyword match's strength that does
-    not depend on the size of the store, unlike BM25."""
+    not depend on the size of the store, unlike BM25. An identifier counts as found when its
+    parts appear in a row in the content's (`hook_max_chars` in `CTX_HOOK_MAX_CHARS`)."""
     terms = query_terms(text)
-    have = {w.lower() for w in _WORD.findall(content)}
-    found = sum(1 for t in terms if t in have or any(w.startswith(t) for w in have
-                                                     if not t.isascii()))
+    words = _WORD.findall(content)
+    have = {w.lower() for w in words}
+    stream = " " + " ".join(p for w in words for p in identifier_parts(w)) + " "
+    found = 0
+    for t in terms:
+        if t in have or any(w.startswith(t) for w in have if not t.isascii()):
+            found += 1
+            continue
+        parts = identifier_parts(t)
+        if len(parts) > 1 and f" {' '.join(parts)} " in stream:
+            found += 1
     return found, len(terms)
 
 

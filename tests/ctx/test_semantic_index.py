@@ -237,3 +237,32 @@ def test_a_huge_node_is_embedded_in_pieces_across_calls(tmp_path, embedder):
         assert report.chunks_embedded == 0 and time.monotonic() - t0 < 1.0
     finally:
         conn.close()
+
+
+def test_an_index_built_by_the_old_model_is_upgraded_without_losing_anything(store, embedder):
+    """Issue 22, item 7: vectors record their model; a MiniLM index is re-embedded by the
+    new model just in time (a prompt's share at a time, keyword answers meanwhile) or by
+    `ctx index`, which then drops the old vectors."""
+    import time
+
+    from ctx.semantic import model as model_mod
+    from ctx.semantic.embed import Embedder
+
+    old = Embedder(model_mod.require(model_mod.model_dir(model_mod.MINILM)))
+    ids = add(store, "The billing worker retries declined charges three times.",
+              "결제 실패 후 1일, 3일, 5일, 7일에 다시 시도한다.",
+              "Team lunch is on the first Wednesday of the month.")
+    index.ensure(store.conn, old)
+    assert index.missing_count(store.conn, old.model_id) == 0
+    assert index.missing_count(store.conn, embedder.model_id) == 3
+    # a hook's search: at most one chunk embedded now, the rest still found by their words
+    res = search(store.conn, "when is team lunch", SearchOptions(mode="hybrid"), embedder=embedder,
+                 index_max_chunks=1, index_deadline=time.monotonic() + 30)
+    assert res.not_indexed == 2 and ids[2] in {h.node_id for h in res.candidates}
+    report = index.update(store.conn, embedder)
+    assert report.nodes_missing == 0 and report.nodes_embedded == 2
+    models = {r[0] for r in store.conn.execute("SELECT DISTINCT model FROM chunks")}
+    assert models == {embedder.model_id}   # the old model's vectors are gone, the nodes are not
+    assert store.conn.execute("SELECT count(*) FROM nodes").fetchone()[0] == 3
+    top = search(store.conn, "결제가 실패하면 언제 다시 시도해?", SearchOptions(mode="semantic")).candidates
+    assert {top[0].node_id, top[1].node_id} == {ids[0], ids[1]}
