@@ -149,3 +149,27 @@ def test_an_empty_store_returns_nothing(tmp_path):
         res = search(conn, "anything at all", SearchOptions(mode=mode))
         assert res.hits == [] and res.candidates == []
     conn.close()
+
+
+def test_identifiers_match_the_way_developers_type_them(tmp_path):
+    """Issue 22, item 3: parts of SCREAMING/snake/camel case, paths, error codes, versions."""
+    from ctx.semantic.search import identifier_parts, term_coverage
+
+    conn = db.connect(tmp_path / "ids.db")
+    store = Store(conn)
+    notes = {
+        "cap": store.add("Hooks cap what they inject at CTX_HOOK_MAX_CHARS characters.").id,
+        "invoice": store.add("Invoice generation lives in billing/invoice.py.").id,
+        "pylint": store.add("CI failed with error E1102 from pylint: not callable.").id,
+        "finalize": store.add("finalize_invoice() raises when the invoice is already final.").id,
+        "psycopg": store.add("We moved to psycopg 3 in release v2.14.0.").id,
+        "other": store.add("The office is on the fourth floor.").id,
+    }
+    for query, key in [("hook_max_chars", "cap"), ("invoice.py", "invoice"), ("E1102", "pylint"),
+                       ("finalizeInvoice", "finalize"), ("v2.14.0", "psycopg")]:
+        res = search(conn, query, SearchOptions(mode="keyword"))
+        assert res.candidates and res.candidates[0].node_id == notes[key], query
+    assert identifier_parts("getInitialURL") == ["get", "initial", "url"]
+    assert term_coverage("what is hook_max_chars", "caps at CTX_HOOK_MAX_CHARS") == (1, 1)
+    assert term_coverage("hook_max_chars", "the hook has max chars") == (0, 1)  # parts in a row only
+    conn.close()
