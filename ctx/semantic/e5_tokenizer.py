@@ -80,10 +80,11 @@ class UnigramTokenizer:
         meta = json.loads((where / "normalize.json").read_text(encoding="utf-8"))
         self.bos, self.eos, self.unk = meta["bos"], meta["eos"], meta["unk"]
         self.norm = meta["map"]
-        self.blob = np.memmap(where / "vocab_blob.bin", dtype=np.uint8, mode="r")
-        self.offs = np.load(where / "vocab_offsets.npy", mmap_mode="r")
-        self.scores = np.load(where / "vocab_scores.npy", mmap_mode="r")
-        self.table = np.load(where / "vocab_hash.npy", mmap_mode="r")
+        # plain ndarray views of the maps: indexing a np.memmap scalar is ~10x slower
+        self.blob = np.memmap(where / "vocab_blob.bin", dtype=np.uint8, mode="r").view(np.ndarray)
+        self.offs = np.load(where / "vocab_offsets.npy", mmap_mode="r").view(np.ndarray)
+        self.scores = np.load(where / "vocab_scores.npy", mmap_mode="r").view(np.ndarray)
+        self.table = np.load(where / "vocab_hash.npy", mmap_mode="r").view(np.ndarray)
         self.mask = len(self.table) - 1
         self.max_tokens = max_tokens
         self._blob = memoryview(self.blob)

@@ -102,9 +102,10 @@ class E5Embedder:
         self.model_id = files.model_id
         self.max_tokens = spec.max_tokens
         self.query_prefix, self.passage_prefix = spec.query_prefix, spec.passage_prefix
-        self.session = _session(files.onnx, bulk=bulk, threads=threads)
-        self.bulk = bulk
+        self.bulk, self.threads = bulk, threads
+        self._session = None
         self._tokenizer = None
+        self._query_encoder = None
         self.fast = UnigramTokenizer(files.dir, self.max_tokens)
         words = files.dir / "word_q4.bin"
         rows = words.stat().st_size // (Q4_BLOCK.itemsize * (DIM // 32))
@@ -124,6 +125,13 @@ class E5Embedder:
             idx = order[start:start + batch_size]
             out[idx] = self._run([encodings[i] for i in idx])
         return out
+
+    @property
+    def session(self):
+        """onnxruntime, opened on first use: passages only (a query runs in numpy)."""
+        if self._session is None:
+            self._session = _session(self.files.onnx, bulk=self.bulk, threads=self.threads)
+        return self._session
 
     @property
     def tokenizer(self):
@@ -148,22 +156,33 @@ class E5Embedder:
         return self.embed([text])[0]
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text], query=True)[0]
+        """One query: the same graph in numpy (ctx.semantic.e5_numpy) — no onnxruntime."""
+        if self._query_encoder is None:
+            from ctx.semantic.e5_numpy import QueryEncoder
 
-    def _run(self, encodings) -> np.ndarray:
+            self._query_encoder = QueryEncoder(self.files.dir)
+        ids = self.fast.encode_ids(self.query_prefix + text)
+        return self._query_encoder.encode(self._embeds(np.array([ids], dtype=np.int64))[0])
+
+    def _embeds(self, ids: np.ndarray) -> np.ndarray:
+        """Input embeddings [batch, seq, H]: the token rows (only those used, dequantised
+        from the memory-mapped 4-bit table) + position rows + the token-type row."""
         from ctx.semantic.e5_graph import dequantize
 
+        unique, inverse = np.unique(ids, return_inverse=True)
+        x = dequantize(np.asarray(self.words[unique]))[inverse.reshape(ids.shape)]
+        x += self.positions[:ids.shape[1]][None, :, :]
+        x += self.token_type
+        return x
+
+    def _run(self, encodings) -> np.ndarray:
         width = max(len(e) for e in encodings)
         ids = np.zeros((len(encodings), width), dtype=np.int64)
         mask = np.zeros((len(encodings), width), dtype=np.int64)
         for row, enc in enumerate(encodings):
             ids[row, :len(enc)] = enc
             mask[row, :len(enc)] = 1
-        unique, inverse = np.unique(ids, return_inverse=True)
-        rows = dequantize(np.asarray(self.words[unique]))          # only the rows used
-        x = rows[inverse.reshape(ids.shape)]
-        x += self.positions[:width][None, :, :]
-        x += self.token_type
+        x = self._embeds(ids)
         return self.session.run(["sentence_embedding"],
                                 {"inputs_embeds": x.astype(np.float32, copy=False),
                                  "attention_mask": mask})[0]

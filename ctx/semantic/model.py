@@ -128,7 +128,8 @@ def locate(where: Path | None = None) -> ModelFiles | None:
     if name == E5:
         from ctx.semantic.e5_tokenizer import FILES
 
-        needed += [where / "word_q4.bin", where / "embed_extra.npy", *(where / n for n in FILES)]
+        needed += [where / "word_q4.bin", where / "embed_extra.npy", where / "query_f32.bin",
+                   where / "query_f32.json", *(where / n for n in FILES)]
     if not all(p.is_file() for p in needed):
         return None
     return files
@@ -276,6 +277,9 @@ def _write_e5(weights: Path, tokenizer: Path, out_dir: Path, *, check: bool) -> 
         out.write(f.raw[off:off + nbytes].tobytes())
     np.save(out_dir / "embed_extra.npy", e5_graph.extra_rows(f))
     e5_tokenizer.write(f, out_dir)
+    from ctx.semantic import e5_numpy
+
+    e5_numpy.write(f, out_dir)
     shutil.copyfile(tokenizer, out_dir / "tokenizer.json")
     info = {"vocab": f.vocab, "max_positions": f.max_pos, "bos": f.bos, "eos": f.eos,
             "layers": "int8 (dynamic, per channel) from the 4-bit weights"}

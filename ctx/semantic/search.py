@@ -36,6 +36,10 @@ from dataclasses import dataclass, field
 
 from ctx.core.errors import CtxError
 
+# One query is a matrix-vector product (and a 20-token forward pass): OpenBLAS's thread pool,
+# started when numpy loads, only burns CPU on a busy two-core machine. Set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 MODES = ("hybrid", "semantic", "keyword")
 KEYWORD_WEIGHT = 0.1
 BULK_FROM = 16  # nodes to embed before a search switches to the bulk session

@@ -84,7 +84,7 @@ def test_prompt_injects_the_relevant_agent_memory_once(store, memory):
 
 
 def test_an_edited_memory_is_sent_again(store, memory):
-    prompt = "what happens when a card is declined?"
+    prompt = "what does billing do when a card charge is declined?"
     requests.build_request(store.conn, "S1", prompt, max_chars=CAP)
     store.update(memory["retry"], content="The billing worker retries a declined charge five times.")
     built = requests.build_request(store.conn, "S1", prompt, max_chars=CAP)

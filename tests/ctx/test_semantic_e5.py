@@ -84,7 +84,11 @@ def test_a_korean_question_finds_the_english_answer_and_the_reverse(e5):
     assert best("사무실이 몇 층이야?") == 1
 
 
-def test_one_prompt_never_loads_the_whole_tokenizer(e5):
+def test_one_prompt_needs_neither_onnxruntime_nor_the_whole_tokenizer(e5):
     fresh = E5Embedder(e5.files)
-    fresh.embed_query("결제 재시도 정책")
+    q = fresh.embed_query("결제 재시도 정책은 어떻게 돼? PAYMENTS_RETRY_MAX")
     assert fresh._tokenizer is None  # the 17 MB tokenizer.json stays unread
+    assert fresh._session is None    # the query ran in numpy (ctx.semantic.e5_numpy)
+    # …and agrees with the int8 onnxruntime graph that embeds passages
+    ort = e5.embed(["결제 재시도 정책은 어떻게 돼? PAYMENTS_RETRY_MAX"], query=True)[0]
+    assert float(q @ ort) > 0.99
