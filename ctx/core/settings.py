@@ -78,6 +78,11 @@ def embed_threads() -> int | None:
     return _positive_int("CTX_EMBED_THREADS")
 
 
+def model_dir() -> str | None:
+    """$CTX_MODEL_DIR: the folder the models are built in (one subfolder each), or None."""
+    return os.environ.get("CTX_MODEL_DIR", "").strip() or None
+
+
 def model_name() -> str | None:
     """$CTX_MODEL (None: the default model). Checked by ctx.semantic.model.current_name."""
     return os.environ.get("CTX_MODEL", "").strip() or None

@@ -99,7 +99,9 @@ def current_name(name: str | None = None) -> str:
 
 def model_dir(name: str | None = None) -> Path:
     name = current_name(name)
-    env = os.environ.get("CTX_MODEL_DIR", "").strip()
+    from ctx.core.settings import model_dir as configured
+
+    env = configured()
     if env:
         return Path(env).expanduser() / name
     return Path(sys.prefix) / "share" / "ctx" / "models" / name
