@@ -326,7 +326,7 @@ def search_query(store: Store, query: str, limit: int, *,
 
 def search_plain(store: Store, text: str, limit: int, *,
                  scope: Scope | None = None) -> tuple[list[Node], int, str]:
-    """Plain-language recall: hybrid search (MiniLM + BM25, ctx.semantic) when the model is
+    """Plain-language recall: hybrid search (meaning + words, ctx.semantic) when the model is
     installed, else keyword search. (nodes, how many ranked, mode used).
 
     Runs inside the Stop hook's transaction, so it does not index: nodes without vectors
@@ -353,7 +353,7 @@ def search_plain(store: Store, text: str, limit: int, *,
 
 
 def semantic_available() -> bool:
-    """True when hybrid search can use MiniLM: the model is built and $CTX_SEMANTIC is not off."""
+    """True when hybrid search can use the embedding model: the model is built and $CTX_SEMANTIC is not off."""
     from ctx.core.settings import semantic_enabled
 
     if not semantic_enabled():

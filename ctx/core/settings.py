@@ -13,7 +13,7 @@ a hook must never break Claude Code over a typo in someone's shell profile.
 | CTX_HOOK_BUSY_TIMEOUT_MS | how long a hook waits for a locked database | 5000 |
 | CTX_DEBUG | 1: tracebacks instead of one `Error:` line (`--traceback`) | off |
 | CTX_SEMANTIC | 0/off: no semantic selection in hooks | on |
-| CTX_SEMANTIC_FLOOR | minimum score for prompt-submit to inject a memory | the model's (e5: 0.26) |
+| CTX_SEMANTIC_FLOOR | minimum score for prompt-submit to inject | the model's (e5: 0.27 en, 0.28 ko) |
 | CTX_SEMANTIC_TOP_K / _TOP_N | chunks ranked / memories injected per prompt | 20 / 5 |
 | CTX_SEMANTIC_INCLUDE_SCORE | score injected even past top N | 0.7 |
 | CTX_SEMANTIC_DEADLINE | seconds before prompt-submit falls back to keywords | 1.5 |

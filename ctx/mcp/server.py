@@ -14,7 +14,7 @@ tool error (`is_error`) whose text says what to fix: a bad call never ends the s
   never holds a lock between calls and hooks and the CLI write alongside it. Tools run in
   worker threads (the SDK's), so a slow first semantic recall does not stall other calls.
 - Importing this module loads the SDK (about a second here) but nothing of ctx.semantic:
-  the model loads on the first semantic recall. `ctx mcp` runs this behind ctx/mcp/wire.py,
+  the embedding model loads on the first semantic recall. `ctx mcp` runs this behind ctx/mcp/wire.py,
   which answers the handshake from the SDK's earlier answers while this module loads.
 """
 from __future__ import annotations
@@ -250,7 +250,7 @@ def build_server(db_path: str | os.PathLike | None = None) -> MCPServer:
     @server.tool(annotations=types.ToolAnnotations(read_only_hint=True))
     def status() -> types.CallToolResult:
         """Counts of memories by type and tier, edges, the current task, the database file and
-        whether meaning search (MiniLM) is available."""
+        whether meaning search (the embedding model) is available."""
         return _result(run(lambda s: mcp_tools.status(s, str(path), _scope(s)), readonly=True))
 
     @server.tool(annotations=types.ToolAnnotations(read_only_hint=True))

@@ -170,7 +170,7 @@ def recall(store: Store, query: str, limit: int = 10, mode: str = "auto",
            filter: str | None = None, include_superseded: bool = False,
            scope: Scope | None = None) -> dict:
     """Query language (`type:decision AND tag:project:api`) or plain words (hybrid search:
-    MiniLM meaning + BM25 words; words only when the model is not installed)."""
+    meaning (multilingual-e5) + words; words only when the model is not installed)."""
     from ctx.semantic.search import MODES
 
     query = (query or "").strip()

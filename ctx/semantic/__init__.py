@@ -1,1 +1,1 @@
-"""Local semantic search: MiniLM on onnxruntime, a persistent chunk index, hybrid ranking."""
+"""Local semantic search: multilingual-e5-small (or MiniLM), a persistent chunk index, hybrid ranking."""

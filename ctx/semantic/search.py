@@ -1,4 +1,4 @@
-"""Search nodes by meaning (MiniLM vectors), by words (FTS5 BM25), or both (hybrid).
+"""Search nodes by meaning (e5 vectors), by words (FTS5 BM25), or both (hybrid).
 
     search(conn, "how do we keep writers from blocking readers?")        # hybrid, defaults
     search(conn, "CTX_DB", SearchOptions(mode="keyword"))
@@ -12,14 +12,15 @@ Pipeline (seed "Search Implementation", SPEC §3):
    brute force), keep the best `top_k` chunks, group by node (best chunk wins).
    Keyword: FTS5 MATCH over any of the query's words (identifiers such as CTX_DB or
    E1023 kept whole as phrases), ordered by BM25, `top_k` nodes.
-   Hybrid: the union of both lists, every candidate with its cosine similarity, ranked by
-   `similarity + KEYWORD_WEIGHT * bm25 / (bm25 + BM25_HALF)` — the vector score plus a
-   bounded bonus for matching the words. On our retrieval set this beat plain reciprocal
-   rank fusion (RRF, k=60: recall@5 0.78 vs 0.86 for score fusion): RRF gives a chance
-   word match at keyword rank 1 the same weight as an exact identifier, and MiniLM's
-   ranking is the better one for paraphrases. The seed's includeScore still applies to
-   the cosine similarity.
-3. Seed grouping: always keep nodes with similarity ≥ `include_score`; fill up to `top_n`
+   Semantic scores are language-centred cosines (ctx.semantic.centering): one scale for
+   Korean and English text.
+   Hybrid: the union of both lists, every candidate with its similarity, ranked by
+   `similarity + KEYWORD_WEIGHT * coverage**2` (`keyword_bonus`: the share of the prompt's
+   terms the note holds). On our retrieval sets score fusion beat plain reciprocal rank
+   fusion (RRF gives a chance word match at keyword rank 1 the same weight as an exact
+   identifier), and coverage beat a BM25-based bonus, which lifted word-sharing notes over
+   paraphrase answers. The seed's includeScore applies to that score (`Hit.score`).
+3. Seed grouping: always keep nodes scoring ≥ `include_score`; fill up to `top_n`
    in rank order (high scorers may exceed `top_n`). Everything ranked stays in
    `candidates` so callers can say why the rest were left out.
 
@@ -43,7 +44,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 MODES = ("hybrid", "semantic", "keyword")
 KEYWORD_WEIGHT = 0.1
 BULK_FROM = 16  # nodes to embed before a search switches to the bulk session
-BM25_HALF = 5.0
 _WORD = re.compile(r"[^\W_]+(?:[_\-.:/][^\W_]+)*|\w+", re.UNICODE)
 STOPWORDS = frozenset([
     "a", "about", "above", "after", "again", "all", "am", "an", "and", "any", "are", "as", "at",
