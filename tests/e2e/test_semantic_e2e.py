@@ -44,6 +44,6 @@ def test_a_paraphrased_prompt_gets_its_memory_injected(claude_bin, ctx_bin, tmp_
         rec = requests.get_request(conn)
         assert rec.path == "semantic" and rec.prompt == prompt
         (item,) = [i for i in rec.items if i.node_id == ids["pay-retry"]]
-        assert item.include_mode == "agent" and item.injected == "now" and item.score > 0.35
+        assert item.include_mode == "agent" and item.injected == "now" and item.score >= 0.27  # the floor
     finally:
         conn.close()
