@@ -76,7 +76,7 @@ def test_the_model_remembers_and_recalls_through_ctx_mcp(claude_bin, ctx_bin, tm
     assert remembered[-1]["status"] == "remembered" and remembered[-1]["node"]["id"] == nodes[0].id
     recalled = json.loads(_tool_results(run.main[2]["body"])[-1])
     assert recalled["mode"] == "hybrid" and recalled["results"][0]["content"] == fact
-    assert recalled["results"][0]["score"] > 0.5, recalled
+    assert recalled["results"][0]["score"] > 0.27, recalled  # above the floor (centred scale)
 
 
 def test_plugin_validates_installs_and_its_hooks_carry_memory_to_the_next_session(
