@@ -32,7 +32,7 @@ setup: $(VENV)/.synced model
 	$(PY) -m compileall -q ctx cue cuectx
 
 model: $(VENV)/.synced
-	$(PY) -m ctx.semantic.model build --all --quiet
+	$(PY) -m ctx.semantic.build build --all --quiet
 
 test: setup lint system-packages
 	$(PY) -m pytest -m "not slow and not e2e" -q

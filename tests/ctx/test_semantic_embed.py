@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ctx.semantic import build as build_mod
 from ctx.semantic import model as model_mod
 from ctx.semantic.embed import Embedder
 
@@ -56,7 +57,7 @@ def test_bulk_session_gives_the_same_vectors(embedder):
 
 def test_build_is_idempotent_and_fast_when_current():
     before = model_mod.require()
-    result = model_mod.build(check=False)
+    result = build_mod.build(check=False)
     assert result.built is False
     assert result.seconds < 1.0
     assert result.files == before
@@ -92,13 +93,13 @@ def test_default_location_does_not_depend_on_home(monkeypatch, tmp_path):
 def test_a_fresh_build_matches_the_installed_one(tmp_path, embedder):
     """The whole build path (onnx graph, aligned external weights, manifest), into a new folder."""
     where = tmp_path / "model"
-    result = model_mod.build(where, name=model_mod.MINILM)
+    result = build_mod.build(where, name=model_mod.MINILM)
     assert result.built and (where / "model.onnx.data").stat().st_size > 80_000_000
     assert json.loads((where / "manifest.json").read_text())["model_id"] == model_mod.MODEL_ID
-    again = model_mod.build(where, name=model_mod.MINILM)
+    again = build_mod.build(where, name=model_mod.MINILM)
     assert not again.built
     fresh = Embedder(model_mod.require(where))
     text = ["Refunds over 500 dollars need a second approver."]
     assert np.allclose(fresh.embed(text), embedder.embed(text), atol=1e-6)
-    forced = model_mod.build(where, force=True, name=model_mod.MINILM)
+    forced = build_mod.build(where, force=True, name=model_mod.MINILM)
     assert forced.built and not list(tmp_path.glob("model.old-*")) and not list(tmp_path.glob(".build-*"))
