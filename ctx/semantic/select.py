@@ -44,8 +44,8 @@ FLOOR = FLOORS["multilingual-e5-small"][0]
 IDENTIFIER_FLOOR = 0.15     # …for a node the keyword half ranks first on an identifier
 KEYWORD_MIN_COVERAGE = 0.5  # keyword fallback: share of the prompt's words a memory must hold
 DEADLINE_S = 1.5
-JIT_MAX_CHUNKS = 32         # at most this many chunks embedded inside a prompt (batches of 8,
-                            # each committed: the deadline stops between batches)
+JIT_MAX_CHUNKS = 32         # at most this many chunks embedded inside a prompt (committed in
+                            # batches; the deadline stops between them: ctx.semantic.index)
 _IDENTIFIER = re.compile(r"\b(?=[A-Za-z0-9_.-]*[_0-9])(?=[A-Za-z0-9_.-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_.-]{2,}\b"
                          r"|\b[A-Z]{2,}[A-Z0-9]*\b")
 
