@@ -25,7 +25,7 @@ from bench import ROOT, WORK, Bench, median_cpu_ms, median_wall_ms
 
 CTX = str(Path(sys.executable).parent / "ctx")
 DIR = WORK / "ctx_semantic"
-VERSION = "6"  # bump when the stores' shape changes
+VERSION = "7"  # bump when the stores' shape changes
 WORDS = [
     "memory", "sqlite", "hook", "budget", "composition", "tier", "token", "claude", "session",
     "summary", "deploy", "billing", "invoice", "retry", "worker", "cache", "index", "vector",
