@@ -33,6 +33,10 @@ class WindowInfo:
     app: str
     title: str
     instance: str = ""  # X11 WM_CLASS instance name (xterm's `-name`); matched by exclusions
+    exact: bool = True  # False: the title or class could not be fully decoded (best-effort text)
+    # Other names the window carries (X11: WM_NAME when _NET_WM_NAME differs): never shown or
+    # logged, only matched by exclusions — a window manager may display either.
+    other_titles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from cue.record.backend import (
     Monitor,
     WindowInfo,
 )
+from cue.record.x11_text import Decoded, decode_list
 
 NO_WINDOW = WindowInfo("", "")
 NONE_GRACE_SECS = 0.4
@@ -35,6 +36,10 @@ class _Atoms:
         self.net_name = d.intern_atom("_NET_WM_NAME")
         self.utf8 = d.intern_atom("UTF8_STRING")
         self.wm_name = d.intern_atom("WM_NAME")
+        self.wm_class = d.intern_atom("WM_CLASS")
+        self.compound = d.intern_atom("COMPOUND_TEXT")
+        self.types = {self.utf8: "UTF8_STRING", self.compound: "COMPOUND_TEXT",
+                      d.intern_atom("STRING"): "STRING"}
         self.stacking = d.intern_atom("_NET_CLIENT_LIST_STACKING")
         self.client_list = d.intern_atom("_NET_CLIENT_LIST")
         self.state = d.intern_atom("_NET_WM_STATE")
@@ -50,29 +55,47 @@ def _open(name: str):
         raise CaptureUnavailable(f"cannot open X display {name!r}: {exc}") from None
 
 
+def _text_property(d, atoms: _Atoms, win, atom) -> list[Decoded] | None:
+    """A text property of `win` decoded by its type (None: not set)."""
+    from Xlib import X
+
+    prop = win.get_full_property(atom, X.AnyPropertyType)
+    if prop is None or not prop.value:
+        return None
+    if prop.format != 8:  # a 16/32-bit "title": nothing legible
+        return [Decoded("", False)]
+    raw = prop.value if isinstance(prop.value, bytes) else bytes(prop.value)
+    return decode_list(raw, atoms.types.get(prop.property_type))
+
+
 def _window_info(d, atoms: _Atoms, wid: int) -> WindowInfo:
-    """App (WM_CLASS class), title (_NET_WM_NAME, else WM_NAME) of window `wid`."""
-    from Xlib import X, error
+    """App (WM_CLASS class), title (_NET_WM_NAME, else WM_NAME — xterm sets only WM_NAME) of
+    window `wid`, each decoded by its property type (cue.record.x11_text). `exact` is False
+    when any of them could not be decoded (the text is then the legible part)."""
+    from Xlib import error
 
     if not wid:
         return NO_WINDOW
     win = d.create_resource_object("window", wid)
     try:
-        title = None
-        prop = win.get_full_property(atoms.net_name, atoms.utf8)
-        if prop and prop.value:
-            title = prop.value.decode("utf-8", "replace") if isinstance(prop.value, bytes) \
-                else str(prop.value)
-        if title is None:
-            prop = win.get_full_property(atoms.wm_name, X.AnyPropertyType)
-            if prop and prop.value:
-                raw = prop.value
-                title = raw.decode("latin-1") if isinstance(raw, bytes) else str(raw)
-        cls = win.get_wm_class()
+        props = [_text_property(d, atoms, win, a) for a in (atoms.net_name, atoms.wm_name)]
+        cls = _text_property(d, atoms, win, atoms.wm_class) or []
     except (error.BadWindow, error.BadDrawable, error.BadValue, error.BadAtom):
         return NO_WINDOW
-    instance, app = (cls[0] or "", cls[1] or "") if cls else ("", "")
-    return WindowInfo(app or instance or "unknown", title or "", instance)
+    names = []
+    for parts in filter(None, props):
+        joined = Decoded(" ".join(p.text for p in parts if p.text), all(p.exact for p in parts))
+        if joined.text or not joined.exact:
+            names.append(joined)
+    # The exact one first: _NET_WM_NAME when it decodes, WM_NAME when only that one does; the
+    # window counts as undecodable if either could not be read (a WM may show that one).
+    title = next((n for n in names if n.exact), names[0] if names else Decoded("", True))
+    instance = cls[0] if cls else Decoded("", True)
+    app = cls[1] if len(cls) > 1 else instance
+    exact = all(n.exact for n in names) and all(p.exact for p in cls)
+    others = tuple(n.text for n in names if n is not title and n.text and n.text != title.text)
+    return WindowInfo(app.text or instance.text or "unknown", title.text, instance.text,
+                      exact=exact, other_titles=others)
 
 
 def _active_id(d, atoms: _Atoms, root) -> int:

@@ -267,10 +267,25 @@ def test_keyframes_are_downscaled_jpeg_and_private(tmp_path):
     (WindowInfo("Code", "change password — settings"), True),
     (WindowInfo("Code", "private_key_loader.py — cue"), False),
     (WindowInfo("XTerm", "vim main.py"), False),
+    (WindowInfo("XTerm", "비밀번호 변경 — 은행"), True),
+    # decomposed Hangul (a title built from an NFD file name) and full-width letters
+    (WindowInfo("XTerm", "\u1107\u1175\u1106\u1175\u11af\u1107\u1165\u11ab\u1112\u1169"), True),
+    (WindowInfo("XTerm", "ｐａｓｓｗｏｒｄ reset"), True),
+    (WindowInfo("ＫｅｅＰａｓｓＸＣ", "db"), True),
+    # a window manager may show WM_NAME where _NET_WM_NAME differs
+    (WindowInfo("XTerm", "vim", other_titles=("パスワード 設定",)), True),
+    # a title cue could not decode is excluded whatever its legible part says
+    (WindowInfo("XTerm", "ab\ufffd\ufffd", exact=False), True),
 ])
 def test_default_exclusions(window, excluded):
     ex = Exclusions.from_settings(DEFAULT_EXCLUDE_APPS, DEFAULT_EXCLUDE_TITLES)
     assert ex.excludes(window) is excluded
+
+
+def test_undecodable_titles_can_be_let_through_and_still_match_their_legible_text():
+    ex = Exclusions.from_settings(DEFAULT_EXCLUDE_APPS, DEFAULT_EXCLUDE_TITLES, undecodable=False)
+    assert not ex.excludes(WindowInfo("XTerm", "notes \ufffd", exact=False))
+    assert ex.excludes(WindowInfo("XTerm", "password \ufffd", exact=False))
 
 
 # ---------------------------------------------------------------- atomic writes, names, lock

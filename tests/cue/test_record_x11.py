@@ -371,3 +371,194 @@ def test_losing_the_x_server_finishes_the_log_and_exits_5(tmp_path):
     assert lines[-1].startswith("Error: lost the X display") and "Traceback" not in err.decode()
     files = list((home / "events").glob("*.mcap"))
     assert files and all(f.read_bytes().endswith(b"\x89MCAP0\r\n") for f in files)
+
+
+# ---------------------------------------------------------------- titles in every encoding
+# Each title is set the ways real clients set it: xprop's COMPOUND_TEXT (`8t`, what xterm and
+# Xlib's XmbTextListToTextProperty write), STRING holding raw UTF-8 (`8s`), UTF8_STRING on
+# WM_NAME (`8u`) and on _NET_WM_NAME, and `xdotool set_window --name` (STRING on both).
+TITLES = {"korean": "회의록 정리 — 팀 채널", "japanese": "議事録 — 東京オフィス",
+          "emoji": "🚀 launch notes 🎉", "em-dash": "billing-api — vim"}
+WAYS = ("8t", "8s", "8u", "net-8u", "xdotool")
+SECRET = "비밀번호 변경 — 은행"  # 비밀번호 (password) is in the default record.exclude_titles
+
+
+def _set_title(env, wid: str, way: str, title: str) -> None:
+    subprocess.run(["xprop", "-id", wid, "-remove", "_NET_WM_NAME"], env=env, check=False,
+                   capture_output=True, timeout=15)
+    if way == "xdotool":
+        _x(env, "set_window", "--name", title, wid)
+        return
+    prop = "_NET_WM_NAME" if way == "net-8u" else "WM_NAME"
+    fmt = "8u" if way == "net-8u" else way
+    subprocess.run(["xprop", "-id", wid, "-f", prop, fmt, "-set", prop, title], env=env,
+                   check=True, capture_output=True, timeout=15)
+    if way == "net-8u":  # WM_NAME differs: the window shows _NET_WM_NAME
+        subprocess.run(["xprop", "-id", wid, "-f", "WM_NAME", "8s", "-set", "WM_NAME", "x"],
+                       env=env, check=True, capture_output=True, timeout=15)
+
+
+def _set_raw(display: str, wid: str, prop: str, type_: str, data: bytes) -> None:
+    """Bytes no xprop call writes (an undecodable COMPOUND_TEXT), set with python-xlib."""
+    from Xlib import X
+    from Xlib import display as xdisplay
+
+    d = xdisplay.Display(display)
+    try:
+        win = d.create_resource_object("window", int(wid))
+        win.change_property(d.intern_atom(prop), d.intern_atom(type_), 8, data, X.PropModeReplace)
+        d.sync()
+    finally:
+        d.close()
+
+
+@pytest.fixture(scope="module")
+def desktop(tmp_path_factory):
+    """Xvfb + openbox + one xterm, for reading titles back through cue's X11 backend."""
+    if shutil.which("xprop") is None:
+        pytest.skip("needs xprop (Debian package x11-utils)")
+    tmp = tmp_path_factory.mktemp("x11-titles")
+    xvfb, display = _start_xvfb(tmp)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp),
+           "DISPLAY": display, "LANG": "C.UTF-8"}
+    procs = []
+    try:
+        procs.append(subprocess.Popen(["openbox"], env=env, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL))
+        _wait_for(lambda: _wm_running(env), what="openbox")
+        p, wid = _xterm(env, "plain")
+        procs.append(p)
+        _activate(env, wid)
+        yield env, display, wid
+    finally:
+        for p in reversed(procs):
+            p.kill()
+            p.wait()
+        xvfb.terminate()
+        xvfb.wait()
+
+
+def _front(display: str):
+    from cue.record.x11 import X11Backend
+
+    backend = X11Backend(display)
+    backend.start(lambda w: False)
+    try:
+        return backend.active_window()
+    finally:
+        backend.stop()
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_titles_are_decoded_by_property_type(desktop, way):
+    env, display, wid = desktop
+    seen = {}
+    for name, title in TITLES.items():
+        _set_title(env, wid, way, title)
+        front = _front(display)
+        seen[name] = (front.app, front.title, front.exact)
+    assert seen == {name: ("XTerm", title, True) for name, title in TITLES.items()}
+
+
+@pytest.mark.parametrize("fmt", ["8t", "8s", "8u"])
+def test_class_is_decoded_by_property_type(desktop, fmt):
+    env, display, wid = desktop
+    try:
+        subprocess.run(["xprop", "-id", wid, "-f", "WM_CLASS", fmt, "-set", "WM_CLASS", "메모장 — ✓"],
+                       env=env, check=True, capture_output=True, timeout=15)
+        front = _front(display)
+        assert (front.app, front.instance, front.exact) == ("메모장 — ✓", "메모장 — ✓", True)
+    finally:
+        _set_raw(display, wid, "WM_CLASS", "STRING", b"xterm\x00XTerm\x00")
+
+
+def test_an_undecodable_title_is_flagged_with_its_legible_part(desktop):
+    env, display, wid = desktop
+    _set_title(env, wid, "8s", "x")
+    _set_raw(display, wid, "WM_NAME", "COMPOUND_TEXT", b"notes \x1b$(Z\x21\x22")
+    front = _front(display)
+    assert front.title.startswith("notes") and front.exact is False
+
+
+@pytest.fixture(scope="module")
+def exclusion_session(tmp_path_factory):
+    """`cue record` while a second xterm is titled SECRET each way (and once undecodably),
+    brought to the front, typed into, and minimized again."""
+    if shutil.which("xprop") is None:
+        pytest.skip("needs xprop (Debian package x11-utils)")
+    tmp = tmp_path_factory.mktemp("x11-exclusion")
+    home = tmp / "cue"
+    xvfb, display = _start_xvfb(tmp)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp),
+           "DISPLAY": display, "CUE_HOME": str(home), "LANG": "C.UTF-8",
+           "CUE_RECORD_INTERVAL": "0.3", "CUE_RECORD_HEARTBEAT": "0"}
+    s = Session(home)
+    s.cases = []
+    procs: list[subprocess.Popen] = []
+    rec = None
+    try:
+        procs.append(subprocess.Popen(["openbox"], env=env, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL))
+        _wait_for(lambda: _wm_running(env), what="openbox")
+        p, work = _xterm(env, "billing-api — vim")  # xterm -T: COMPOUND_TEXT
+        procs.append(p)
+        p, vault = _xterm(env, "scratch")
+        procs.append(p)
+        _x(env, "windowminimize", "--sync", vault, check=False)
+        _activate(env, work)
+        rec = subprocess.Popen([CUE, "record", "--format", "json"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _wait_for(lambda: s.frames() if (home / "keyframes").is_dir() else False,
+                  timeout=60, what="the first keyframe")
+
+        def excluded_since(t):
+            return any(e.ts >= t and e.data.get("app") == "[excluded]" for e in s.events())
+
+        for way in (*WAYS, "undecodable"):
+            if way == "undecodable":
+                _set_title(env, vault, "8s", "x")
+                _set_raw(display, vault, "WM_NAME", "COMPOUND_TEXT", b"notes \x1b$(Z\x21\x22")
+            else:
+                _set_title(env, vault, way, SECRET)
+            t0 = s.mark(f"{way}0")
+            _activate(env, vault)
+            _x(env, "type", "--delay", "20", "typed")
+            _wait_for(lambda t0=t0: excluded_since(t0), timeout=20, what=f"[excluded] ({way})")
+            time.sleep(0.6)
+            s.mark(f"{way}1")
+            _x(env, "windowminimize", "--sync", vault, check=False)
+            _activate(env, work)
+            _wait_for(lambda w=way: any(e.ts >= s.marks[f"{w}1"] and e.data.get("title")
+                                        == "billing-api — vim" for e in s.events()),
+                      timeout=20, what=f"back to work after {way}")
+            s.cases.append(way)
+        rec.send_signal(signal.SIGTERM)
+        out, err = rec.communicate(timeout=15)
+        s.returncode, s.stdout, s.stderr = rec.returncode, out.decode(), err.decode()
+        yield s
+    finally:
+        if rec is not None and rec.poll() is None:
+            rec.kill()
+            rec.wait()
+        for p in reversed(procs):
+            p.kill()
+            p.wait()
+        xvfb.terminate()
+        xvfb.wait()
+
+
+def test_exclusion_holds_for_every_title_encoding(exclusion_session):
+    s = exclusion_session
+    assert s.returncode == 0, s.stderr
+    assert s.cases == [*WAYS, "undecodable"]
+    events, frames = s.events(), s.frames()
+    for way in s.cases:
+        assert s.between(frames, f"{way}0", f"{way}1") == [], way
+        inside = s.between(events, f"{way}0", f"{way}1")
+        assert _keys(inside) == 0, way
+        assert [w for w in _windows(inside)] in ([], [("[excluded]", "[excluded]")]), way
+    titles = {t for _, t in _windows(events)}
+    assert "billing-api — vim" in titles  # the work window's COMPOUND_TEXT title, decoded
+    blob = _everything(s.home)
+    for secret in (SECRET, "비밀번호", "notes"):
+        assert secret.encode() not in blob
