@@ -606,6 +606,30 @@ def _compiled(pattern: str) -> re.Pattern:
     return re.compile(pattern)  # re keeps its own cache of compiled patterns
 
 
+def _inline_key_body(text: str, start: int) -> tuple[int, int | None, int, bool]:
+    """Key material on the BEGIN line itself ("-----BEGIN … KEY----- MIIE… b3Bl…"), in
+    space-separated chunks, up to an END marker (done) or the first chunk that is not key
+    material. Returns (cursor, sure end, material, done); cursor is the line's end when the
+    whole rest of the line was material, so the body may go on below."""
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end == -1 else line_end
+    sure, material, pos = None, 0, start
+    for chunk in re.finditer(r"\S+", text[start:line_end]):
+        word, end = chunk[0], start + chunk.end()
+        if word.startswith("-----END"):
+            marker = re.match(_END_KEY, text[start + chunk.start():line_end])
+            if marker and material >= 8:
+                return line_end, start + chunk.start() + marker.end(), material, True
+            return pos, sure, material, False
+        if not re.fullmatch(_MATERIAL, word):
+            return pos, sure, material, False
+        material += len(word)
+        if len(word) >= 16 or any(c in word for c in "0123456789+/="):
+            sure = end
+        pos = end
+    return (line_end if sure is not None or material == 0 else pos), sure, material, False
+
+
 def _find_private_keys(text: str, out: list) -> None:
     """A block runs to its END line; one cut off runs to the last line of key material.
     Short letter-only lines ("Done") count as material only when an END line follows.
@@ -615,6 +639,12 @@ def _find_private_keys(text: str, out: list) -> None:
         escaped = text.startswith(("\\n", "\\r\\n"), m.end())
         sep = "\\n" if escaped else "\n"
         cursor, sure, material = m.end(), None, 0
+        if not escaped:  # text lifted off a screen: the body follows on the BEGIN line
+            cursor, sure, material, done = _inline_key_body(text, m.end())
+            if done:
+                out.append((0, m.start(), sure, "private-key"))
+                pos = sure
+                continue
         while True:
             if not escaped and text.startswith("\r\n", cursor):
                 cursor += 1

@@ -137,12 +137,20 @@ def find_kr_roman_addresses(text: str) -> Iterator[tuple[int, int]]:
 # digit 1-8 is an RRN shape even when its date is not (typos, generated test data, masked
 # dates), and nothing else is written that way.
 KR_RRN_SHAPE_RE = re.compile(r"(?<![\d\-])\d{2}[01]\d[0-3]\d-[1-8]\d{6}(?![\d\-])")
-RRN_TRIGGER = r"\d{6}-\d{7}"
+RRN_TRIGGER = r"\d{6}-\d{7}|\d{13}"
+# Without the hyphen, 13 digits are an RRN only right after its label and with a real
+# month and day: "주민등록번호 9001011234567", "주민번호: …", "RRN …", "주민등록번호(…)".
+_RRN_LABEL = r"(?:주민\s?등록\s?번호|주민\s?번호|(?i:RRN|resident\s+registration(?:\s+(?:no\.?|number))?))"
+KR_RRN_BARE_RE = re.compile(
+    rf"{_RRN_LABEL}\s*(?:는|은|이|가)?\s*[:：=(#\-]?\s*"
+    r"(?P<v>\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])[1-8]\d{6})(?!\d)")
 
 
 def find_rrn_shapes(text: str) -> Iterator[tuple[int, int]]:
     for m in KR_RRN_SHAPE_RE.finditer(text):
         yield m.span()
+    for m in KR_RRN_BARE_RE.finditer(text):
+        yield m.span("v")
 
 
 # --- names without an honorific ------------------------------------------------------------
@@ -288,6 +296,7 @@ def find_kr_names(text: str) -> Iterator[tuple[int, int]]:
                 seen.add(span)
                 yield span
     yield from _bare_name_lists(text, seen)
+    yield from _sentence_names(text, seen)
     for m in itertools.chain(_WITH_NAME_RE.finditer(text), _SUBJECT_NAME_RE.finditer(text),
                              _NAME_TEAM_RE.finditer(text)):
         span = _name_span(text, m.start("n"))
@@ -332,6 +341,25 @@ _NAME_TEAM_RE = re.compile(
     rf"(?<![가-힣])(?P<n>{_NAME})\s*(?:[/|·]\s*[가-힣A-Za-z]{{1,10}}"
     r"(?:팀|부|실|본부|센터|그룹|파트|셀|랩|사업부|TF)(?![가-힣])"
     r"|\(\s*(?:PM|PO|PL|FE|BE|QA|팀장|리더|매니저|대표|개발자|디자이너|인턴|[가-힣]{1,8}팀)\s*\))")
+
+
+# "박지훈이 서버 로그를 확인했다.": a name opening a sentence (text start, after . ! ? or a
+# line's bullet) with a subject/topic/possessive particle and a space. Common surnames only.
+_SENTENCE_NAME_RE = re.compile(
+    rf"(?:^|(?<=[.!?。])\s+|(?m:^)\s*(?:[-*•·]|\d+[.)])\s+)(?P<n>{_NAME})"
+    r"(?:이가|이는|이도|이의|에게|께서|이|가|은|는|도|의)\s")
+
+
+def _sentence_names(text: str, seen: set) -> Iterator[tuple[int, int]]:
+    for m in _SENTENCE_NAME_RE.finditer(text):
+        span = _name_span(text, m.start("n"))
+        name = text[span[0]:span[1]]
+        # the particle must follow the name itself (a 4-syllable word is no 3-syllable name)
+        if span[1] != m.start("n") + len(m["n"]) or span in seen:
+            continue
+        if _COMMON_SURNAME.match(name) and _is_name(name) and name[-1] not in _NOT_NAME_ENDINGS:
+            seen.add(span)
+            yield span
 
 
 def _bare_name_lists(text: str, seen: set) -> Iterator[tuple[int, int]]:

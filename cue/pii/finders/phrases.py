@@ -37,6 +37,12 @@ MEETING_TRIGGER = (r"(?i),,\d|zoom|teams|webex|meet|conference|webinar|call|brid
                    r"attendee|access|pass|pwd|pin|회의|미팅|웨비나|줌|팀즈|웹엑스|참가|입장|암호|비밀번호|비번")
 
 
+# A Google Meet code anywhere near the word "Meet" (window titles: "Meet - abc-defg-hij",
+# "abc-defg-hij - Google Meet", "meet.google.com/abc-defg-hij").
+MEET_CODE_RE = re.compile(r"(?<![A-Za-z0-9\-])[a-z]{3}-[a-z]{4}-[a-z]{3}(?![A-Za-z0-9\-])")
+_MEET_NEAR = re.compile(r"(?i)\bmeet\b")
+
+
 # Between a label and a letters-only value: "Passcode: gardenia", "passcode is gardenia".
 _SAYS_VALUE = re.compile(r"(?i)[:：=]|\bis\b|는|은")
 
@@ -55,6 +61,9 @@ def find_meeting_codes(text: str) -> Iterator[tuple[int, int]]:
             if m.span("v") not in ids
             and _MEETING_NEAR.search(text, max(0, m.start() - 80), m.end() + 80)]
     yield from ids
+    for m in MEET_CODE_RE.finditer(text):  # "Meet - abc-defg-hij - Google Chrome"
+        if m.span() not in ids and _MEET_NEAR.search(text, max(0, m.start() - 80), m.end() + 80):
+            yield m.span()
     for m in PASSCODE_RE.finditer(text):
         if m["v"].lower() in {"required", "optional", "none", "enabled", "disabled", "protected"}:
             continue

@@ -126,6 +126,20 @@ def _entropy(s: str) -> float:
 
 _CRYPT_HASH = re.compile(r"\$[0-9a-z]{1,6}\$\S{8,}")
 
+# A provider's secret shown in parentheses after its name, as consoles and chat paste it:
+# "client secret (GOCSPX-…)", "app secret (…)".
+PAREN_SECRET_RE = (
+    r"(?i:(?<![A-Za-z0-9])(?:client|app|application|consumer|api|webhook|signing)[ _\-]?secret"
+    r"(?:[ _\-]?(?:key|value))?\s*\()\s*(?P<v>[A-Za-z0-9_~.+/=\-]{16,128})\s*\)"
+)
+
+
+def _is_paren_secret(m: re.Match) -> bool:
+    value = m["v"]
+    classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value),
+                   any(c.isdigit() for c in value)))
+    return classes >= 2 and len(set(value)) >= 8
+
 
 def _is_secret_value(m: re.Match) -> bool:
     value = m["v"].rstrip(".")

@@ -611,6 +611,128 @@ def gen_decoys():
         decoy("common_words", lang, "title" if (" - " in t or " | " in t) else "digest", t)
 
 
+# --- issue 25: forms real screens show that slipped through --------------------------------------
+# A second generator with its own seeds, appended after the older records, so those stay as they were.
+def gen_issue25():
+    r = random.Random(SEED + 25)
+    k = Faker("ko_KR")
+    k.seed_instance(SEED + 25)
+    e = Faker("en_US")
+    e.seed_instance(SEED + 25)
+
+    def tok(n, alphabet=string.ascii_letters + string.digits):
+        return "".join(r.choice(alphabet) for _ in range(n))
+
+    def strong_pw():
+        while True:
+            pw = tok(r.randint(9, 14), string.ascii_letters + string.digits + "!#%^*_")
+            if any(c.isdigit() for c in pw) and any(c.isupper() for c in pw) and any(c.islower() for c in pw):
+                return pw
+
+    # A private key whose body follows the BEGIN line on the same line (text lifted off a screen).
+    for _ in range(8):
+        kind = r.choice(["OPENSSH ", "RSA ", "EC ", ""])
+        body = " ".join(tok(64, string.ascii_letters + string.digits + "+/") for _ in range(r.randint(1, 4)))
+        end = r.choice([f" -----END {kind}PRIVATE KEY-----", "", ""])
+        block = f"-----BEGIN {kind}PRIVATE KEY----- {body}{end}"
+        after = r.choice(["then ran ssh-add and pushed.", "이후 터미널에서 git push 를 실행했다.",
+                          "Next the user closed the editor."])
+        lead = r.choice(["id_ed25519 — vim: ", "The screen showed ", "cat ~/.ssh/id_rsa → ", ""])
+        pos("private_key_inline", "en", "digest", f"{lead}{block} {after}", ("PRIVATE_KEY", block),
+            keep=[after])
+    # Passwords on command lines.
+    cli = [
+        ("mysql -u {u} -p{pw} -h db.internal billing", "{pw}"),
+        ("mysql --user={u} --password={pw} orders", "{pw}"),
+        ("PGPASSWORD={pw} psql -h 10.0.3.7 -U {u} analytics", "{pw}"),
+        ("PGPASSWORD='{pw}' pg_dump -U {u} prod > prod.sql", "{pw}"),
+        ("sshpass -p {pw} ssh {u}@build-01", "{pw}"),
+        ("sshpass -p '{pw}' scp backup.tgz {u}@nas:/vol1", "{pw}"),
+        ("mysqldump -u{u} -p{pw} --all-databases", "{pw}"),
+        ("terminal: $ mysql -uroot -p{pw}", "{pw}"),
+    ]
+    for i in range(16):
+        tpl, _ = cli[i % len(cli)]
+        pw, u = strong_pw(), r.choice(["admin", "root", "deploy", e.user_name()])
+        text = tpl.format(u=u, pw=pw)
+        text = r.choice(["{t}", "xterm — {t}", "Ran `{t}` in the terminal.", "터미널에서 {t} 실행"]).format(t=text)
+        pos("cli_password", "ko" if "터미널" in text else "en", "title" if "xterm" in text else "digest",
+            text, ("SECRET", pw))
+    # Korean names followed by an honorific or title, and at a sentence start with a particle.
+    honorific = ["{n} 고객님", "{n}고객님", "{n} 팀장님", "{n}팀장님", "{n}님", "{n} 님", "{n} 과장님",
+                 "{n} 부장님", "{n} 선생님", "{n}씨"]
+    frames = ["{x}께 회신 메일을 보냈다.", "{x}, 요청하신 자료 첨부드립니다 - Gmail", "{x}의 문의 건을 처리했다.",
+              "카카오톡 - {x}", "{x}과 1:1 미팅 일정을 잡았다.", "Slack DM with {x} about the release"]
+    for i in range(20):
+        n = k.name()
+        x = r.choice(honorific).format(n=n)
+        f = frames[i % len(frames)]
+        text = f.format(x=x)
+        pos("kr_name_honorific", "en" if text.startswith("Slack") else "ko",
+            "title" if (" - " in text or "Slack" in text) else "digest", text, ("PERSON", n))
+    def batchim(word):
+        return (ord(word[-1]) - 0xAC00) % 28 != 0
+
+    particles = [("이", "가", " 배포 스크립트를 수정했다."), ("이", "가", " PR을 승인했다."),
+                 ("은", "는", " 회의에 늦게 참석했다."), ("은", "는", " 보고서 초안을 공유했다."),
+                 ("이가", "가", " 슬랙에 질문을 올렸다."), ("도", "도", " 리뷰에 참여했다."),
+                 ("에게", "에게", " 파일을 전달했다."), ("의", "의", " 코드 리뷰 코멘트를 반영했다.")]
+    for i in range(16):
+        n = k.name()
+        closed, open_, rest = particles[i % len(particles)]
+        lead = r.choice(["", "", "확인 완료. ", "- "]) if i % 3 else ""  # a sentence or bullet start
+        text = f"{lead}{n}{closed if batchim(n) else open_}{rest}"
+        pos("kr_name_particle", "ko", "digest", text, ("PERSON", n))
+    pos("kr_name_particle", "ko", "digest", "박지훈이 서버 로그를 확인했다.", ("PERSON", "박지훈"))
+    # Resident registration numbers without the hyphen, next to a label.
+    for _ in range(10):
+        birth = k.date_of_birth(minimum_age=20, maximum_age=70)
+        gender = r.choice("1234")
+        rrn = f"{birth:%y%m%d}{gender}{r.randint(0, 999999):06d}"
+        text = r.choice(["주민등록번호 {r}", "주민번호: {r}", "주민등록번호:{r} 확인 완료", "RRN {r}",
+                         "본인확인 — 주민번호 {r}", "주민등록번호({r})를 입력했다."]).format(r=rrn)
+        pos("kr_rrn_bare", "ko", r.choice(["digest", "title"]), text, ("KR_RRN", rrn))
+    # Google Meet codes in window titles.
+    for _ in range(10):
+        code = f"{tok(3, string.ascii_lowercase)}-{tok(4, string.ascii_lowercase)}-{tok(3, string.ascii_lowercase)}"
+        text = r.choice(["Meet - {c} - Google Chrome", "Meet – {c} — Mozilla Firefox", "{c} - Google Meet",
+                         "Meet: {c} | Chromium", "meet.google.com/{c} - Google Chrome",
+                         "Google Meet ({c}) - 회의 중"]).format(c=code)
+        if text.startswith("meet.google.com"):  # the address bar's text is a meeting URL
+            pos("meet_code_title", "en", "title", text, ("MEETING_URL", f"meet.google.com/{code}"))
+        else:
+            pos("meet_code_title", "en", "title", text, ("MEETING_CODE", code))
+    # Provider secrets in parentheses after "client secret".
+    for _ in range(10):
+        secret = r.choice([f"GOCSPX-{tok(28, URLSAFE)}", tok(40, URLSAFE), f"{tok(8)}~{tok(31, URLSAFE)}",
+                           tok(32, string.hexdigits.lower()[:16])])
+        text = r.choice(["OAuth client created, client secret ({s}) copied",
+                         "Client ID 1234-app.apps.googleusercontent.com, client secret ({s})",
+                         "client secret ({s}) — Google Cloud console", "Azure app: client secret ({s}) expires 2027",
+                         "클라이언트 시크릿 client secret ({s}) 복사함"]).format(s=secret)
+        pos("client_secret_paren", "ko" if "클라이언트" in text else "en",
+            "title" if " — " in text else "digest", text, ("SECRET", secret))
+    # A bare 9-digit SSN right after "SSN".
+    for _ in range(10):
+        ssn = e.ssn().replace("-", "")
+        text = r.choice(["SSN {s}", "SSN{s}", "SSN: {s}", "SSN#{s}", "SSN - {s}", "applicant SSN {s} verified",
+                         "W-9 form (SSN {s})"]).format(s=ssn)
+        pos("ssn_after_label", "en", r.choice(["digest", "title"]), text, ("US_SSN", ssn))
+    # Decoys of the same shapes: nothing here may change.
+    for t in ["mysql -u root -p billing", "psql -h localhost -U postgres", "sshpass -p \"$PASS\" ssh build-01",
+              "PGPASSWORD=$PGPASS psql -U app", "mysql -p --host=db", "sshpass -f ~/.pw ssh nas",
+              "BEGIN PRIVATE KEY handling in the loader", "-----BEGIN CERTIFICATE----- section parsed ok",
+              "고객님 문의 게시판", "팀장님 보고 자료 준비", "담당자님 확인 부탁드립니다", "이번 주 배포가 끝났다.",
+              "이가 빠진 톱니바퀴 그림", "주민등록번호 입력란은 비워 두었다", "주민번호 뒷자리 마스킹 정책",
+              "Meet - Google Chrome", "Google Meet - New meeting", "pre-commit-hook run", "set-user-pref flag",
+              "client secret (rotated yesterday)", "client secret (see vault)", "SSN field left blank",
+              "SSN verification service docs", "order 123456789 shipped", "build 202611251 passed",
+              "ssh-keygen -t ed25519 -C work", "git log --since=2.weeks", "김치찌개 레시피 검색"]:
+        lang = "ko" if any("가" <= c <= "힣" for c in t) else "en"
+        records.append({"kind": "decoy", "lang": lang, "shape": "digest", "case": "decoy_issue25",
+                        "decoy": "common_words", "text": t, "entities": []})
+
+
 def main() -> None:
     gen_addresses()
     gen_roman_addresses()
@@ -622,6 +744,7 @@ def main() -> None:
     gen_misc()
     gen_basics()
     gen_decoys()
+    gen_issue25()
     with OUT.open("w", encoding="utf-8") as f:
         for rec in records:
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
