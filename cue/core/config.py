@@ -102,6 +102,9 @@ def _record_settings() -> tuple[Setting, ...]:
                 "app classes never captured (case-insensitive; e.g. KeePassXC)"),
         _record("exclude_titles", str, DEFAULT_EXCLUDE_TITLES, "`cue record`: a regular "
                 "expression (case-insensitive); windows whose title matches are never captured"),
+        _record("exclude_undecodable", bool, True, "`cue record`: never capture a window whose "
+                "title or class cue cannot decode (an unknown encoding may hide a title "
+                "record.exclude_titles would match)"),
         _record("keep", str, "7d", "`cue record`/`cue prune`: delete keyframes and event logs "
                 "older than this"),
         _record("max_disk", str, "2GB", "`cue record`/`cue prune`: keep keyframes and event "

@@ -60,7 +60,8 @@ def record_settings(config: Config) -> RecordSettings:
     return RecordSettings(
         keyframes=keyframes, events=events, home=paths.home(),
         exclusions=Exclusions.from_settings(config["record.exclude_apps"],
-                                            config["record.exclude_titles"]),
+                                            config["record.exclude_titles"],
+                                            config["record.exclude_undecodable"]),
         interval=config["record.interval"], heartbeat=config["record.heartbeat"],
         change_threshold=config["record.change_threshold"], max_width=config["record.max_width"],
         quality=config["record.quality"], keep_secs=parse_duration(config["record.keep"]),

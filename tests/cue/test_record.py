@@ -282,6 +282,16 @@ def test_default_exclusions(window, excluded):
     assert ex.excludes(window) is excluded
 
 
+def test_exclude_undecodable_is_a_setting(tmp_path):
+    from cue.record.loop import record_settings
+
+    on = record_settings(config.load(tmp_path / "none.toml", env={})).exclusions
+    off = record_settings(config.load(tmp_path / "none.toml", env={}).replace(
+        record__exclude_undecodable=False)).exclusions
+    garbled = WindowInfo("XTerm", "notes \ufffd", exact=False)
+    assert on.excludes(garbled) and not off.excludes(garbled)
+
+
 def test_undecodable_titles_can_be_let_through_and_still_match_their_legible_text():
     ex = Exclusions.from_settings(DEFAULT_EXCLUDE_APPS, DEFAULT_EXCLUDE_TITLES, undecodable=False)
     assert not ex.excludes(WindowInfo("XTerm", "notes \ufffd", exact=False))
