@@ -10,7 +10,20 @@ from typing import Annotated, ClassVar
 
 import typer
 
-from cue.cli import config, digest, digests, memory, pause, prune, record, scrub, select, status, suggest
+from cue.cli import (
+    config,
+    digest,
+    digests,
+    doctor,
+    memory,
+    pause,
+    prune,
+    record,
+    scrub,
+    select,
+    status,
+    suggest,
+)
 from cue.core import settings
 from cuectx.cli import EdgeGroup, set_traceback
 from cuectx.cli import run as run_app
@@ -19,6 +32,7 @@ from cuectx.cli import run as run_app
 # order of `cue --help`.
 COMMANDS: tuple[tuple[str, object], ...] = (
     ("record", record.record_command),
+    ("doctor", doctor.doctor_command),
     ("digest", digest.digest_command),
     ("status", status.status_command),
     ("digests", digests.app),  # list, show

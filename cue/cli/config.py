@@ -63,17 +63,25 @@ def config_get(key: Annotated[str, typer.Argument(help="A key, e.g. digest.backe
 def config_set(
     key: Annotated[str, typer.Argument(help="A key, e.g. local.model.")],
     value: Annotated[str, typer.Argument(help="The new value.")],
+    more: Annotated[list[str] | None, typer.Argument(
+        metavar="[KEY VALUE]...", help="More pairs, all validated before any is written.",
+        show_default=False)] = None,
 ) -> None:
-    """Change a setting in CUE_HOME/config.toml (validated first; file kept 0600).
+    """Change settings in CUE_HOME/config.toml (validated first; file kept 0600).
 
-    Example: cue config set digest.backend local
+    Example: cue config set digest.backend server server.model gemma3:4b
     """
     from cue.core import config as cue_config
+    from cue.core.errors import CueError
 
-    typed = cue_config.set_value(key, value)
-    say(f"{key} = {_show(typed)}")
-    if settings.overrides([key]):
-        say(f"note: {cue_config.env_name(key)} is set and overrides the file")
+    rest = list(more or [])
+    if len(rest) % 2:
+        raise CueError(f"`cue config set` takes KEY VALUE pairs; {rest[-1]!r} has no value")
+    pairs = [(key, value)] + list(zip(rest[::2], rest[1::2], strict=True))
+    for (k, _), typed in zip(pairs, cue_config.set_values(pairs), strict=True):
+        say(f"{k} = {_show(typed)}")
+        if settings.overrides([k]):
+            say(f"note: {cue_config.env_name(k)} is set and overrides the file")
 
 
 @app.command("unset")

@@ -37,12 +37,18 @@ def digest_command(
         "sent; call no model, write no digest.")] = False,
     format: formats("text", "json", auto=False, help="text: the digest; json: one record for "
         "`ctx add --json -`.") = Format.text,
+    check: Annotated[bool, typer.Option(
+        "--check", help="Preflight: which backend would run and whether it can (key, "
+        "server, model files, policy); call no model, write no digest.")] = False,
 ) -> None:
     """Summarise recent screen activity with the configured vision model.
 
     Writes CUE_HOME/digest.md and a `digests` row. If the model is unavailable the run is
-    skipped (fail closed): a fixed tombstone row, digest.md says there was no recent
-    activity, exit status 4, and the reason is only in privacy.log.
+    skipped (fail closed: nothing is sent anywhere else unless
+    digest.allow_cloud_fallback); if its answer is not a plausible narrative the digest
+    fails and nothing reaches memory or stdout. Either way the `Error:` line and digest.md
+    say why ("skipped: …" / "failed: …"), details are in privacy.log, and the exit status
+    is 5. `--check` runs `cue doctor`'s checks for the digest instead (exit 0 or 5).
 
     Example: cue digest --since 15m --format json | ctx add --json -
     """
@@ -56,6 +62,11 @@ def digest_command(
             raise CueError(f"--backend must be one of {', '.join(cue_config.BACKENDS)}, "
                            f"not {backend!r}")
         cfg = cfg.replace(digest__backend=backend)
+    if check:
+        from cue.cli.doctor import report
+
+        report(cfg, format, digest_only=True)
+        return
     window = parse_duration(since or cfg["digest.window"])
     end_ts = parse_time(end) if end else None
     kdir = keyframes or (Path(cfg["digest.keyframes"]).expanduser()
@@ -73,17 +84,17 @@ def digest_command(
                                   events_dir=edir, max_frames=frames)
             _show_plan(plan, cfg, format)
             return
-        from cue.digest import NO_ACTIVITY, run_digest
+        from cue.digest import run_digest
 
         digest = run_digest(conn, cfg, window_secs=window, end=end_ts, keyframe_dir=kdir,
                             events_dir=edir, max_frames=frames)
     finally:
         conn.close()
 
-    if digest.status == "skipped":
-        why = digest.summary.strip("[]").removeprefix("skipped: ")
-        raise DigestSkipped(f"digest skipped: {why}; digest.md now says {NO_ACTIVITY} "
-                            f"(details in {paths.privacy_log()})")
+    if digest.status in ("skipped", "failed"):
+        why = digest.reason or digest.summary.strip("[]")
+        raise DigestSkipped(f"digest {digest.status}: {why} (digest.md says so; details in "
+                            f"{paths.privacy_log()}; `cue doctor` checks the set-up)")
     if digest.status == "empty":
         say("cue: no activity in this window (nothing captured or all of it paused); "
              "digest.md says [no recent activity]")

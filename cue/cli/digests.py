@@ -12,7 +12,7 @@ app = typer.Typer(no_args_is_help=False, add_completion=False)
 
 LimitOpt = Annotated[int, typer.Option("--limit", "-n", min=1, help="How many.")]
 StatusOpt = Annotated[str | None, typer.Option(
-    "--status", help="Only ok, skipped or empty digests.")]
+    "--status", help="Only ok, skipped, failed or empty digests.")]
 ListFormatOpt = formats(*LIST_FORMATS)
 
 
@@ -38,8 +38,8 @@ def digests_list(limit: LimitOpt = 20, status: StatusOpt = None,
     from cue.core.db import connect
     from cue.digest import list_digests
 
-    if status is not None and status not in ("ok", "skipped", "empty"):
-        raise CueError(f"--status must be ok, skipped or empty, not {status!r}")
+    if status is not None and status not in ("ok", "skipped", "failed", "empty"):
+        raise CueError(f"--status must be ok, skipped, failed or empty, not {status!r}")
     conn = connect()
     try:
         found = list_digests(conn, limit=limit, status=status)

@@ -245,16 +245,24 @@ def parse_value(key: str, text: str, *, where: str = "value") -> Any:
 
 def set_value(key: str, text: str, path: Path | None = None) -> Any:
     """Validate and write one setting to the file (0600, atomic); return the typed value."""
-    if key in ("cloud.api_key", "anthropic_api_key", "api_key"):
-        raise ConfigError("the API key is not stored in config.toml; set ANTHROPIC_API_KEY "
-                          "or put it in a file only you can read and set cloud.api_key_file")
-    value = parse_value(key, text)
+    return set_values([(key, text)], path)[0]
+
+
+def set_values(pairs: list[tuple[str, str]], path: Path | None = None) -> list[Any]:
+    """Validate every (key, text) first, then write them all in one atomic rewrite."""
+    values = []
+    for key, text in pairs:
+        if key in ("cloud.api_key", "anthropic_api_key", "api_key"):
+            raise ConfigError("the API key is not stored in config.toml; set ANTHROPIC_API_KEY "
+                              "or put it in a file only you can read and set cloud.api_key_file")
+        values.append(parse_value(key, text))
     path = path or paths.config_path()
     raw = read_file(path)
-    section, name = key.split(".")
-    raw.setdefault(section, {})[name] = value
+    for (key, _), value in zip(pairs, values, strict=True):
+        section, name = key.split(".")
+        raw.setdefault(section, {})[name] = value
     write_file(path, raw)
-    return value
+    return values
 
 
 def unset_value(key: str, path: Path | None = None) -> None:

@@ -115,6 +115,47 @@ MIGRATIONS: list[Migration] = [
         CREATE INDEX memory_created ON memory(created_at);
         """,
     ),
+    Migration(
+        5,
+        "digests: failed status, reason",
+        """
+        -- 'failed': the model answered, but not a plausible narrative (cue.digest.plausible);
+        -- `summary` is then a fixed tombstone. `reason` (skipped, failed): why, scrubbed, for
+        -- a person — a setting, a URL, a model file's name; never a keyframe path, image bytes
+        -- or model output. SQLite cannot alter a CHECK: the table is rebuilt.
+        CREATE TABLE digests_new (
+            id INTEGER PRIMARY KEY,
+            created_at REAL NOT NULL,
+            window_start REAL NOT NULL,
+            window_end REAL NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('ok', 'skipped', 'failed', 'empty')),
+            backend TEXT NOT NULL,
+            model TEXT,
+            fell_back INTEGER NOT NULL DEFAULT 0,
+            summary TEXT NOT NULL,
+            frame_count INTEGER NOT NULL,
+            event_count INTEGER NOT NULL,
+            image_bytes INTEGER NOT NULL DEFAULT 0,
+            input_tokens INTEGER,
+            output_tokens INTEGER,
+            select_ms REAL,
+            prepare_ms REAL,
+            model_ms REAL,
+            scrub_ms REAL,
+            total_ms REAL,
+            reason TEXT
+        );
+        INSERT INTO digests_new (id, created_at, window_start, window_end, status, backend, model,
+            fell_back, summary, frame_count, event_count, image_bytes, input_tokens, output_tokens,
+            select_ms, prepare_ms, model_ms, scrub_ms, total_ms)
+        SELECT id, created_at, window_start, window_end, status, backend, model, fell_back,
+            summary, frame_count, event_count, image_bytes, input_tokens, output_tokens,
+            select_ms, prepare_ms, model_ms, scrub_ms, total_ms FROM digests;
+        DROP TABLE digests;
+        ALTER TABLE digests_new RENAME TO digests;
+        CREATE INDEX digests_window_end ON digests(window_end);
+        """,
+    ),
 ]
 
 

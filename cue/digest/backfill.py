@@ -22,7 +22,8 @@ from cue.core import db, paths
 
 META_KEY = "scrub_version"
 # (table, column) pairs holding text that must be scrubbed.
-TARGETS: tuple[tuple[str, str], ...] = (("digests", "summary"), ("memory", "content"))
+TARGETS: tuple[tuple[str, str], ...] = (("digests", "summary"), ("digests", "reason"),
+                                        ("memory", "content"))
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,12 @@
 
 `plan_digest` does the first three steps and calls nothing (`cue digest --dry-run`);
 `run_digest` does all of them. On a skip (the policy refused or every backend failed)
-the row holds a fixed tombstone, digest.md says "[no recent activity]", and the reason
-is only in privacy.log. A window with nothing in it (no frames, no events — e.g. fully
-paused) calls no model at all.
+the row holds a fixed tombstone and the scrubbed, person-facing reason (which setting,
+URL or model file, and what happened — cue.llm.errors), digest.md says "skipped: <reason>",
+and the details are in privacy.log. An answer that is not a plausible narrative
+(cue.digest.plausible) is stored as `failed` with its reason and a tombstone — never as a
+summary, so it never reaches memory.md, `cue suggest` or ctx. A window with nothing in it
+(no frames, no events — e.g. fully paused) calls no model at all: "[no recent activity]".
 
 Privacy: keyframe paths stay in this module (they are read, never sent, logged or
 stored); image bytes live in memory only; the model's reply is scrubbed before it is
@@ -29,6 +32,7 @@ from cue.llm import FrameImage, Outcome, digest_with_policy
 from cue.llm.request import digest_parts, text_of
 
 NO_ACTIVITY = "[no recent activity]"
+FAILED_TOMBSTONE = "[failed: the model's answer was not a plausible narrative]"
 
 PROMPT = """\
 You are writing a short activity digest for the person whose screen this is, so that
@@ -83,7 +87,7 @@ class Digest:
     created_at: float
     window_start: float
     window_end: float
-    status: str  # ok | skipped | empty
+    status: str  # ok | skipped | failed | empty
     backend: str
     model: str | None
     fell_back: bool
@@ -94,6 +98,7 @@ class Digest:
     input_tokens: int | None = None
     output_tokens: int | None = None
     timings: dict[str, float | None] = field(default_factory=dict)
+    reason: str | None = None  # skipped/failed: why, scrubbed, for a person (no paths)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -158,7 +163,7 @@ def run_digest(conn: sqlite3.Connection, config: Config, *, window_secs: float,
                end: float | None = None, keyframe_dir: Path | str | None = None,
                events_dir: Path | str | None = None, max_frames: int = 10,
                now: float | None = None) -> Digest:
-    """The whole pipeline; returns the stored row (status ok, skipped or empty)."""
+    """The whole pipeline; returns the stored row (status ok, skipped, failed or empty)."""
     t0 = time.perf_counter()
     _ensure_scrubbed(conn)
     plan, images = plan_digest(conn, window_secs=window_secs, end=end,
@@ -183,17 +188,33 @@ def run_digest(conn: sqlite3.Connection, config: Config, *, window_secs: float,
     if outcome.reply is None:
         digest = Digest(status="skipped", backend=outcome.backend, model=None,
                         fell_back=outcome.fell_back, summary=outcome.tombstone or NO_ACTIVITY,
-                        timings=timings, **base)
+                        timings=timings, reason=outcome.reason, **base)
         return store_digest(conn, digest, started=t0)
 
+    from cue.digest.plausible import implausible
     from cue.pii import scrub
 
     t1 = time.perf_counter()
     summary = scrub(outcome.reply.text).strip()
     timings["scrub_ms"] = (time.perf_counter() - t1) * 1000
     timings["model_ms"] = outcome.reply.model_ms
-    digest = Digest(status="ok", backend=outcome.backend, model=scrub(outcome.reply.model),
-                    fell_back=outcome.fell_back, summary=summary or NO_ACTIVITY,
+    model = scrub(outcome.reply.model)
+    why = implausible(summary)
+    if why is not None:
+        from cue.pii.privacy_log import privacy_log
+
+        privacy_log("digest_rejected", backend=outcome.backend, model=model, why=why,
+                    chars=len(summary))  # never the answer itself
+        digest = Digest(status="failed", backend=outcome.backend, model=model,
+                        fell_back=outcome.fell_back, summary=FAILED_TOMBSTONE,
+                        input_tokens=outcome.reply.input_tokens,
+                        output_tokens=outcome.reply.output_tokens, timings=timings,
+                        reason=f"the {outcome.backend} model ({model}) answered something that "
+                        f"is not a plausible narrative: {why}; check the model "
+                        "(`cue doctor`), nothing went to memory", **base)
+        return store_digest(conn, digest, started=t0)
+    digest = Digest(status="ok", backend=outcome.backend, model=model,
+                    fell_back=outcome.fell_back, summary=summary,
                     input_tokens=outcome.reply.input_tokens,
                     output_tokens=outcome.reply.output_tokens, timings=timings, **base)
     return store_digest(conn, digest, started=t0)
@@ -202,7 +223,7 @@ def run_digest(conn: sqlite3.Connection, config: Config, *, window_secs: float,
 # ------------------------------------------------------------------ history
 COLUMNS = ("id, created_at, window_start, window_end, status, backend, model, fell_back, "
            "summary, frame_count, event_count, image_bytes, input_tokens, output_tokens, "
-           "select_ms, prepare_ms, model_ms, scrub_ms, total_ms")
+           "select_ms, prepare_ms, model_ms, scrub_ms, total_ms, reason")
 
 
 def list_digests(conn: sqlite3.Connection, *, limit: int = 20,
@@ -241,14 +262,14 @@ def store_digest(conn: sqlite3.Connection, digest: Digest, *,
         cur = conn.execute(
             "INSERT INTO digests (created_at, window_start, window_end, status, backend, "
             "model, fell_back, summary, frame_count, event_count, image_bytes, input_tokens, "
-            "output_tokens, select_ms, prepare_ms, model_ms, scrub_ms, total_ms) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "output_tokens, select_ms, prepare_ms, model_ms, scrub_ms, total_ms, reason) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (digest.created_at, digest.window_start, digest.window_end, digest.status,
              digest.backend, digest.model, int(digest.fell_back), digest.summary,
              digest.frame_count, digest.event_count, digest.image_bytes,
              digest.input_tokens, digest.output_tokens, timings.get("select_ms"),
              timings.get("prepare_ms"), timings.get("model_ms"), timings.get("scrub_ms"),
-             timings.get("total_ms")))
+             timings.get("total_ms"), digest.reason))
         stored = Digest(**{**asdict(digest), "id": cur.lastrowid, "timings": timings})
         write_digest_md(stored)
         conn.execute("COMMIT")
@@ -259,9 +280,15 @@ def store_digest(conn: sqlite3.Connection, digest: Digest, *,
 
 
 def write_digest_md(digest: Digest, path: Path | None = None) -> Path:
-    """digest.md shows the latest digest, or "[no recent activity]" when it was skipped."""
+    """digest.md shows the latest digest; "skipped: <reason>" / "failed: <reason>" when the
+    model could not write one (there was activity); "[no recent activity]" when there was none."""
     path = path or paths.digest_md()
-    body = digest.summary if digest.status == "ok" else NO_ACTIVITY
+    if digest.status == "ok":
+        body = digest.summary
+    elif digest.status in ("skipped", "failed"):
+        body = f"{digest.status}: {digest.reason or digest.summary.strip('[]')}"
+    else:
+        body = NO_ACTIVITY
     text = (f"# Activity digest\n\n"
             f"_{iso_utc(digest.window_start)} – {iso_utc(digest.window_end)}_\n\n"
             f"{body}\n")
@@ -287,7 +314,8 @@ def _row(r) -> Digest:
         image_bytes=r["image_bytes"], input_tokens=r["input_tokens"],
         output_tokens=r["output_tokens"],
         timings={k: r[k] for k in ("select_ms", "prepare_ms", "model_ms", "scrub_ms",
-                                   "total_ms")})
+                                   "total_ms")},
+        reason=r["reason"])
 
 
 def _prepare_all(frame_paths: list[Path]) -> list[bytes | None]:

@@ -50,6 +50,9 @@ class CloudVisionBackend:
                 max_retries=self.max_retries)
         return _clients[cache_key]
 
+    def _where(self) -> str:
+        return f"at {self.base_url}" if self.base_url else "(api.anthropic.com)"
+
     def complete(self, parts: list[Part]) -> Reply:
         client = self._client()
         import anthropic
@@ -66,12 +69,21 @@ class CloudVisionBackend:
                     messages=[{"role": "user", "content": content}]),
                 deadline)
         except DeadlineExceeded:
-            raise CloudUnavailable(f"cloud model gave no answer within {deadline:g}s") from None
+            raise CloudUnavailable(f"cloud model gave no answer within {deadline:g}s: raise "
+                                   "cloud.timeout") from None
         except anthropic.APIStatusError as exc:
-            raise CloudUnavailable(f"cloud API answered HTTP {exc.status_code}: "
-                                   f"{type(exc).__name__}") from None
+            hint = {401: ": the key in ANTHROPIC_API_KEY (or cloud.api_key_file) was refused",
+                    403: ": the key may not use this model (cloud.model)",
+                    404: f": is cloud.model {self.model!r} a model name?",
+                    429: ": rate limited, try again later"}.get(exc.status_code, "")
+            raise CloudUnavailable(f"cloud API {self._where()} answered HTTP {exc.status_code} "
+                                   f"({type(exc).__name__}){hint}") from None
+        except anthropic.APIConnectionError as exc:
+            raise CloudUnavailable(f"cannot reach the cloud API {self._where()}: "
+                                   f"{type(exc).__name__}: {exc}") from None
         except anthropic.APIError as exc:
-            raise CloudUnavailable(f"cloud API failed: {type(exc).__name__}: {exc}") from None
+            raise CloudUnavailable(f"cloud API {self._where()} failed: "
+                                   f"{type(exc).__name__}: {exc}") from None
         model_ms = (time.perf_counter() - t0) * 1000
         text = "".join(getattr(block, "text", "") for block in message.content
                        if getattr(block, "type", "") == "text")

@@ -68,15 +68,9 @@ class LocalVisionBackend:
         )
 
     def _check_files(self, has_images: bool) -> None:
-        if not self.model:
-            raise LocalUnavailable("local.model is not set")
-        if not Path(self.model).expanduser().exists():
-            raise LocalUnavailable(f"model file {self.model} does not exist")
-        if has_images:
-            if not self.mmproj:
-                raise LocalUnavailable("local.mmproj is not set (needed for screenshots)")
-            if not Path(self.mmproj).expanduser().exists():
-                raise LocalUnavailable(f"projector file {self.mmproj} does not exist")
+        for problem in missing_files(self.model, self.mmproj if has_images else None,
+                                     need_mmproj=has_images):
+            raise LocalUnavailable(problem)
 
     def _run_worker(self, payload: bytes) -> dict:
         env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
@@ -92,7 +86,9 @@ class LocalVisionBackend:
             _kill(proc)
             raise LocalTimeout(
                 f"local model gave no answer within {self.timeout:g}s and was stopped "
-                f"(model {self.model})") from None
+                f"(model {self.model})",
+                f"local model {Path(self.model).name} gave no answer within {self.timeout:g}s "
+                "and was stopped: raise local.timeout or lower digest.max_frames") from None
         finally:
             if proc.poll() is None:  # KeyboardInterrupt and friends
                 _kill(proc)
@@ -102,10 +98,42 @@ class LocalVisionBackend:
         except ValueError:
             raise LocalUnavailable(
                 f"local model worker exited with status {proc.returncode} after "
-                f"{time.monotonic() - started:.1f}s without an answer; stderr: {tail}") from None
+                f"{time.monotonic() - started:.1f}s without an answer; stderr: {tail}",
+                f"local model {Path(self.model).name} crashed (worker exit status "
+                f"{proc.returncode}) without an answer; llama.cpp's output is in privacy.log"
+            ) from None
         if not answer.get("ok"):
-            raise LocalUnavailable(f"local model failed: {answer.get('error')}; stderr: {tail}")
+            raise LocalUnavailable(
+                f"local model failed: {answer.get('error')}; stderr: {tail}",
+                f"local model {Path(self.model).name} could not run: "
+                f"{str(answer.get('error'))[:200]}")
         return answer
+
+
+def missing_files(model: str, mmproj: str | None, *, need_mmproj: bool = True) -> list[str]:
+    """What keeps the local model from loading, as sentences naming the setting and the
+    file (its name only: a person's folders have no business in a digest or a log)."""
+    problems = []
+    if not model:
+        problems.append("local.model is not set: download a GGUF model and its mmproj (README "
+                        "\"Local models\") and `cue config set local.model PATH`")
+    elif not _present(model):
+        problems.append(f"model file {Path(model).name} (local.model) does not exist: "
+                        "download it or fix the path with `cue config set local.model PATH`")
+    if need_mmproj:
+        if not mmproj:
+            problems.append("local.mmproj is not set: screenshots need the model's vision "
+                            "projector (mmproj-….gguf); `cue config set local.mmproj PATH`")
+        elif not _present(mmproj):
+            problems.append(f"projector file {Path(mmproj).name} (local.mmproj) does not "
+                            "exist: download it or fix the path with "
+                            "`cue config set local.mmproj PATH`")
+    return problems
+
+
+def _present(path: str) -> bool:
+    p = Path(path).expanduser()
+    return p.exists() and not p.is_dir()
 
 
 def _kill(proc: subprocess.Popen) -> None:

@@ -5,8 +5,11 @@
         allow_cloud_fallback = false → skip: nothing is sent anywhere, local tombstone
         allow_cloud_fallback = true  → cloud (opt-in); its failure → cloud tombstone
 
-An empty reply counts as that backend failing. The detailed reason of every failure goes
-to privacy.log (scrubbed there) and nowhere else; callers get only the fixed tombstone.
+An empty reply counts as that backend failing. The detail of every failure goes to
+privacy.log (scrubbed there) and nowhere else; callers get the fixed tombstone and
+`reason`: the failures' person-facing sentences (BackendError.reason: which setting, URL or
+file — by name — and what happened), scrubbed, so it may be shown, stored and written to
+digest.md. It never holds model output, image bytes or a keyframe path.
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ class Outcome:
     fell_back: bool = False
     tombstone: str | None = None
     failures: tuple[str, ...] = ()  # exception class names, in order (no details)
+    reason: str | None = None  # why it was skipped, scrubbed (see the module docstring)
 
     @property
     def text(self) -> str | None:
@@ -59,15 +63,22 @@ def gate(parts: list[Part], *, config: Config, purpose: str = "digest") -> Outco
         _log(f"{purpose}_local_failed", backend=primary, error=type(exc).__name__,
              detail=str(exc), cloud_fallback=config["digest.allow_cloud_fallback"])
         failures = (type(exc).__name__,)
+        reasons = (exc.reason,)
         if not config["digest.allow_cloud_fallback"]:
             _log(f"{purpose}_skipped", backend=primary, reason="local model unavailable; "
                  "allow_cloud_fallback is false, nothing was sent to the cloud")
             return Outcome(reply=None, backend=primary, tombstone=LOCAL_TOMBSTONE,
-                           failures=failures)
-    return _cloud(parts, config, purpose, fell_back=True, failures=failures)
+                           failures=failures, reason=_reason(reasons))
+    return _cloud(parts, config, purpose, fell_back=True, failures=failures, reasons=reasons)
 
 
-def _cloud(parts, config, purpose, *, fell_back, failures) -> Outcome:
+def _reason(reasons: tuple[str, ...]) -> str:
+    from cue.pii.privacy_log import redact
+
+    return redact("; then ".join(reasons))
+
+
+def _cloud(parts, config, purpose, *, fell_back, failures, reasons=()) -> Outcome:
     try:
         reply = _ask(make_backend("cloud", config), parts, CloudUnavailable)
         return Outcome(reply=reply, backend="cloud", fell_back=fell_back, failures=failures)
@@ -75,13 +86,14 @@ def _cloud(parts, config, purpose, *, fell_back, failures) -> Outcome:
         _log(f"{purpose}_cloud_failed", backend="cloud", error=type(exc).__name__,
              detail=str(exc), fell_back=fell_back)
         return Outcome(reply=None, backend="cloud", fell_back=fell_back,
-                       tombstone=CLOUD_TOMBSTONE, failures=failures + (type(exc).__name__,))
+                       tombstone=CLOUD_TOMBSTONE, failures=failures + (type(exc).__name__,),
+                       reason=_reason(reasons + (exc.reason,)))
 
 
 def _ask(backend, parts: list[Part], empty_error: type[BackendError]) -> Reply:
     reply = backend.complete(parts)
     if not reply.text:
-        raise empty_error(f"{backend.name} model returned an empty reply")
+        raise empty_error(f"the {backend.name} model returned an empty answer")
     return reply
 
 

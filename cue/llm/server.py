@@ -38,18 +38,24 @@ class ServerVisionBackend:
                 self.timeout, on_abandon=client.close)
         except DeadlineExceeded:
             raise LocalTimeout(f"server {self.url} gave no answer within "
-                               f"{self.timeout:g}s") from None
+                               f"{self.timeout:g}s: raise server.timeout or lower "
+                               "digest.max_frames") from None
         except httpx.TimeoutException as exc:
-            raise LocalTimeout(f"server {self.url} timed out: {type(exc).__name__}") from None
+            raise LocalTimeout(f"server {self.url} timed out ({type(exc).__name__}): raise "
+                               "server.timeout or lower digest.max_frames") from None
         except httpx.HTTPError as exc:
-            raise LocalUnavailable(f"server {self.url} unreachable: "
-                                   f"{type(exc).__name__}: {exc}") from None
+            raise LocalUnavailable(f"server {self.url} unreachable: {http_failure(exc)} — start "
+                                   "llama-server or Ollama there, or set server.url") from None
         finally:
             client.close()
         model_ms = (time.perf_counter() - t0) * 1000
         if response.status_code >= 400:
+            hint = (f"; is server.model {self.model!r} one it serves? `cue doctor` lists them"
+                    if response.status_code in (400, 404) else "")
             raise LocalUnavailable(f"server {self.url} answered HTTP {response.status_code}: "
-                                   f"{response.text[:300]}")
+                                   f"{response.text[:300]}",
+                                   f"server {self.url} answered HTTP {response.status_code}: "
+                                   f"{' '.join(response.text[:160].split())}{hint}")
         try:
             data = response.json()
             text = data["choices"][0]["message"]["content"]
@@ -65,6 +71,15 @@ class ServerVisionBackend:
             output_tokens=usage.get("completion_tokens"),
             model_ms=model_ms,
         )
+
+
+def http_failure(exc: httpx.HTTPError) -> str:
+    """"connection refused (ConnectError)" rather than "[Errno 111] Connection refused"."""
+    text = str(exc)
+    if "]" in text and text.startswith("[Errno"):
+        text = text.split("]", 1)[1]
+    text = " ".join(text.split()).strip().rstrip(".")
+    return f"{text[:1].lower()}{text[1:]} ({type(exc).__name__})" if text else type(exc).__name__
 
 
 def _model_name(name: str) -> str:

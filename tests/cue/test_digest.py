@@ -20,6 +20,7 @@ from cue.core import config as cue_config
 from cue.core import paths
 from cue.core.db import connect
 from cue.digest import NO_ACTIVITY, get_digest, list_digests, plan_digest, run_digest
+from cue.digest.run import FAILED_TOMBSTONE
 from cue.llm import CLOUD_TOMBSTONE, LOCAL_TOMBSTONE, summarize_digest_with_policy
 from cue.llm.request import FrameImage
 
@@ -88,20 +89,27 @@ def test_cloud_digest_end_to_end(conn, activity, api_key):
     assert oct(paths.digest_md().stat().st_mode & 0o777) == "0o600"
 
 
-def test_local_digest_with_the_tiny_gemma(conn, activity, tiny_model):
+def test_local_digest_with_the_tiny_gemma_runs_and_its_gibberish_is_a_failed_digest(
+        conn, activity, tiny_model):
     model, mmproj = tiny_model
     config = cfg(digest__backend="local", local__model=model, local__mmproj=mmproj,
                  local__threads=1, local__max_tokens=32, local__n_ctx=2048)
     d = digest(conn, config, activity)
-    assert d.status == "ok" and d.backend == "local", privacy_log_text()
-    assert d.summary and d.output_tokens and d.output_tokens <= 32
-    assert d.input_tokens > d.frame_count * 4  # every image's tokens went in
+    # the whole local route ran: every image's tokens went in, an answer came out …
+    assert d.backend == "local" and d.output_tokens and d.output_tokens <= 32, privacy_log_text()
+    assert d.input_tokens > d.frame_count * 4
     assert d.timings["model_ms"] > 0
     assert d.model == os.path.basename(model)
+    # … and a random-weight model's answer is no narrative: stored as failed, with the reason
+    assert d.status == "failed" and d.summary == FAILED_TOMBSTONE
+    assert "not a plausible narrative" in d.reason and "tiny-gemma3.gguf" in d.reason
+    assert get_digest(conn, d.id).reason == d.reason
+    assert "failed: the local model" in digest_md()
+    assert '"event": "digest_rejected"' in privacy_log_text()
 
 
 def test_server_digest(conn, activity):
-    with OpenAIStub(reply="Reviewed a dashboard in Firefox.") as stub:
+    with OpenAIStub(reply="Reviewed a billing dashboard in Firefox.") as stub:
         d = digest(conn, cfg(digest__backend="server", server__url=stub.url + "/v1"), activity)
         assert stub.count == 1
         content = stub.requests[0]["body"]["messages"][0]["content"]
@@ -123,9 +131,9 @@ def test_seed_call_site_returns_raw_text_or_none(api_key):
 # ------------------------------------------------------------------ fail closed
 def test_local_unavailable_without_fallback_sends_nothing_and_leaves_a_tombstone(
         conn, activity, api_key, tmp_path):
-    with AnthropicStub(reply="An earlier digest.") as stub:
+    with AnthropicStub(reply="An earlier digest about the billing service.") as stub:
         first = digest(conn, cfg(cloud__base_url=stub.url), activity)
-        assert first.status == "ok" and "An earlier digest." in digest_md()
+        assert first.status == "ok" and "An earlier digest about the billing service." in digest_md()
         missing = str(tmp_path / "models" / "gemma-e2b.gguf")
         config = cfg(digest__backend="local", local__model=missing,
                      digest__allow_cloud_fallback=False, cloud__base_url=stub.url)
@@ -136,25 +144,30 @@ def test_local_unavailable_without_fallback_sends_nothing_and_leaves_a_tombstone
     assert d.backend == "local" and d.model is None and d.timings["model_ms"] is None
     assert get_digest(conn, d.id).summary == LOCAL_TOMBSTONE
     md = digest_md()
-    assert NO_ACTIVITY in md and "An earlier digest." not in md
-    # the reason is in privacy.log only — and scrubbed there
+    assert "billing service" not in md and NO_ACTIVITY not in md  # there WAS activity
+    # the reason says which file, by name, which setting, and that nothing was sent
+    assert d.reason == ("model file gemma-e2b.gguf (local.model) does not exist: download it or "
+                        "fix the path with `cue config set local.model PATH`")
+    assert f"skipped: {d.reason}" in md and get_digest(conn, d.id).reason == d.reason
+    # its folder (a person's home) is in neither; the details are in privacy.log, scrubbed
+    folder = str(tmp_path)
+    assert folder not in md and folder not in db_text(conn)
     log = privacy_log_text()
     records = [json.loads(line) for line in log.splitlines()]
     failed = [r for r in records if r["event"] == "digest_local_failed"]
     assert failed and failed[0]["error"] == "LocalUnavailable"
     assert "does not exist" in failed[0]["detail"]
     assert any(r["event"] == "digest_skipped" for r in records)
-    assert "gemma-e2b" not in db_text(conn) and "does not exist" not in md
 
 
 def test_local_unavailable_with_fallback_goes_to_the_cloud(conn, activity, api_key):
-    with AnthropicStub(reply="Fell back to the cloud.") as stub:
+    with AnthropicStub(reply="Fell back to the cloud for this one.") as stub:
         config = cfg(digest__backend="local", local__model="",
                      digest__allow_cloud_fallback=True, cloud__base_url=stub.url)
         d = digest(conn, config, activity)
         assert stub.count == 1
     assert d.status == "ok" and d.backend == "cloud" and d.fell_back
-    assert d.summary == "Fell back to the cloud."
+    assert d.summary == "Fell back to the cloud for this one."
     assert get_digest(conn, d.id).fell_back
 
 
@@ -170,6 +183,7 @@ def test_a_hanging_local_model_is_abandoned_and_fails_closed(conn, activity, api
         elapsed = time.monotonic() - t0
         assert stub.count == 0
     assert d.status == "skipped" and d.summary == LOCAL_TOMBSTONE
+    assert d.reason.startswith("local model hang.gguf gave no answer within 2s and was stopped")
     assert elapsed < 2.0 + 2 + d.timings["select_ms"] / 1000 + d.timings["prepare_ms"] / 1000
     assert '"error": "LocalTimeout"' in privacy_log_text()
 
@@ -181,6 +195,7 @@ def test_a_failing_server_fails_closed_too(conn, activity, api_key):
         d = digest(conn, config, activity)
         assert server.count == 1 and cloud.count == 0
     assert d.status == "skipped" and d.summary == LOCAL_TOMBSTONE
+    assert d.reason.startswith(f"server {server.url}/v1 answered HTTP 503")
 
 
 def test_cloud_failure_is_a_cloud_tombstone(conn, activity, api_key):
@@ -188,7 +203,8 @@ def test_cloud_failure_is_a_cloud_tombstone(conn, activity, api_key):
         d = digest(conn, cfg(cloud__base_url=stub.url), activity)
         assert stub.count == 1
     assert d.status == "skipped" and d.summary == CLOUD_TOMBSTONE
-    assert NO_ACTIVITY in digest_md()
+    assert d.reason == f"cloud API at {stub.url} answered HTTP 400 (BadRequestError)"
+    assert f"skipped: {d.reason}" in digest_md()
     assert "digest_cloud_failed" in privacy_log_text()
 
 
@@ -197,6 +213,8 @@ def test_no_api_key_is_a_cloud_tombstone_without_a_request(conn, activity):
         d = digest(conn, cfg(cloud__base_url=stub.url), activity)
         assert stub.count == 0
     assert d.summary == CLOUD_TOMBSTONE
+    assert d.reason.startswith("no Anthropic API key: set ANTHROPIC_API_KEY")
+    assert f"skipped: {d.reason}" in digest_md()
 
 
 def test_an_empty_window_calls_no_model(conn, activity, api_key):
@@ -233,7 +251,7 @@ def test_pii_in_a_model_reply_never_reaches_disk_db_or_logs(conn, activity, api_
 
 
 def test_keyframe_paths_never_in_prompt_log_or_database(conn, activity, api_key):
-    with AnthropicStub(reply="ok summary") as stub:
+    with AnthropicStub(reply="The user worked on a summary in the editor.") as stub:
         digest(conn, cfg(cloud__base_url=stub.url), activity)
         digest(conn, cfg(digest__backend="local", local__model=""), activity)
         raw = stub.requests[0]["raw"].decode()
@@ -253,7 +271,7 @@ def test_keyframe_paths_never_in_prompt_log_or_database(conn, activity, api_key)
 
 
 def test_image_bytes_never_in_the_database_or_logs(conn, activity, api_key):
-    with AnthropicStub(reply="ok summary") as stub:
+    with AnthropicStub(reply="The user worked on a summary in the editor.") as stub:
         digest(conn, cfg(cloud__base_url=stub.url), activity)
         digest(conn, cfg(digest__backend="local", local__model=""), activity)
         sent = [b["source"]["data"] for b in stub.requests[0]["body"]["messages"][0]["content"]
@@ -303,7 +321,7 @@ def test_concurrent_digests_do_not_lose_rows(activity, api_key):
     def one():
         c = connect()
         try:
-            with AnthropicStub(reply="parallel") as stub:
+            with AnthropicStub(reply="Worked in parallel on three digests.") as stub:
                 digest(c, cfg(cloud__base_url=stub.url), activity)
         except Exception as exc:  # noqa: BLE001 — collected for the assert below
             errors.append(exc)
@@ -336,7 +354,7 @@ def test_a_frame_that_turned_unreadable_is_skipped_not_fatal(conn, activity, api
         return real(path, *a, **k)
 
     monkeypatch.setattr(prep, "prepare_for_digest", flaky)
-    with AnthropicStub(reply="ok summary") as stub:
+    with AnthropicStub(reply="The user worked on a summary in the editor.") as stub:
         d = digest(conn, cfg(cloud__base_url=stub.url), activity)
         blocks = stub.requests[0]["body"]["messages"][0]["content"]
     assert d.status == "ok" and d.frame_count == len(calls) - 1

@@ -74,7 +74,8 @@ def test_digest_json_piped_into_ctx_add_becomes_an_observation(cue_bin, ctx_bin,
     assert node["metadata"]["window_end"].startswith("2025-11-21T23:15:00")
 
 
-def test_skipped_digest_is_one_error_line_exit_4_and_no_stdout(cue_bin, env, activity):
+def test_skipped_digest_names_the_missing_file_exits_5_and_prints_nothing(cue_bin, env,
+                                                                          activity):
     env.update(CUE_DIGEST_BACKEND="local", CUE_LOCAL_MODEL="/nonexistent/model.gguf")
     with AnthropicStub() as stub:
         env["CUE_CLOUD_BASE_URL"] = stub.url
@@ -83,9 +84,67 @@ def test_skipped_digest_is_one_error_line_exit_4_and_no_stdout(cue_bin, env, act
     assert proc.returncode == 5  # ExitCode.BACKEND
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: digest skipped: local vision model")
-    assert "/nonexistent" not in proc.stderr  # the detail is in privacy.log only
-    assert "/nonexistent" not in paths.digest_md().read_text()
+    assert len(lines) == 1 and lines[0].startswith(
+        "Error: digest skipped: model file model.gguf (local.model) does not exist: download it "
+        "or fix the path with `cue config set local.model PATH`")
+    md = paths.digest_md().read_text()
+    assert "skipped: model file model.gguf (local.model) does not exist" in md
+    assert "[no recent activity]" not in md  # there was activity
+    assert "/nonexistent" not in proc.stderr and "/nonexistent" not in md  # the folder: log only
+
+
+def test_no_api_key_names_the_variable(cue_bin, env, activity):
+    del env["ANTHROPIC_API_KEY"]
+    proc = cue(cue_bin, env, "digest", "--end", str(activity.end))
+    assert proc.returncode == 5 and proc.stdout == ""
+    assert proc.stderr.startswith("Error: digest skipped: no Anthropic API key: set "
+                                  "ANTHROPIC_API_KEY")
+    assert "skipped: no Anthropic API key" in paths.digest_md().read_text()
+
+
+def test_a_server_that_is_down_names_the_url_and_what_happened(cue_bin, env, activity):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env.update(CUE_DIGEST_BACKEND="server", CUE_SERVER_URL=f"http://127.0.0.1:{port}/v1")
+    proc = cue(cue_bin, env, "digest", "--end", str(activity.end))
+    assert proc.returncode == 5 and proc.stdout == ""
+    assert proc.stderr.startswith(f"Error: digest skipped: server http://127.0.0.1:{port}/v1 "
+                                  "unreachable: connection refused (ConnectError)"), proc.stderr
+
+
+def test_garbage_from_the_model_is_a_failed_digest_and_never_reaches_ctx(cue_bin, env,
+                                                                        activity):
+    from stubs import OpenAIStub
+
+    garbage = "R:}\nR:}\nm rqvR:} titlehp ! !PI|s 7Q<a$,Rj:} titleh||`||= j ahh_7|`I|yI|y theQ"
+    with OpenAIStub(reply=garbage) as server:
+        env.update(CUE_DIGEST_BACKEND="server", CUE_SERVER_URL=server.url + "/v1")
+        proc = cue(cue_bin, env, "digest", "--end", str(activity.end), "--format", "json")
+        assert server.count == 1
+    assert proc.returncode == 5 and proc.stdout == ""  # nothing to pipe into ctx
+    assert proc.stderr.startswith("Error: digest failed: the server model (local) answered "
+                                  "something that is not a plausible narrative")
+    md = paths.digest_md().read_text()
+    assert "failed: the server model" in md and "titleh" not in md
+    listed = json.loads(cue(cue_bin, env, "digests", "list", "--format", "json").stdout)
+    assert listed[0]["status"] == "failed" and "titleh" not in json.dumps(listed)
+    assert "not a plausible narrative" in listed[0]["reason"]
+
+
+def test_help_and_readme_agree_with_the_exit_table(cue_bin, env):
+    from pathlib import Path
+
+    from cuectx.exits import ExitCode
+
+    help_text = " ".join(cue(cue_bin, env, "digest", "--help").stdout.split())
+    assert f"the exit status is {int(ExitCode.BACKEND)}" in help_text
+    assert "exit status 4" not in help_text
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert f"| {int(ExitCode.BACKEND)} | a model/backend was skipped or failed" in readme
+    assert "`5` the\ndigest was **skipped**" in readme
 
 
 def test_bad_input_is_one_error_line(cue_bin, env):

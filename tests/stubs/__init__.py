@@ -8,7 +8,8 @@
 
 Every request is recorded (path, headers, JSON body) before anything else happens, so
 `count` is exact even for requests the stub then fails or stalls. Set `status` to answer
-with an error, `delay` to stall before answering.
+with an error, `delay` to stall before answering. OpenAIStub also answers GET /v1/models
+with `models` (what `cue doctor` asks a server).
 """
 from __future__ import annotations
 
@@ -22,9 +23,10 @@ from typing import Self
 class StubServer:
     paths: tuple[str, ...] = ()
 
-    def __init__(self, reply: str = "The user edited code.", *, status: int = 200,
-                 delay: float = 0.0):
+    def __init__(self, reply: str = "The user edited code in a terminal.", *, status: int = 200,
+                 delay: float = 0.0, models: tuple[str, ...] = ("stub",)):
         self.reply = reply
+        self.models = models  # what GET /v1/models lists (OpenAI-compatible servers)
         self.status = status
         self.delay = delay
         self.requests: list[dict] = []
@@ -38,6 +40,16 @@ class StubServer:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):  # keep test output quiet
                 pass
+
+            def do_GET(self):
+                with stub._lock:
+                    stub.requests.append({"path": self.path, "method": "GET", "body": None,
+                                          "headers": {k.lower(): v
+                                                      for k, v in self.headers.items()}})
+                listing = stub.model_list()
+                if listing is None or self.path != "/v1/models":
+                    return self._send(404, {"error": f"no route {self.path}"})
+                self._send(200, listing)
 
             def do_POST(self):
                 length = int(self.headers.get("content-length") or 0)
@@ -97,6 +109,9 @@ class StubServer:
     def error_body(self) -> dict:
         return {"error": {"message": "stub error"}}
 
+    def model_list(self) -> dict | None:
+        return None
+
 
 class AnthropicStub(StubServer):
     """Anthropic Messages API: POST /v1/messages → a `message` object."""
@@ -123,6 +138,10 @@ class OpenAIStub(StubServer):
     """OpenAI chat completions (llama-server, Ollama /v1, LM Studio)."""
 
     paths = ("/v1/chat/completions",)
+
+    def model_list(self) -> dict:
+        return {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "stub"}
+                                            for m in self.models]}
 
     def answer(self, body: dict) -> dict:
         return {
