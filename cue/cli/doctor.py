@@ -5,6 +5,9 @@ import typer
 
 from cue.cli.output import Format, dumps, formats, out
 
+RECORDER_FIX = ("start `cue record` (Linux X11) in your session, or let another tool write "
+                "cue's input contract (README \"Input contract\")")
+
 
 def doctor_command(
     format: formats("text", "json", auto=False) = Format.text,
@@ -27,6 +30,8 @@ def report(cfg, format: Format, *, digest_only: bool) -> None:
     from cue.digest.preflight import exit_status, preflight
 
     checks = preflight(cfg, digest_only=digest_only)
+    if not digest_only:
+        checks.insert(len(checks) - 1, _recorder_check())
     status = exit_status(checks, digest_only=digest_only)
     if format == Format.json:
         out(dumps({"ok": status == 0, "exit_status": status,
@@ -41,3 +46,12 @@ def report(cfg, format: Format, *, digest_only: bool) -> None:
         out("\n".join(lines) + "\n")
     if status:
         raise typer.Exit(status)
+
+
+def _recorder_check():
+    from cue.core import paths
+    from cue.digest.preflight import Check
+    from cue.record.status import recorder_health
+
+    running, detail = recorder_health(paths.home())
+    return Check("recorder", running, detail, "" if running else RECORDER_FIX)

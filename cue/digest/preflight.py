@@ -11,7 +11,7 @@ one of them fails — ExitCode.BACKEND, as for a skipped digest). What is looked
 - local: llama-cpp-python importable; the model and projector files present, GGUF, the
   text model not a projector and the projector a CLIP projector (the header is read, the
   weights are not loaded);
-- the recorder running (`cue record`) and disk headroom where CUE_HOME lives.
+- disk headroom where CUE_HOME lives (`cue doctor` adds the recorder, from cue.record).
 File names are shown without their folders, keys never.
 """
 from __future__ import annotations
@@ -52,7 +52,7 @@ def preflight(config: Config, *, digest_only: bool = False) -> list[Check]:
     if backend == "cloud" or fallback:
         checks.append(cloud_key_check(config, blocking=backend == "cloud"))
     if not digest_only:
-        checks += [recorder_check(config), disk_check(config)]
+        checks.append(disk_check(config))  # (the recorder check is added by cue.cli.doctor)
     return checks
 
 
@@ -217,20 +217,6 @@ def gguf_architecture(path: Path, max_keys: int = 64) -> tuple[str | None, str |
 
 
 # ------------------------------------------------------------------ capture
-def recorder_check(config: Config) -> Check:
-    from cue.record.writer import read_status, recorder_running
-
-    home = paths.home()
-    pid = recorder_running(home)
-    if pid is None:
-        return Check("recorder", False, "cue record is not running",
-                     "start `cue record` (Linux X11) in your session, or let another tool "
-                     "write cue's input contract (README \"Input contract\")")
-    last = (read_status(home) or {}).get("last_frame")
-    when = "no keyframe yet" if not last else "last keyframe recorded"
-    return Check("recorder", True, f"cue record is running (pid {pid}); {when}")
-
-
 def disk_check(config: Config) -> Check:
     from cue.core.sizes import human_size, parse_size
 

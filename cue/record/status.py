@@ -46,3 +46,15 @@ def recorder_lines(info: dict) -> list[str]:
                  f"{human_size(budget) if budget else '?'}{share} (record.max_disk), "
                  f"kept {info['keep']} (record.keep)")
     return lines
+
+
+def recorder_health(home: Path) -> tuple[bool, str]:
+    """(running?, one line for `cue doctor`)."""
+    from cue.record.writer import read_status, recorder_running
+
+    pid = recorder_running(home)
+    if pid is None:
+        return False, "cue record is not running"
+    last = (read_status(home) or {}).get("last_frame")
+    when = "no keyframe yet" if not last else "last keyframe recorded"
+    return True, f"cue record is running (pid {pid}); {when}"
