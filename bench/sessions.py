@@ -21,7 +21,9 @@ log of /cue/window, /cue/input and /cue/pause events). The story covers the hard
 
 - app switches (Code, Firefox, Preview, Terminal, Calendar, Slack);
 - two tabs of one browser whose logged title never changes (no window event between them);
-- a slow scroll through a PDF with no event at all (no window event, no input);
+- a PDF switched to and read on arrival for 16–30 s, then scrolled slowly for 2.5–4 minutes
+  with no event at all (no window event, no input): the arrival and the settled end of
+  the scroll are two moments;
 - a typing burst in a window switched to only seconds before (Terminal; Code later);
 - blips: a window seen for 2–6 s while cmd-tabbing past it;
 - an idle stretch of byte-identical frames (no input) after the scroll;
@@ -178,12 +180,15 @@ def _script(rng: random.Random) -> tuple[list[_Block], list[_Block]]:
         _Block("dashboard", "tab", "Firefox: dashboard tab (same title)", u(45, 80), None,
                view=_static("browser:dashboard")),
     ]
-    pdf_top = u(20, 40)
+    # Switched to, read on arrival (page 1), then scrolled for minutes with no event at all:
+    # the arrival and the settled end are two moments (issue 25). Both durations are fixed
+    # (not stretched to fit): a short read and a long, slow scroll are the hard case.
     pdf = [
-        _Block("pdf", "app", "Preview: design.pdf page 1", pdf_top, "Preview", "design.pdf",
-               _static("pdf:0")),
-        _Block("scroll", "scroll", "Preview: slow scroll, no events", u(50, 80), None,
-               view=lambda t, secs: f"pdf:{int(1 + 24 * min(t, secs) / secs)}", sparse=False),
+        _Block("pdf", "app", "Preview: design.pdf page 1, read on arrival", u(16, 30), "Preview",
+               "design.pdf", _static("pdf:0"), fixed=True),
+        _Block("scroll", "scroll", "Preview: long slow scroll, no events", u(150, 240), None,
+               view=lambda t, secs: f"pdf:{int(1 + 24 * min(t, secs) / secs)}", sparse=False,
+               fixed=True),
         _Block("scroll", "idle", "idle after the scroll", u(40, 100), None,
                view=lambda t, secs: "pdf:25", sparse=False),
     ]

@@ -29,6 +29,10 @@ from cue.select.segments import (
 WINDOW_LOOKBACK_SECS = 900.0  # window events read before the window: the app at its start
 SIMILAR_HAMMING = 10  # a segment this close to a frame taken in the same window stretch…
 SIMILAR_DISCOUNT = 0.3  # …pulls this much: it is mostly shown already
+# A segment of a window stretch that already has a frame (another tab, a dialog, a scroll's
+# end after its arrival) pulls this much less than one of a stretch with none: its app and
+# title are shown already.
+SAME_WINDOW_DISCOUNT = 0.5
 
 
 @dataclass(frozen=True)
@@ -217,13 +221,22 @@ def choose_with_segments(usable: list[tuple[Keyframe, FrameFeatures]], events: l
         """dhash distance from segment k's settled frame to the nearest frame taken in the
         same window stretch, if that is ≤ SIMILAR_HAMMING (a dialog, a new message: the
         same screen with a little more), else None."""
+        # The screen before a scroll and where the scroll settled are two moments however
+        # alike they look (page 1 and page 25 of one PDF): a scroll's end is never "a little
+        # more" of a still screen, nor the other way round.
         near = [hamming(scored[segs[k].settled].dhash, scored[j].dhash) for j in taken
-                if segs[seg_of[j]].interval == segs[k].interval]
+                if segs[seg_of[j]].interval == segs[k].interval
+                and (segs[seg_of[j]].kind == "motion") == (segs[k].kind == "motion")]
         return min(near) if near and min(near) <= SIMILAR_HAMMING else None
 
     def pull(k: int) -> float:
-        seen = lookalike(k) is not None or k in partly
-        return segs[k].priority * (SIMILAR_DISCOUNT if seen else 1.0)
+        if k in partly:
+            return segs[k].priority * SIMILAR_DISCOUNT
+        p = segs[k].priority * (SIMILAR_DISCOUNT if lookalike(k) is not None else 1.0)
+        if segs[k].kind in ("screen", "motion") and any(
+                segs[seg_of[j]].interval == segs[k].interval for j in taken):
+            p *= SAME_WINDOW_DISCOUNT  # not the arrival: what its window showed first is in
+        return p
 
     # blips and seconds-long stretches only get slots left at the end (step 2)
     todo = [k for k in range(len(segs))

@@ -31,6 +31,11 @@ BURST_KEYS = 20  # keys in a segment that make it an input burst
 PAUSE_MARK = "/cue/.paused"  # pseudo-event at each pause's start and end (never stored)
 PAUSED_STATE = "\x00paused"
 BURST_RATE = 1.0  # keys per second: typing going on (the screen has not settled)
+# A scroll is one moment however long: pieces of it that rested less than this run on, when
+# each step changes the screen by at most SCROLL_STEP_HAMMING bits (another tab or view
+# changes it by more: ~30+ of 64 on the scripted sessions, scroll steps ≤ 25).
+SCROLL_REST_SECS = 20.0
+SCROLL_STEP_HAMMING = 26
 
 
 @dataclass
@@ -166,6 +171,12 @@ def find_segments(scored: list[_Scored], events: list[Event], start: float | Non
        and the stable stretch that ends it are one segment, settled on that stretch's first
        frame. A run that never settles is one segment ending on its last frame.
     3. Windows in front for less than BLIP_SECS make blip segments.
+    4. A long scroll is one segment: consecutive screen/motion segments of one window
+       stretch with little input, each resting less than SCROLL_REST_SECS before the next
+       change and each step a partial change (dhash ≤ SCROLL_STEP_HAMMING), are merged,
+       settled on the last one's frame. A slow scroll otherwise breaks
+       into many pieces that together outrank — and crowd out — the screen read on arrival
+       before it (issue 25): the arrival and the settled end are two moments, not ten.
     """
     n = len(scored)
     if not n:
@@ -257,9 +268,42 @@ def find_segments(scored: list[_Scored], events: list[Event], start: float | Non
         segs.append(FrameSegment(first, last, a_t, b_t, kind, settled, stable_from,
                                  scored[settled].window, cause, blip, moved, keys, clicks,
                                  interval=iv[first]))
+    segs = _merge_scrolls(segs, ts, [x.dhash for x in scored])
     for s in segs:
         s.priority = _priority(s)
     return segs
+
+
+def _scroll_piece(s: FrameSegment) -> bool:
+    return s.kind in ("screen", "motion") and not s.blip and s.keys < BURST_KEYS
+
+
+def _merge_scrolls(segs: list[FrameSegment], ts: list[float],
+                   hashes: list[int]) -> list[FrameSegment]:
+    """Step 4 of find_segments: runs of scroll pieces become one segment."""
+    def rest(s: FrameSegment) -> float:  # how long its screen stayed put at the end
+        return s.end - ts[s.stable_from] if s.stable_from <= s.last else 0.0
+
+    out: list[FrameSegment] = []
+    i = 0
+    while i < len(segs):
+        j = i
+        while (j + 1 < len(segs) and _scroll_piece(segs[j]) and rest(segs[j]) < SCROLL_REST_SECS
+               and _scroll_piece(segs[j + 1]) and segs[j + 1].interval == segs[i].interval
+               and hamming(hashes[segs[j].settled], hashes[segs[j + 1].first])
+               <= SCROLL_STEP_HAMMING):
+            j += 1
+        if j == i:
+            out.append(segs[i])
+        else:
+            run, first, last = segs[i:j + 1], segs[i], segs[j]
+            out.append(FrameSegment(
+                first.first, last.last, first.start, last.end, "motion", last.settled,
+                last.stable_from, last.window, "screen kept changing with no window event",
+                moved=True, keys=sum(s.keys for s in run), clicks=sum(s.clicks for s in run),
+                interval=first.interval))
+        i = j + 1
+    return out
 
 
 def _priority(s: FrameSegment) -> float:

@@ -71,6 +71,40 @@ def test_settled_end_of_the_scroll_is_the_frame_shown(case):
         assert "settled end" in f.reason and "no window event" in f.reason
 
 
+def test_the_arrival_before_a_long_scroll_and_its_settled_end_are_two_moments(case):
+    """Preview is switched to and page 1 read for 16–30 s, then scrolled for minutes with no
+    event: the screen read on arrival and where the scroll settled are both chosen — the
+    scroll's many pieces no longer crowd the arrival out (issue 25)."""
+    session, sel, _ = case
+    views = {session.frame_of(f.path).view for f in sel.frames
+             if session.frame_of(f.path).segment in ("pdf", "scroll")}
+    assert views == {"pdf:0", "pdf:25"}
+    # the timeline calls the whole scroll one stretch of scrolling, not a dozen
+    pdf = [(a, b) for a, b, seg in session.spans if seg == "scroll"]
+    scrolling = [x for x in sel.activity() if "screen kept changing" in x[2]
+                 and pdf[0][0] - 10 <= x[0] <= pdf[-1][1]]
+    assert len(scrolling) == 1, scrolling
+
+
+@pytest.mark.parametrize("seed,stress", [
+    (404, {"popups": True}),
+    (505, {"lag": 1.5, "skip_identical": True, "loading": 3.0, "popups": True}),
+])
+def test_the_arrival_holds_under_stress(tmp_path, seed, stress):
+    """Dialogs over long segments, late window events, half-drawn screens, skipped
+    identical frames: the arrival still outranks a second frame of a window already shown."""
+    session = make_session(tmp_path, seed, **stress)
+    conn = connect(tmp_path / "cue.db")
+    try:
+        sel = select_frames(session.keyframes_dir, session.window_secs, 10, end=session.end,
+                            events_dir=session.events_dir, conn=conn)
+    finally:
+        conn.close()
+    score = session.score([f.path for f in sel.frames])
+    assert score["coverage"] == 1.0, score["missed"]
+    assert "pdf" in {session.frame_of(f.path).segment for f in sel.frames}
+
+
 def test_tab_switch_with_an_unchanged_title_is_shown_by_its_pixels(case):
     session, sel, _ = case
     tabs = {session.frame_of(f.path).view for f in sel.frames
