@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from stubs import OpenAIStub
-from synth import make_activity
 
+from bench.sessions import make_activity
 from cue.core import config as cue_config
 from cue.digest import run_digest
 from cue.digest.memory import recent_digests
