@@ -12,9 +12,9 @@ Policies (CTX_SECRETS, or a command's --allow-secrets):
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
+from ctx.core import settings
 from ctx.core.errors import CtxError
 
 ENV = "CTX_SECRETS"
@@ -46,7 +46,7 @@ class SecretEvent:
 
 def policy(value: str | None = None) -> str:
     """The policy to apply: `value` if given, else $CTX_SECRETS, else redact."""
-    raw = (value if value is not None else os.environ.get(ENV, "")).strip().lower()
+    raw = (value if value is not None else settings.secrets_policy() or "").strip().lower()
     if not raw:
         return REDACT
     if raw not in POLICIES:

@@ -4,10 +4,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ctx.core import settings
+
 
 def home() -> Path:
     """~/.ctx (CTX_HOME overrides)."""
-    env = os.environ.get("CTX_HOME")
+    env = settings.home()
     return Path(env).expanduser() if env else Path.home() / ".ctx"
 
 
@@ -15,15 +17,13 @@ def db_path(explicit: str | os.PathLike | None = None) -> Path:
     """--db, else $CTX_DB, else ~/.ctx/store.db."""
     if explicit:
         return Path(explicit).expanduser()
-    env = os.environ.get("CTX_DB")
+    env = settings.db()
     return Path(env).expanduser() if env else home() / "store.db"
 
 
 def default_budget() -> int | None:
     """$CTX_DEFAULT_BUDGET as an int, or None when unset/invalid (ctx.core.settings)."""
-    from ctx.core.settings import default_budget as setting
-
-    return setting()
+    return settings.default_budget()
 
 
 def write_private(path: str | os.PathLike, data: str | bytes, *, encoding: str = "utf-8") -> Path:

@@ -19,6 +19,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from ctx.core import settings
+
 ENV = "CTX_PROJECT"
 GLOBAL_WORDS = ("global", "-", "none")
 MAX_NAME = 64
@@ -41,8 +43,7 @@ class ProjectRef:
 
 def resolve(cwd: str | os.PathLike | None = None, *, env: dict | None = None) -> ProjectRef | None:
     """The project for `cwd` (default: the process's), or None for "global only"."""
-    environ = os.environ if env is None else env
-    forced = (environ.get(ENV) or "").strip()
+    forced = settings.project(env)
     if forced:
         if forced.lower() in GLOBAL_WORDS:
             return None

@@ -2,7 +2,11 @@
 
 Each function reads the environment when called (tests and `ctx --traceback` change it at
 run time), and a value that cannot be used falls back to the default instead of failing:
-a hook must never break Claude Code over a typo in someone's shell profile.
+a hook must never break Claude Code over a typo in someone's shell profile: a number that is
+zero, negative or not a number means the default. (CTX_SECRETS is the exception:
+ctx.core.guard refuses an unknown policy rather than store a secret under a policy nobody
+chose.) `--db`, `--project` and `--session` read CTX_DB, CTX_PROJECT and CTX_SESSION
+through Typer too; everything else reads them here.
 
 | variable | meaning | default |
 |---|---|---|
@@ -32,6 +36,32 @@ import os
 DEFAULT_HOOK_MAX_CHARS = 9500
 DEFAULT_HOOK_BUSY_MS = 5000
 OFF_WORDS = ("0", "off", "false", "no")
+
+
+def _text(name: str, env: dict | None = None) -> str | None:
+    """The variable's value, stripped; None when unset or blank."""
+    raw = (os.environ if env is None else env).get(name)
+    return raw.strip() or None if raw is not None else None
+
+
+def home() -> str | None:
+    """$CTX_HOME: ctx's folder (ctx.core.paths resolves it)."""
+    return _text("CTX_HOME")
+
+
+def db() -> str | None:
+    """$CTX_DB: the database file (ctx.core.paths resolves it)."""
+    return _text("CTX_DB")
+
+
+def project(env: dict | None = None) -> str | None:
+    """$CTX_PROJECT: a project name (or `global`) instead of the folder's repository."""
+    return _text("CTX_PROJECT", env)
+
+
+def secrets_policy() -> str | None:
+    """$CTX_SECRETS as written (ctx.core.guard checks it)."""
+    return _text("CTX_SECRETS")
 
 
 def _positive_int(name: str) -> int | None:
