@@ -8,12 +8,14 @@ incremented), so ULID order is creation order.
 """
 from __future__ import annotations
 
+import _thread
 import os
 import time
 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _last_ms = -1
 _last_rand = 0
+_lock = _thread.allocate_lock()  # _thread: builtin, so the hook path pays no import
 
 
 def _encode(value: int, length: int) -> str:
@@ -25,13 +27,17 @@ def _encode(value: int, length: int) -> str:
 
 
 def new_ulid(now_ms: int | None = None) -> str:
+    """A new id, unique and increasing within the process — also across threads (the MCP
+    server runs tools in worker threads: two remembers in one millisecond must not share
+    an id), so the read-increment-write of the last id holds a lock."""
     global _last_ms, _last_rand
     ms = int(time.time() * 1000) if now_ms is None else now_ms
-    if ms == _last_ms:
-        rand = (_last_rand + 1) & ((1 << 80) - 1)
-    else:
-        rand = int.from_bytes(os.urandom(10), "big")
-    _last_ms, _last_rand = ms, rand
+    with _lock:
+        if ms == _last_ms:
+            rand = (_last_rand + 1) & ((1 << 80) - 1)
+        else:
+            rand = int.from_bytes(os.urandom(10), "big")
+        _last_ms, _last_rand = ms, rand
     return _encode(ms, 10) + _encode(rand, 16)
 
 
