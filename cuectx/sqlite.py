@@ -10,6 +10,7 @@ error into a sentence. Stdlib only: `ctx hook …` imports this.
 """
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
@@ -85,6 +86,13 @@ def enable_wal(conn: sqlite3.Connection, timeout_s: float = 5.0) -> None:
             time.sleep(0.02)
 
 
+def readonly_uri(path: Path) -> str:
+    """The `mode=ro` URI of a file. In a URI `?` starts the query, `#` the fragment and `%`
+    an escape, so a file name holding them is percent-encoded (else `a?b.db` would open `a`)."""
+    name = os.path.abspath(path).replace("%", "%25").replace("?", "%3F").replace("#", "%23")
+    return f"file:{name}?mode=ro"
+
+
 def connect(path: Path, migrations: Sequence[Migration], *, readonly: bool = False,
             busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     """Open `path` (creating it 0600), migrated to the newest version of `migrations`.
@@ -94,7 +102,7 @@ def connect(path: Path, migrations: Sequence[Migration], *, readonly: bool = Fal
     (each program names its own database in the sentence)."""
     want = latest(migrations)
     if readonly and path.exists():
-        conn = open_connection(f"file:{path}?mode=ro", uri=True, busy_timeout_ms=busy_timeout_ms)
+        conn = open_connection(readonly_uri(path), uri=True, busy_timeout_ms=busy_timeout_ms)
         try:
             if current_version(conn) >= want:
                 return conn

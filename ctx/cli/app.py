@@ -10,8 +10,6 @@ errors go to stderr; errors exit non-zero (cuectx.exits.ExitCode).
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Annotated, ClassVar
 
 import typer
@@ -65,7 +63,7 @@ class CtxGroup(EdgeGroup):
     sections: ClassVar[dict[str, str]] = {name: section for name, (_, section) in COMMANDS.items()}
 
     def translate_sqlite(self, exc):
-        return db.translate(exc, Path(state.db_path or os.environ.get("CTX_DB") or "store.db"))
+        return db.translate(exc, state.db_path)
 
     def list_commands(self, ctx):
         return list(COMMANDS)

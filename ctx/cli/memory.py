@@ -105,15 +105,27 @@ def export_(
             from ctx.doctor import secrets as stored_secrets
 
             stored_secrets.refuse_export(stored_secrets.scan_store(store) + stored_secrets.scan_projects(store))
-        lines = list(export_lines(store))
-    text = "".join(line + "\n" for line in lines)
-    if output and output != "-":
+        lines = _counted(export_lines(store))
+        if not output or output == "-":
+            for line in lines:  # written as read: the store is never held in memory
+                sys.stdout.write(line)
+            return
         from ctx.core.paths import write_private
 
-        write_private(output, text)  # 0600: an export holds all of memory
-        say(f"exported {plural(len(lines), 'record')} to {output}")
-    else:
-        sys.stdout.write(text)
+        write_private(output, lines)  # 0600: an export holds all of memory
+    say(f"exported {plural(lines.n, 'record')} to {output}")
+
+
+class _counted:
+    """The export's lines with their newline, counted as they go by."""
+
+    def __init__(self, lines):
+        self.lines, self.n = lines, 0
+
+    def __iter__(self):
+        for line in self.lines:
+            self.n += 1
+            yield line + "\n"
 
 
 def import_(

@@ -66,7 +66,7 @@ def open_store(*, readonly: bool = False, allow_secrets: bool = False) -> Iterat
         yield store
         line = guard.notice(store.secret_events, store)
     except sqlite3.Error as exc:
-        raise db.translate(exc, Path(state.db_path or "")) from exc
+        raise db.translate(exc, state.db_path) from exc
     finally:
         conn.close()
     if line:

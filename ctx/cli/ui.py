@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ctx.cli.state import ProjectOpt
 from ctx.core.errors import CtxError
 
 
@@ -16,23 +17,31 @@ def register(app: typer.Typer) -> None:
     @app.command("ui")
     def ui(
         port: Annotated[int, typer.Option(
-            "--port", "-p", min=0, max=65535,
+            "--port", min=0, max=65535,
             help="Port on 127.0.0.1 (default: a free one).")] = 0,
+        project: ProjectOpt = None,
         no_browser: Annotated[bool, typer.Option(
             "--no-browser", help="Only print the address; don't open a browser.")] = False,
     ) -> None:
         """Browse memory, requests and cue's digests in a local web page (127.0.0.1 only).
 
-        Prints an address with this run's secret token; Ctrl-C stops the server.
+        Prints an address with this run's secret token; Ctrl-C stops the server. The Session
+        start page shows the folder's project unless -P/--project names one (as everywhere).
 
         Example: ctx ui --port 8765 --no-browser
         """
         from ctx.cli.output import say
-        from ctx.cli.state import state
-        from ctx.core import db
+        from ctx.cli.state import scope_options, state
+        from ctx.core import db, projects
         from ctx.web import server
 
-        db.connect(state.db_path).close()  # a bad --db is one Error line, before listening
+        scope_options(project, False)
+        conn = db.connect(state.db_path)  # a bad --db or -P is one Error line, before listening
+        try:
+            if state.project is not None:
+                projects.current_scope(conn, project=state.project)
+        finally:
+            conn.close()
         try:
             running = server.bind(port)
         except OSError as exc:
@@ -46,7 +55,7 @@ def register(app: typer.Typer) -> None:
                 _open_browser(running.browser_url)  # a one-time code, not the token
 
         try:
-            server.serve(running, db_path=state.db_path, on_ready=ready)
+            server.serve(running, db_path=state.db_path, project=state.project, on_ready=ready)
         except KeyboardInterrupt:
             pass
         say("ctx ui: stopped.")

@@ -21,10 +21,11 @@ from cuectx.sqlite import BUSY_TIMEOUT_MS, enable_wal, transaction
 __all__ = ["BUSY_TIMEOUT_MS", "connect", "enable_wal", "opened", "transaction", "translate"]
 
 
-def translate(exc: sqlite3.Error, path: str | Path) -> DatabaseError:
-    """Turn a sqlite3 error into a sentence a person can act on."""
+def translate(exc: sqlite3.Error, path: str | Path | None = None) -> DatabaseError:
+    """Turn a sqlite3 error into a sentence a person can act on, naming the database file
+    (`path` as --db gives it; None: $CTX_DB or the default, as `connect` opens it)."""
     return shared.translate(
-        exc, path, program="ctx", database_error=DatabaseError,
+        exc, paths.db_path(path), program="ctx", database_error=DatabaseError,
         corrupt_error=CorruptDatabaseError,
         corrupt_hint="restore it from a backup or `ctx export`, or move it aside to start fresh")
 

@@ -48,7 +48,7 @@ def export_lines(store: Store) -> Iterator[str]:
         aliases = [r[0] for r in store.conn.execute(
             "SELECT key FROM project_aliases WHERE project_id = ? ORDER BY key", (row[0],))]
         yield _line({"kind": "project", **dict(zip(_PROJECT_FIELDS, row[1:])), "aliases": aliases})
-    for page in store.pages(1000):  # a huge store is never loaded at once
+    for page in store.pages(200):  # a huge store is never loaded at once
         for n, project_id in page:
             d = n.to_dict()
             d["tags"] = sorted(d["tags"])

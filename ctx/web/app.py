@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from ctx.core import db
 from ctx.core.errors import CtxError, DatabaseError, NotFoundError
-from ctx.core.model import NODE_TYPES, TIERS
+from ctx.core.model import NODE_TYPES, TIERS, TYPE_TITLES
 from ctx.core.store import Store
 from ctx.web import cue_client, data, present
 from ctx.web.security import CSRF_FIELD, Guard, same
@@ -37,14 +37,13 @@ STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; char
                 ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon"}
 SEARCH_INDEX_SECONDS = 3.0
 _ID_LIKE = re.compile(r"^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{8,26}$")
-TYPE_TITLES = {"fact": "Facts", "decision": "Decisions", "pattern": "Patterns",
-               "observation": "Observations", "hypothesis": "Hypotheses", "task": "Tasks",
-               "summary": "Summaries", "source": "Sources", "open-question": "Open questions"}
 
 
 def create_app(*, token: str, port: int, db_path: str | None = None,
-               cue_home: Path | None = None, codes: tuple[str, ...] = ()) -> Guard:
-    """The ASGI app for one run: Starlette routes behind the Guard."""
+               cue_home: Path | None = None, codes: tuple[str, ...] = (),
+               project: str | None = None) -> Guard:
+    """The ASGI app for one run: Starlette routes behind the Guard. `project` (`ctx ui -P`)
+    is the Session start page's project when the page names none (else the folder's)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["when"] = _when
@@ -54,7 +53,7 @@ def create_app(*, token: str, port: int, db_path: str | None = None,
     from ctx.claude.sessions import include_mode
 
     env.globals["include_mode"] = include_mode
-    viewer = Viewer(env, token, db_path, cue_home or cue_client.home())
+    viewer = Viewer(env, token, db_path, cue_home or cue_client.home(), project)
     routes = [
         Route("/", viewer.memory),
         Route("/node/{ref}", viewer.node),
@@ -86,8 +85,10 @@ def create_app(*, token: str, port: int, db_path: str | None = None,
 
 
 class Viewer:
-    def __init__(self, env: jinja2.Environment, token: str, db_path: str | None, cue_home: Path):
+    def __init__(self, env: jinja2.Environment, token: str, db_path: str | None, cue_home: Path,
+                 project: str | None = None):
         self.env = env
+        self.project = project
         self.token = token
         self.db_path = db_path
         self.cue_home = cue_home
@@ -158,7 +159,7 @@ class Viewer:
         except CtxError as exc:
             return self.redirect(target, str(exc), "error")
         except sqlite3.Error as exc:
-            return self.redirect(target, str(db.translate(exc, Path(self.db_path or ""))), "error")
+            return self.redirect(target, str(db.translate(exc, self.db_path)), "error")
         message, where = result if isinstance(result, tuple) else (result, None)
         return self.redirect(where or target, message)
 
@@ -168,7 +169,7 @@ class Viewer:
     async def domain_error(self, request: Request, exc) -> HTMLResponse:
         """A store error on a page (locked, corrupt, bad input): one sentence, no traceback."""
         if isinstance(exc, sqlite3.Error):
-            exc = db.translate(exc, Path(self.db_path or ""))
+            exc = db.translate(exc, self.db_path)
         status = 404 if isinstance(exc, NotFoundError) else 400 if not isinstance(
             exc, DatabaseError) else 503
         return self.error_page(request, str(exc), status)
@@ -325,8 +326,8 @@ class Viewer:
                 scope = projects.EVERYTHING
             elif wanted:
                 scope = projects.current_scope(conn, project=wanted)  # NotFoundError → error page
-            else:
-                scope = projects.current_scope(conn)  # the folder `ctx ui` runs in, as a hook would
+            else:  # `ctx ui -P NAME`, else the folder `ctx ui` runs in, as a hook would
+                scope = projects.current_scope(conn, project=self.project)
             comp = compose(store, max_chars=cap, scope=scope)
             text = render_markdown(comp)
             names = data.projects(conn)

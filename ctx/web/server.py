@@ -45,14 +45,14 @@ def bind(port: int = 0) -> Running:
 
 
 def serve(running: Running, *, db_path: str | None = None, cue_home: Path | None = None,
-          on_ready=None) -> None:
+          project: str | None = None, on_ready=None) -> None:
     """Serve until interrupted (Ctrl-C / SIGTERM: uvicorn finishes open requests and returns)."""
     import uvicorn
 
     from ctx.web.app import create_app
 
     app = create_app(token=running.token, port=running.port, db_path=db_path, cue_home=cue_home,
-                     codes=(running.code,) if running.code else ())
+                     codes=(running.code,) if running.code else (), project=project)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                             proxy_headers=False, server_header=False, date_header=False)
     server = uvicorn.Server(config)

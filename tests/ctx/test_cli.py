@@ -149,6 +149,59 @@ def test_corrupt_database_and_missing_folder(tmp_path):
     assert r.exit_code == 4 and "does not exist" in r.stderr
 
 
+def test_export_streams_records_instead_of_building_the_file_in_memory(tmp_path):
+    """6 MB of memory exported with well under 6 MB of Python memory at the peak: records are
+    written as they are read (the old export held every line, then the joined text)."""
+    import tracemalloc
+
+    from ctx.core import db
+    from ctx.core.store import Store
+
+    conn = db.connect()
+    Store(conn, secrets="allow").add_many(
+        {"content": f"{i:05d} " + "memory text " * 170} for i in range(3000))
+    conn.close()
+    out = tmp_path / "all.jsonl"
+    tracemalloc.start()
+    try:
+        ok("export", "--allow-secrets", str(out))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    size = out.stat().st_size
+    lines = sum(1 for _ in out.open(encoding="utf-8"))
+    assert size > 6_000_000 and lines == 3002  # the header, the default view, the nodes
+    assert peak < size / 2, f"peak {peak:,} bytes for a {size:,}-byte export"
+
+
+def test_errors_name_the_default_database_not_the_current_folder(tmp_path, monkeypatch):
+    """No --db, no $CTX_DB: an error met after opening names $CTX_HOME/store.db (it said ".")."""
+    from ctx.core import db
+    from ctx.core.store import Store
+
+    monkeypatch.delenv("CTX_DB")
+    monkeypatch.setenv("CTX_HOME", str(tmp_path / "home-ctx"))
+    path = tmp_path / "home-ctx" / "store.db"
+    conn = db.connect()
+    Store(conn).add_many({"content": f"note {i} " + "text " * 200} for i in range(300))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2:len(data) // 2 + 40_000] = b"\xff" * 40_000  # the schema page stays whole
+    path.write_bytes(bytes(data))
+    r = ctx("list", "-f", "json", "--limit", "1000")
+    assert r.exit_code == 4, r.stderr
+    assert str(path) in r.stderr and "database error in ." not in r.stderr, r.stderr
+
+
+def test_read_only_commands_open_the_file_named_even_with_uri_characters(tmp_path):
+    """`--db` holding `?`, `#` or `%`: `list` (read-only) reads the file `add` wrote."""
+    for name in ("a?mode=memory.db", "b#c.db", "d%20e.db"):
+        path = str(tmp_path / name)
+        node = ok("--db", path, "add", f"kept in {name}").strip()
+        assert ok("--db", path, "list", "-f", "json").count(node) == 1, name
+
+
 def test_unwritable_export_path_is_one_error_line(tmp_path):
     add("something")
     r = ctx("export", str(tmp_path / "missing" / "out.jsonl"))

@@ -700,6 +700,27 @@ def test_session_start_page_shows_what_the_hook_injects(authed, memory, ctx_bin)
     assert authed.get("/context?project=no-such-project").status_code == 404
 
 
+def test_ctx_ui_project_option_is_the_session_start_pages_project(store):
+    """`ctx ui -P NAME` (-P is the project everywhere; the port is --port only): the Session
+    start page shows that project unless the page names another."""
+    from ctx_runner import ctx
+
+    from ctx.core import projects
+    from ctx.core.repo import ProjectRef
+
+    projects.ensure(store.conn, ProjectRef(key="git:example.com/a/api", name="api", root=None,
+                                           remote=None, source="git"))
+    app = create_app(token=TOKEN, port=PORT, project="api")
+    with TestClient(app, base_url=BASE, follow_redirects=False) as c:
+        assert c.get(f"/?token={TOKEN}").status_code == 303
+        assert "api + global" in c.get("/context").text
+        assert "all projects" in c.get("/context?project=all").text
+    r = ctx("ui", "-P", "no-such-project", "--no-browser")
+    assert r.exit_code == 3 and "no-such-project" in r.stderr and r.stdout == ""
+    r = ctx("ui", "-p", "8765", "--no-browser")
+    assert r.exit_code == 2 and "-p" in r.stderr
+
+
 def test_search_can_rank_more_candidates(authed, store):
     store.add_many([{"content": f"rollback plan number {i} for the payments service"}
                     for i in range(40)])

@@ -40,6 +40,23 @@ def test_connect_sets_pragmas_wal_and_records_each_migration(tmp_path):
     ro.close()
 
 
+@pytest.mark.parametrize("name", ["a?mode=rw.db", "b#c.db", "d%3Fe.db", "f%.db", "g h.db"])
+def test_a_read_only_open_reads_the_file_named_whatever_its_name_holds(tmp_path, name):
+    """In a URI `?`, `#` and `%` mean something: a read-only open of `a?mode=rw.db` must
+    read that file (not `a`, and not writable), and create no other file beside it."""
+    (tmp_path / "dbs").mkdir()
+    path = tmp_path / "dbs" / name
+    conn = shared.connect(path, MIGRATIONS)
+    conn.execute("INSERT INTO notes (body) VALUES ('in the right file')")
+    conn.close()
+    ro = shared.connect(path, MIGRATIONS, readonly=True)
+    assert ro.execute("SELECT body FROM notes").fetchall()[0][0] == "in the right file"
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        ro.execute("INSERT INTO notes (body) VALUES ('x')")
+    ro.close()
+    assert {p.name for p in (tmp_path / "dbs").iterdir()} <= {name, name + "-wal", name + "-shm"}
+
+
 def test_a_failing_migration_leaves_the_previous_version_whole(tmp_path):
     conn = shared.connect(tmp_path / "b.db", MIGRATIONS[:1])
     broken = [*MIGRATIONS, Migration(3, "broken", "CREATE TABLE ok3 (x);\nSELECT nope FROM nowhere;")]
