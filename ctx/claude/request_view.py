@@ -6,12 +6,12 @@ import sqlite3
 from dataclasses import asdict
 
 from ctx.claude.requests import RequestRecord
-from ctx.claude.sessions import ALWAYS_TIERS
+from ctx.core.model import CONTEXT_TIER_TAGS
 
 SHORT = 8
 
 def tier_priority(tags) -> int:
-    for i, tier in enumerate(ALWAYS_TIERS, 1):
+    for i, tier in enumerate(CONTEXT_TIER_TAGS, 1):
         if tier in tags:
             return i
     return 4

@@ -17,10 +17,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ctx.core.model import LARGE_CONTENT_CHARS
+
 COMMANDS = ("remember", "recall", "status", "task", "summarize", "link", "supersede", "expand")
 # Commands whose body is their content; the others are self-closing.
 WITH_CONTENT = ("remember", "summarize")
-LARGE_CONTENT = 50_000  # seed §11: warn above this, never refuse
 
 _OPEN = re.compile(r"<ctx:([A-Za-z_][\w-]*)((?:\s+[^<>]*?)?)\s*(/?)>")
 _ATTR = re.compile(r"""([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>/`]+))""")
@@ -167,7 +168,7 @@ def parse(text: str) -> Parsed:
         if problem:
             warnings.append(f"<ctx:{name}> at {where}: {problem}; skipped")
             continue
-        if content is not None and len(content) > LARGE_CONTENT:
+        if content is not None and len(content) > LARGE_CONTENT_CHARS:
             warnings.append(f"<ctx:{name}> at {where}: large content ({len(content)} characters)")
         commands.append(cmd)
     return Parsed(commands, warnings)

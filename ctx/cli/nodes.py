@@ -31,7 +31,7 @@ from ctx.cli.state import (
 )
 from ctx.core.errors import CtxError
 from ctx.core.ids import short_id
-from ctx.core.store import LARGE_CONTENT_CHARS
+from ctx.core.model import LARGE_CONTENT_CHARS
 from cuectx.human import plural
 
 

@@ -10,6 +10,7 @@ import typer
 
 from ctx.cli.output import RECORD_FORMATS, ROW_FORMATS, Format, dumps, emit_rows, formats, resolve, say
 from ctx.core.errors import CtxError
+from ctx.core.model import TYPE_TITLES
 from cuectx.output import console, literal
 
 session_app = typer.Typer(help="The current Claude Code session's items (always/manual).",
@@ -414,11 +415,6 @@ def requests_prune(
         f"({result.items} item{'s' if result.items != 1 else ''}) and {result.sessions} ended "
         f"session{'s' if result.sessions != 1 else ''} from before {result.cutoff[:10]}"
         + (f"; database {size / 1e6:.1f} MB" if size is not None else ""))
-
-
-TYPE_TITLES = {"fact": "Facts", "decision": "Decisions", "pattern": "Patterns",
-               "observation": "Observations", "hypothesis": "Hypotheses", "task": "Tasks",
-               "summary": "Summaries", "source": "Sources", "open-question": "Open questions"}
 
 
 def _badge(item: dict):

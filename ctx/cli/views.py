@@ -14,6 +14,7 @@ from ctx.cli.state import (
     RecordFormatOpt,
     open_store,
 )
+from ctx.core.model import DEFAULT_BUDGET
 
 view_app = typer.Typer(help="Named queries with a token budget (`default` feeds Claude Code).",
                        no_args_is_help=True)
@@ -47,7 +48,7 @@ def view_show(name: Annotated[str, typer.Argument()] = "default",
 def view_create(
     name: Annotated[str, typer.Argument()],
     query_: Annotated[str, typer.Option("--query", "-q", help="The view's query.")],
-    budget: Annotated[int, typer.Option("--budget", "-b", min=1, help="Token budget.")] = 50_000,
+    budget: Annotated[int, typer.Option("--budget", "-b", min=1, help="Token budget.")] = DEFAULT_BUDGET,
     fmt: RecordFormatOpt = Format.auto,
 ) -> None:
     """Create a view.

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
 MIN_PREFIX = 4
 MAX_CONTENT_CHARS = 1_000_000
-LARGE_CONTENT_CHARS = 50_000  # seed §11: warn above this
 MAX_TAG_CHARS = 200
 MAX_TAGS = 200  # per node: a write that would pass it is refused before any lock is taken
 MAX_METADATA_CHARS = 100_000  # the metadata object as JSON

@@ -36,15 +36,15 @@ from pydantic import Field, ValidationError
 
 from ctx.core import db, paths
 from ctx.core.errors import CtxError
+from ctx.core.model import EDGE_TYPES, NODE_TYPES, TIERS
 from ctx.core.store import Store
 from ctx.mcp import tools as mcp_tools
 
 log = logging.getLogger("ctx.mcp")
 
-NodeType = Literal["fact", "decision", "pattern", "observation", "hypothesis", "task", "summary",
-                   "source", "open-question"]
-Tier = Literal["pinned", "reference", "working", "off-context"]
-EdgeType = Literal["DEPENDS_ON", "DERIVED_FROM", "RELATES_TO", "SUPERSEDES"]
+NodeType = Literal[NODE_TYPES]  # ctx.core.model: the one vocabulary
+Tier = Literal[TIERS]
+EdgeType = Literal[EDGE_TYPES]
 RecallMode = Literal["auto", "query", "hybrid", "keyword", "semantic"]
 Where = Literal["project", "global"]
 
