@@ -11,8 +11,7 @@ import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ctx.core import db
 from ctx.core.errors import AmbiguousIdError, CtxError, NotFoundError
@@ -133,10 +132,10 @@ def validate_edge_type(edge_type: str) -> str:
 
 # ---------------------------------------------------------------------------- the store
 
-@dataclass(frozen=True)
-class LiveCounts:
+class LiveCounts(NamedTuple):
     """Live (not superseded) nodes, per type and per tier tag (`tier:…`), both sorted by name
-    and without zeros; and how many superseded nodes there are."""
+    and without zeros; and how many superseded nodes there are. (A NamedTuple: the store is
+    imported by every hook, and a frozen dataclass costs ~0.5 ms to make.)"""
     live: int
     superseded: int
     by_type: dict[str, int]
