@@ -35,8 +35,9 @@ _OPEN: list[sqlite3.Connection] = []  # kept open until the process exits (see c
 def cache_key(cwd: str, cap: int, env: dict | None = None) -> str:
     """What the session-start text depends on besides the store: the folder (its project),
     $CTX_PROJECT, the cap, and the renderer's version."""
-    environ = os.environ if env is None else env
-    return json.dumps([RENDER_VERSION, cwd, environ.get("CTX_PROJECT", ""), cap])
+    from ctx.core import settings
+
+    return json.dumps([RENDER_VERSION, cwd, settings.project(env) or "", cap])
 
 
 def checks_for(root: str | None) -> list[list]:
@@ -57,11 +58,13 @@ def _stat(path: str) -> tuple[int, int]:
 
 def db_file(explicit: str | None) -> str:
     """--db, else $CTX_DB, else $CTX_HOME/store.db, else ~/.ctx/store.db (ctx.core.paths)."""
+    from ctx.core import settings  # where every CTX_* is read (stdlib only)
+
     if explicit:
         return os.path.expanduser(explicit)
-    if os.environ.get("CTX_DB"):
-        return os.path.expanduser(os.environ["CTX_DB"])
-    home = os.environ.get("CTX_HOME")
+    if settings.db():
+        return os.path.expanduser(settings.db())
+    home = settings.home()
     return os.path.join(os.path.expanduser(home) if home else os.path.expanduser("~/.ctx"), "store.db")
 
 
