@@ -25,7 +25,7 @@ from ctx.core.errors import NotFoundError
 from ctx.core.model import CONTEXT_TIER_TAGS
 from ctx.core.stamps import content_hash as _hash
 from ctx.core.stamps import now_iso as _now
-from ctx.core.store import NOT_AGENT_IDS_SQL, Store
+from ctx.core.store import MANUAL_IDS_SQL, NOT_AGENT_IDS_SQL, Store
 
 INCLUDE_MODES = ("always", "manual", "agent")
 ALWAYS_TIERS = CONTEXT_TIER_TAGS  # a node in one of these tiers is included always
@@ -57,7 +57,7 @@ def prompt_exclude_sql(session_id: str | None) -> tuple[str, tuple]:
     session start already sent (they are in every request as session items). Everything
     else in scope is a candidate — `always` items the session-start view had no room for
     included (issue 22); one an earlier prompt sent is recorded as sent "earlier"."""
-    sql = "SELECT node_id FROM tags WHERE tag = 'include:manual'"
+    sql = MANUAL_IDS_SQL
     if not session_id:
         return sql, ()
     return (sql + " UNION SELECT i.node_id FROM session_items i WHERE i.session_id = ?"

@@ -48,6 +48,8 @@ NOT_AGENT_IDS_SQL = (
     "SELECT node_id FROM tags WHERE tag IN ('include:manual', 'include:always') "
     f"UNION SELECT node_id FROM tags WHERE tag IN ({','.join(repr(t) for t in CONTEXT_TIER_TAGS)}) "
     "AND node_id NOT IN (SELECT node_id FROM tags WHERE tag = 'include:agent')")
+# Ids of the nodes tagged `include:manual` (never selected automatically).
+MANUAL_IDS_SQL = "SELECT node_id FROM tags WHERE tag = 'include:manual'"
 _TIER_RANK_SQL = ("(SELECT min(CASE t.tag " + " ".join(
     f"WHEN 'tier:{tier}' THEN {rank}" for tier, rank in TIER_RANK.items())
     + f" ELSE {len(TIER_RANK)} END) FROM tags t WHERE t.node_id = n.id)")

@@ -30,7 +30,9 @@ FORMAT = 1
 
 
 def handshake_file() -> str:
-    home = os.environ.get("CTX_HOME")
+    from ctx.core import settings  # where every CTX_* is read (stdlib only)
+
+    home = settings.home()
     return os.path.join(os.path.expanduser(home) if home else os.path.expanduser("~/.ctx"),
                         "mcp-handshake.json")
 
