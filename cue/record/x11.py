@@ -198,7 +198,10 @@ class X11Backend(CaptureBackend):
                 except Exception:  # noqa: BLE001, S110
                     pass
         if self._mss is not None:
-            self._mss.close()
+            try:  # with the X server gone mss raises its own XError; the capture is over anyway
+                self._mss.close()
+            except Exception:  # noqa: BLE001, S110
+                pass
 
     def describe(self) -> str:
         mons = self.monitors()
@@ -245,23 +248,26 @@ class X11Backend(CaptureBackend):
         from Xlib import X, error
 
         d, a = self._main, self._atoms
-        try:
-            prop = self._root.get_full_property(a.client_list, X.AnyPropertyType)
-        except error.XError:
-            return []
-        out = []
-        for wid in (prop.value if prop else []):
-            win = d.create_resource_object("window", int(wid))
+        try:  # the server gone mid-way is CaptureUnavailable (exit 5), like active_window
             try:
-                if win.get_attributes().map_state != X.IsViewable:
-                    continue
-                state = win.get_full_property(a.state, X.AnyPropertyType)
-                if state and a.hidden in state.value:
-                    continue
+                prop = self._root.get_full_property(a.client_list, X.AnyPropertyType)
             except error.XError:
-                continue
-            out.append(_window_info(d, a, int(wid)))
-        return out
+                return []
+            out = []
+            for wid in (prop.value if prop else []):
+                win = d.create_resource_object("window", int(wid))
+                try:
+                    if win.get_attributes().map_state != X.IsViewable:
+                        continue
+                    state = win.get_full_property(a.state, X.AnyPropertyType)
+                    if state and a.hidden in state.value:
+                        continue
+                except error.XError:
+                    continue
+                out.append(_window_info(d, a, int(wid)))
+            return out
+        except (error.ConnectionClosedError, OSError) as exc:
+            raise self._lost(exc) from None
 
     def window_changes(self) -> list[tuple[float, WindowInfo]]:
         with self._lock:
