@@ -47,6 +47,7 @@ COMMANDS = {
     "session": ("ctx.cli.semantic", CONTEXT),
     "index": ("ctx.cli.semantic", CONTEXT),
     "project": ("ctx.cli.project", UPKEEP),
+    "sync": ("ctx.cli.sync", UPKEEP),
     "doctor": ("ctx.cli.doctor", UPKEEP),
     "export": ("ctx.cli.memory", UPKEEP),
     "import": ("ctx.cli.memory", UPKEEP),

@@ -1,4 +1,5 @@
-"""`ctx project list|show|rename|move|merge|forget`: the projects memory is scoped to (SPEC §2.8).
+"""`ctx project list|show|rename|move|merge|forget|share|sync`: the projects memory is scoped
+to (SPEC §2.8), and the memory a repository carries for its team (SPEC §2.11, ctx/core/share.py).
 
 Wiring only: the work is in ctx/core/projects.py. Every change runs in one transaction, after all
 its input is checked, so bad input (an unknown project or node, a merge into itself, a name
@@ -10,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from ctx.cli.output import RECORD_FORMATS, Format, emit_records, formats, resolve, say
+from ctx.cli.output import RECORD_FORMATS, Format, dumps, emit_records, formats, resolve, say
 from ctx.core import projects
 from ctx.core.errors import CtxError, NotFoundError
 from cuectx.human import plural
@@ -153,3 +154,115 @@ def forget_cmd(
                            f"(`ctx export` first keeps a copy)")
         p, deleted = projects.forget(store.conn, name)
     say(f"forgot project {p.name}: {deleted} node{'s' if deleted != 1 else ''} deleted")
+
+
+# ------------------------------------------------------------------------------ sharing through git
+
+def _share_scope(store):
+    from ctx.cli.state import state
+
+    if state.all_projects:
+        raise CtxError("--all-projects does not apply here: a repository shares its own project "
+                       "(`ctx sync` carries every project between your machines)")
+    return projects.current_scope(store.conn, project=state.project)
+
+
+def _problems(report) -> None:
+    for p in report.problems:
+        say(f"ctx warning: {report.path} {p}")
+
+
+def _import_summary(report) -> str:
+    counts = {k: v for k, v in report.counts().items() if v and k != "bad_lines"}
+    return ", ".join(f"{v} {k}" for k, v in counts.items()) or "nothing new"
+
+
+@project_app.command("share")
+def share_cmd(
+    tier: Annotated[list[str] | None, typer.Option(
+        "--tier", metavar="TIER", help="Share live nodes of this tier (repeatable; default: pinned "
+                                       "and reference, or what was saved for the project).")] = None,
+    type_: Annotated[list[str] | None, typer.Option(
+        "--type", metavar="TYPE", help="Only nodes of this type (repeatable; default: every type).")] = None,
+    tag: Annotated[list[str] | None, typer.Option(
+        "--tag", metavar="TAG", help="Only nodes holding this tag (repeatable; any of them).")] = None,
+    auto: Annotated[bool | None, typer.Option(
+        "--auto/--no-auto", help="Keep the file updated at every Stop hook when shared memory "
+                                 "changes (saved for the project); default: only when asked.")] = None,
+    all_types: Annotated[bool, typer.Option("--all-types", help="Forget a saved --type/--tag "
+                                                                "filter.")] = False,
+    fmt: FormatOpt = Format.auto,
+) -> None:
+    """Write this project's shareable memory to .ctx/memory.jsonl at the repository's root,
+    for git to carry to your teammates (commit it like any file).
+
+    What goes in: live pinned and reference nodes (unless --tier/--type/--tag say otherwise;
+    the choice is saved for the project), their tags, metadata, edges between them and
+    supersede links; a `private` tag keeps a node out; secrets are redacted on the way out.
+    What teammates added to the file is read first, so nothing of theirs is dropped.
+
+    Example: ctx project share && git add .ctx && git commit -m "Share ctx memory"
+    """
+    from ctx.core import repo, share
+
+    with _open() as store:
+        scope = _share_scope(store)
+        sel = None
+        if tier or type_ or tag or auto is not None or all_types:
+            pid = scope.write_project_id(store.conn, touch=False)
+            saved = share.get_config(store.conn, pid) or share.Selection()
+            sel = share.Selection(
+                tuple(t.removeprefix("tier:") for t in tier) if tier else saved.tiers,
+                tuple(type_) if type_ else (() if all_types else saved.types),
+                tuple(tag) if tag else (() if all_types else saved.tags),
+                saved.auto if auto is None else auto)
+        root = scope.project.root if scope.project else (scope.ref.root if scope.ref else None)
+        imported, exported, sel = share.share_project(store, scope, sel, by=repo.git_user(root))
+    _problems(imported)
+    info = {"path": exported.path, "nodes": exported.nodes, "tombstones": exported.tombstones,
+            "written": exported.written, "lines_added": exported.lines_added,
+            "lines_removed": exported.lines_removed, "tiers": list(sel.tiers),
+            "types": list(sel.types), "tags": list(sel.tags), "auto": sel.auto,
+            "imported": imported.counts()}
+    if resolve(fmt, single=True) in (Format.json, Format.ndjson):
+        print(dumps(info))
+    if imported.read:
+        say(f"read {share.FILE} first: {_import_summary(imported)}")
+    verb = "wrote" if exported.written else "unchanged:"
+    say(f"{verb} {exported.path}: {exported.nodes} node{'s' if exported.nodes != 1 else ''}"
+        + (f", {exported.tombstones} tombstone{'s' if exported.tombstones != 1 else ''}"
+           if exported.tombstones else "")
+        + (f" (+{exported.lines_added} −{exported.lines_removed} lines)" if exported.written else "")
+        + ("; updated at every Stop (--auto)" if sel.auto else ""))
+
+
+@project_app.command("sync")
+def sync_cmd(fmt: FormatOpt = Format.auto) -> None:
+    """Read .ctx/memory.jsonl now (as a session start does when it changed) and say what
+    changed: nodes added, updated, deleted (tombstones), conflicts kept as superseded copies.
+    Bad lines are reported with their numbers and skipped, the rest is imported; then the
+    exit code is 1.
+
+    Example: git pull && ctx project sync
+    """
+    from ctx.core import share
+
+    with _open() as store:
+        scope = _share_scope(store)
+        report = share.sync_project(store, scope)
+    _problems(report)
+    info = {"path": report.path, **report.counts(), "added_ids": report.added,
+            "updated_ids": report.updated, "deleted_ids": report.deleted,
+            "conflict_ids": report.conflicts}
+    if resolve(fmt, single=True) in (Format.json, Format.ndjson):
+        print(dumps(info))
+    import os
+
+    if not os.path.exists(report.path):
+        say(f"no {share.FILE} in this repository yet (`ctx project share` writes it)")
+    else:
+        say(f"{report.path}: {_import_summary(report)}")
+    if report.skipped_lines:
+        bad = len(report.skipped_lines)
+        raise CtxError(f"{bad} line{'s' if bad != 1 else ''} of "
+                       f"{report.path} could not be read (above); everything else was imported")

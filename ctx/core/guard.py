@@ -13,6 +13,7 @@ Policies (CTX_SECRETS, or a command's --allow-secrets):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ctx.core import settings
 from ctx.core.errors import CtxError
@@ -58,10 +59,10 @@ def screen(text: str, mode: str, where: str = "content") -> tuple[str, list]:
     """(text to store, findings) under `mode`; raises SecretRefusedError under refuse."""
     if mode == ALLOW or not text:
         return text, []
-    from cuectx.secrets import find, redact
+    from cuectx.secrets import redact
 
     try:
-        findings = find(text)
+        findings = _find(text)
     except Exception as exc:  # noqa: BLE001 — a bug in the check must not let a secret through
         raise CtxError(f"the secret check failed ({type(exc).__name__}); nothing was stored — "
                        f"report this, or store it with --allow-secrets") from None
@@ -70,6 +71,23 @@ def screen(text: str, mode: str, where: str = "content") -> tuple[str, list]:
     if mode == REFUSE:
         raise SecretRefusedError(findings, where)
     return redact(text, findings), findings
+
+
+def _find(text: str) -> list:
+    """cuectx.secrets.find, remembered for short texts: a batch (an import, a shared file)
+    screens the same tags and provenance strings thousands of times."""
+    from cuectx.secrets import find
+
+    if len(text) > 256:
+        return find(text)
+    return list(_find_short(text))
+
+
+@lru_cache(maxsize=4096)
+def _find_short(text: str) -> tuple:
+    from cuectx.secrets import find
+
+    return tuple(find(text))
 
 
 def screen_value(value, mode: str, found: list, where: str = "metadata"):

@@ -307,6 +307,41 @@ CREATE TABLE vector_centers (
 ) WITHOUT ROWID;
 """
 
+# 7 — sharing through git (SPEC §2.11, ctx/core/share.py owns these tables). A "channel" is
+# one file memory travels through: `share:<project id>` for a repository's
+# .ctx/memory.jsonl, `sync:<file>` for a file in the personal sync clone (ctx/core/sync.py).
+# share_base holds, per channel and node, the version last exchanged through it (the hash of
+# its line; '-' = a tombstone), so an import can tell "changed here since" from "changed
+# there", and an export keeps writing a deletion's tombstone. share_files remembers what a
+# file looked like when ctx last read or wrote it (a stat, then a hash: the session-start
+# fast path). share_config is `ctx project share`'s selection and its --auto switch.
+M007_SHARE = """
+CREATE TABLE share_base (
+    channel TEXT NOT NULL,
+    node_id TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    prev TEXT,
+    PRIMARY KEY (channel, node_id)
+) WITHOUT ROWID;
+CREATE TABLE share_files (
+    path TEXT PRIMARY KEY,
+    channel TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    checked_at TEXT NOT NULL
+);
+CREATE TABLE share_config (
+    project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+    tiers TEXT NOT NULL,
+    types TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    auto INTEGER NOT NULL DEFAULT 0,
+    fingerprint TEXT NOT NULL DEFAULT '',
+    updated_at TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: list[Migration] = [
     Migration(1, "core store: nodes, tags, edges, views, pending, full-text index", M001_CORE),
     Migration(2, "semantic index (chunks, vector segments), sessions, request records",
@@ -319,6 +354,7 @@ MIGRATIONS: list[Migration] = [
               M005_HOOK_CACHE),
     Migration(6, "semantic: per-vector language/length attributes, language centres",
               M006_CENTERS),
+    Migration(7, "sharing through git: share_base, share_files, share_config", M007_SHARE),
 ]
 
 LATEST = runner.latest(MIGRATIONS)

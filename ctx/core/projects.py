@@ -250,6 +250,11 @@ def list_projects(conn: sqlite3.Connection) -> list[dict]:
     return out
 
 
+def all_rows(conn: sqlite3.Connection) -> list[Project]:
+    """Every project, by key."""
+    return [_row(r) for r in conn.execute(f"SELECT {_COLUMNS} FROM projects ORDER BY key")]
+
+
 def global_counts(conn: sqlite3.Connection) -> tuple[int, int]:
     live = conn.execute("SELECT count(*) FROM nodes WHERE project_id IS NULL "
                         "AND superseded_by IS NULL").fetchone()[0]

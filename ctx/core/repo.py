@@ -187,3 +187,43 @@ def clean_name(raw: str) -> str:
     if not name[0].isalnum():
         name = "p" + name
     return name[:MAX_NAME]
+
+
+def git_user(start: str | os.PathLike | None = None, *, env: dict | None = None) -> str | None:
+    """git's user as `Name <email>` (who shares memory), from file reads like the rest of this
+    module: $GIT_AUTHOR_NAME/$GIT_AUTHOR_EMAIL, else `[user]` in the repository's config, then
+    ~/.gitconfig and ~/.config/git/config. None when git has no user."""
+    environ = os.environ if env is None else env
+    name, email = environ.get("GIT_AUTHOR_NAME"), environ.get("GIT_AUTHOR_EMAIL")
+    files = []
+    found = find_repository(os.path.abspath(os.fspath(start))) if start is not None else None
+    if found:
+        files.append(os.path.join(found[1], "config"))
+    home = os.path.expanduser("~")
+    files.append(os.path.join(home, ".gitconfig"))
+    xdg = environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files.append(os.path.join(xdg, "git", "config"))
+    for path in files:
+        if name and email:
+            break
+        got = _user_section(_read(path, 256 * 1024) or "")
+        name = name or got.get("name")
+        email = email or got.get("email")
+    if not name and not email:
+        return None
+    return f"{name or 'unknown'} <{email}>" if email else name
+
+
+def _user_section(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    in_user = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_user = stripped.lower().replace(" ", "") == "[user]"
+            continue
+        if in_user:
+            key, eq, value = stripped.partition("=")
+            if eq and key.strip().lower() in ("name", "email"):
+                out.setdefault(key.strip().lower(), value.split(" #")[0].strip().strip('"'))
+    return out

@@ -784,6 +784,128 @@ class Store:
             self.conn.execute("DELETE FROM nodes WHERE id = ?", (node.id,))
         return node
 
+    # -- sharing through git (ctx.core.share): named reads, and writes that keep the file's values
+    def share_selection(self, project_id: int, *, tiers: Sequence[str], types: Sequence[str] = (),
+                        tags: Sequence[str] = (), exclude_tag: str | None = None) -> list[str]:
+        """Ids of the project's live nodes in one of `tiers` (of `types`, holding one of `tags`
+        when given), without `exclude_tag`, by id."""
+        if not tiers:
+            return []
+        tier_marks = ",".join("?" * len(tiers))
+        where = ["n.project_id = ?", "n.superseded_by IS NULL",
+                 f"EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag IN ({tier_marks}))"]
+        params: list = [project_id, *(f"tier:{t}" for t in tiers)]
+        if types:
+            where.append(f"n.type IN ({','.join('?' * len(types))})")
+            params += list(types)
+        if tags:
+            where.append(f"EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag IN "
+                         f"({','.join('?' * len(tags))}))")
+            params += list(tags)
+        if exclude_tag:
+            where.append("NOT EXISTS (SELECT 1 FROM tags t WHERE t.node_id = n.id AND t.tag = ?)")
+            params.append(exclude_tag)
+        return [r[0] for r in self.conn.execute(
+            f"SELECT n.id FROM nodes n WHERE {' AND '.join(where)} ORDER BY n.id", params)]
+
+    def superseded_by_any(self, ids: Sequence[str]) -> list[str]:
+        """Ids of the nodes that one of `ids` supersedes (their superseded_by is in `ids`)."""
+        out: list[str] = []
+        for chunk in _chunks(list(ids), 900):
+            out += [r[0] for r in self.conn.execute(
+                f"SELECT id FROM nodes WHERE superseded_by IN ({','.join('?' * len(chunk))})", chunk)]
+        return sorted(out)
+
+    def ids_in_project(self, project_id: int | None) -> list[str]:
+        """Every node of a project (None: global memory), superseded ones too, by id."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT id FROM nodes WHERE project_id IS ? ORDER BY id", (project_id,))]
+
+    def project_ids(self, ids: Sequence[str]) -> dict[str, int | None]:
+        """Node id → its project id (None: global) for the ids that exist."""
+        out: dict[str, int | None] = {}
+        for chunk in _chunks(list(ids), 900):
+            out.update(self.conn.execute(
+                f"SELECT id, project_id FROM nodes WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+        return out
+
+    def project_fingerprint(self, project_id: int) -> str:
+        """Changes when the project's nodes, their tags or their edges change (a cheap check
+        before writing a shared file again): count, newest update, tags and edges counted."""
+        n, last = self.conn.execute("SELECT count(*), max(updated_at) FROM nodes WHERE project_id = ?",
+                                    (project_id,)).fetchone()
+        tags = self.conn.execute("SELECT count(*) FROM tags t JOIN nodes n ON n.id = t.node_id "
+                                 "WHERE n.project_id = ?", (project_id,)).fetchone()[0]
+        edges = self.conn.execute("SELECT count(*) FROM edges e JOIN nodes n ON n.id = e.from_id "
+                                  "WHERE n.project_id = ?", (project_id,)).fetchone()[0]
+        return f"{n}:{last}:{tags}:{edges}"
+
+    def put_exact(self, records: Sequence[dict], *, project_id: int | None) -> list[str]:
+        """Insert or replace nodes with the values given — timestamps, tags, metadata and
+        superseded_by as the record says (imports keep the file's history). Screened by the
+        secret guard like every write; a superseded_by naming a node that is not here is
+        left empty. One transaction; returns the ids written."""
+        prepared = [self._prepare(r, i) for i, r in enumerate(records)]
+        self._screen_records(prepared)
+        ids = [p["id"] for p in prepared]
+        with self.transaction():
+            existing = set(self.project_ids(ids))
+            for p in prepared:
+                values = (p["type"], p["content"], p["metadata"], p["tokens"], p["created_at"],
+                          p["updated_at"], project_id, p["id"])
+                if p["id"] in existing:
+                    self.conn.execute("UPDATE nodes SET type = ?, content = ?, metadata = ?, "
+                                      "token_estimate = ?, created_at = ?, updated_at = ?, "
+                                      "project_id = ?, superseded_by = NULL WHERE id = ?", values)
+                    self.conn.execute("DELETE FROM tags WHERE node_id = ?", (p["id"],))
+                else:
+                    self.conn.execute("INSERT INTO nodes (type, content, metadata, token_estimate, "
+                                      "created_at, updated_at, project_id, id) "
+                                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", values)
+                self.conn.executemany("INSERT OR IGNORE INTO tags (node_id, tag) VALUES (?, ?)",
+                                      [(p["id"], t) for t in p["tags"]])
+            targets = [p["superseded_by"] for p in prepared if p["superseded_by"]]
+            present = set(self.project_ids(targets))
+            self.conn.executemany("UPDATE nodes SET superseded_by = ? WHERE id = ?",
+                                  [(p["superseded_by"], p["id"]) for p in prepared
+                                   if p["superseded_by"] in present and p["superseded_by"] != p["id"]])
+        return ids
+
+    def delete_many(self, ids: Sequence[str]) -> int:
+        """Hard-delete nodes by full id (their tags and edges go with them)."""
+        n = 0
+        with self.transaction():
+            for chunk in _chunks(list(ids), 900):
+                n += self.conn.execute(f"DELETE FROM nodes WHERE id IN ({','.join('?' * len(chunk))})",
+                                       chunk).rowcount
+        return n
+
+    def add_edges_if_present(self, edges: Iterable[tuple[str, str, str, str]]) -> int:
+        """Add (from, to, type, created_at) edges whose two nodes exist; others are skipped
+        (a shared file may name a node that is not here).
+        Returns how many were new."""
+        rows = [(a, b, validate_edge_type(t), c) for a, b, t, c in edges if a != b]
+        present = set(self.project_ids(sorted({x for a, b, _, _ in rows for x in (a, b)})))
+        n = 0
+        with self.transaction():
+            for row in rows:
+                if row[0] in present and row[1] in present:
+                    n += self.conn.execute("INSERT OR IGNORE INTO edges (from_id, to_id, type, "
+                                           "created_at) VALUES (?, ?, ?, ?)", row).rowcount
+        return n
+
+    def set_superseded(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """Set superseded_by for (node, newer node) pairs as given (imports; both must exist)."""
+        with self.transaction():
+            self.conn.executemany("UPDATE nodes SET superseded_by = ? WHERE id = ?",
+                                  [(new, old) for old, new in pairs])
+
+    def touch(self, ids: Sequence[str]) -> None:
+        """Set updated_at to now (an edit that must win over a concurrent deletion elsewhere)."""
+        with self.transaction():
+            for node_id in ids:
+                self._touch(node_id)
+
     # -- views
     def get_view(self, name: str) -> View:
         row = self.conn.execute("SELECT name, query, budget, created_at, updated_at FROM views "

@@ -82,7 +82,7 @@ def import_lines(store: Store, lines: Iterable[str], *, skip_existing: bool = Fa
                            f"node or edge)")
     counts = {"nodes": 0, "edges": 0, "views": 0, "skipped": 0, "projects": len(projects)}
     with store.transaction():
-        ids = _import_projects(store, projects)
+        ids = import_projects(store, projects)
         for n in nodes:
             if isinstance(n, dict):
                 n.pop("project_id", None)
@@ -109,7 +109,7 @@ def import_lines(store: Store, lines: Iterable[str], *, skip_existing: bool = Fa
     return counts
 
 
-def _import_projects(store: Store, records: list[dict]) -> dict[str, int]:
+def import_projects(store: Store, records: list[dict]) -> dict[str, int]:
     """Project key → id in this store: a project already here (by key or alias) is reused as
     it is; a new one keeps its name, with a suffix if another project has taken it."""
     from ctx.core.projects import unique_name

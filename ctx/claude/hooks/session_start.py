@@ -3,8 +3,15 @@
 The text depends only on the store (no render time), so a resumed session whose memory has
 not changed gets byte-identical context, which Claude Code de-duplicates. Nodes asked for
 with `<ctx:expand/>` are included once (seed §8).
+
+Before composing, memory shared through the repository (`.ctx/memory.jsonl`, SPEC §2.11)
+is imported when the file changed since ctx last read it: a stat when there is no file,
+a stat and one row when it is unchanged (ctx.core.share owns the rest). The cached path
+(warm.py) stats the same file, so a changed file always reaches this one.
 """
 from __future__ import annotations
+
+import os
 
 from ctx.claude.hooks import warm
 from ctx.claude.hooks.call import HookCall
@@ -18,6 +25,10 @@ def run(call: HookCall) -> str | None:
     with open_store(call) as store:
         version = warm.store_version(store.conn)  # before reading: a change meanwhile is a miss
         scope = hook_scope(call, store)
+        if _refresh_shared(call, store, scope):
+            version = None  # memory came in just now: cache the next, settled answer instead
+            if scope.project is None:
+                scope = hook_scope(call, store)  # the import created the project's row
         expand = actions.take_pending(store, call.session_id, keys=(actions.EXPAND,))
         comp, text = _fit(store, call.max_chars, expand.expand_ids, scope)
         always = [n for n in comp.nodes if n.id not in set(expand.expand_ids)]
@@ -26,6 +37,47 @@ def run(call: HookCall) -> str | None:
         if version is not None and not expand.expand_ids and call.session_id:
             _remember(call, store, scope, version, project_id, answer, always)
         return answer
+
+
+def shared_file(scope) -> tuple[str, os.stat_result] | None:
+    """The repository's shared memory file and its stat when there is one, else None."""
+    root = scope.project.root if scope.project is not None else (scope.ref.root if scope.ref else None)
+    if not root:
+        return None
+    path = os.path.join(root, ".ctx", "memory.jsonl")
+    try:
+        return path, os.stat(path)
+    except OSError:
+        return None
+
+
+def _refresh_shared(call: HookCall, store, scope) -> bool:
+    """Import teammates' shared memory if the file changed (True when it was read). Never
+    fails the hook: a broken file costs its bad lines (reported on stderr with their
+    numbers), never the context."""
+    found = shared_file(scope)
+    if found is None:
+        return False
+    from ctx.core import shared_files
+
+    if shared_files.unchanged(store.conn, *found):
+        return False
+    from ctx.core import share
+
+    try:
+        report = share.refresh_if_changed(store, scope)
+    except Exception as exc:  # noqa: BLE001 — a hook must never break Claude Code
+        call.warn(f"{share.FILE} not imported ({type(exc).__name__}: {exc})")
+        return False
+    if report is None:
+        return False
+    for problem in report.problems[:5]:
+        call.warn(f"{share.FILE} {problem}")
+    if len(report.problems) > 5:
+        call.warn(f"{share.FILE}: {len(report.problems) - 5} more bad lines; see `ctx project sync`")
+    if report.changed and call.verbose:
+        call.warn(f"{share.FILE}: " + ", ".join(f"{v} {k}" for k, v in report.counts().items() if v))
+    return report.read
 
 
 def _record_session(call: HookCall, store, always: list[str], scope=None) -> int | None:

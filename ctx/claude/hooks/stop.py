@@ -32,6 +32,7 @@ def run(call: HookCall) -> None:
             _report(call, store, parsed.warnings, actions.execute(store, parsed.commands,
                                                                   session_id=call.session_id,
                                                                   scope=hook_scope(call, store)))
+            _auto_share(call, store)
         return
 
     session_id = call.session_id
@@ -40,33 +41,51 @@ def run(call: HookCall) -> None:
     prompt_id = call.text("prompt_id")
     if not path and not (last_message or "").strip():
         return
-    with open_store(call) as store, store.transaction():
-        key = CURSOR_KEY.format(session_id=session_id or "")
-        cursor = _load_cursor(store.get_pending(key)) if session_id else None
-        texts, new_cursor = _read_transcript(call, path, cursor, prompt_id)
-        commands, warnings = [], []
-        for text in texts:
-            parsed = parse(text)
-            commands += parsed.commands
-            warnings += parsed.warnings
-        digest = None
-        if (last_message or "").strip():
-            digest = hashlib.sha256(f"{prompt_id}\0{last_message}".encode()).hexdigest()[:32]
-            if cursor is None or cursor.last_message != digest:
-                seen = {_identity(c) for c in commands}
-                extra = parse(last_message)
-                commands += [c for c in extra.commands if _identity(c) not in seen]
-                if not texts:
-                    warnings += extra.warnings
-        outcomes = actions.execute(store, commands, session_id=session_id,
-                                   scope=hook_scope(call, store) if commands else None)
-        if session_id:
-            base = new_cursor or cursor or _empty_cursor()
-            store.set_pending(key, dataclasses.replace(base, last_message=digest or
-                                                       (cursor.last_message if cursor else None)
-                                                       ).to_json())
-        _report(call, store, warnings, outcomes)
+    with open_store(call) as store:
+        with store.transaction():
+            key = CURSOR_KEY.format(session_id=session_id or "")
+            cursor = _load_cursor(store.get_pending(key)) if session_id else None
+            texts, new_cursor = _read_transcript(call, path, cursor, prompt_id)
+            commands, warnings = [], []
+            for text in texts:
+                parsed = parse(text)
+                commands += parsed.commands
+                warnings += parsed.warnings
+            digest = None
+            if (last_message or "").strip():
+                digest = hashlib.sha256(f"{prompt_id}\0{last_message}".encode()).hexdigest()[:32]
+                if cursor is None or cursor.last_message != digest:
+                    seen = {_identity(c) for c in commands}
+                    extra = parse(last_message)
+                    commands += [c for c in extra.commands if _identity(c) not in seen]
+                    if not texts:
+                        warnings += extra.warnings
+            outcomes = actions.execute(store, commands, session_id=session_id,
+                                       scope=hook_scope(call, store) if commands else None)
+            if session_id:
+                base = new_cursor or cursor or _empty_cursor()
+                store.set_pending(key, dataclasses.replace(base, last_message=digest or
+                                                           (cursor.last_message if cursor else None)
+                                                           ).to_json())
+            _report(call, store, warnings, outcomes)
+        _auto_share(call, store)
     return
+
+
+def _auto_share(call: HookCall, store) -> None:
+    """`ctx project share --auto`: write the repository's shared file again when the
+    project's memory changed. Only where a shared file exists (one stat otherwise)."""
+    from ctx.claude.hooks.session_start import shared_file
+
+    try:
+        scope = hook_scope(call, store)
+        if shared_file(scope) is None:
+            return
+        from ctx.core import repo, share
+
+        share.auto_share(store, scope, by_lookup=lambda: repo.git_user(scope.project.root))
+    except Exception as exc:  # noqa: BLE001 — a hook must never break Claude Code
+        call.warn(f".ctx/memory.jsonl not updated ({type(exc).__name__}: {exc})")
 
 
 def _load_cursor(raw):

@@ -1,0 +1,806 @@
+"""Memory that travels through git (SPEC §2.11): the shared file, its merge rules, tombstones.
+
+`.ctx/memory.jsonl` at a repository's root (and each file of the personal sync clone,
+ctx/core/sync.py) holds one record per line: a header, then nodes and tombstones sorted by
+id, keys sorted, no volatile fields (no token estimate, no project name, no timestamps of
+the export itself) — so a change to one node is a one-line diff. Git merges additions
+without conflict because `.ctx/.gitattributes` says `memory.jsonl merge=union` (sorted
+lines all append at the end; without union every two people's additions would conflict).
+
+    {"kind":"ctx-share","version":1}
+    {"by":"Ann <ann@x>","content":"…","created_at":"…","id":"01J…","kind":"node",
+     "metadata":{},"prev":"3f…","tags":["tier:reference"],"type":"fact","updated_at":"…"}
+    {"id":"01K…","kind":"tombstone","prev":"9a…"}
+
+A *channel* is one file memory travels through. Per channel and node, `share_base` keeps the
+version last exchanged (hash of its line, '-' for a tombstone) and the version before it
+(`prev`, also written on the line). Import, per id, compares the local node, the base and
+every line for that id (a union merge or conflict markers can leave two):
+
+- a line equal to the local node or to the base brings nothing new;
+- otherwise the newest `updated_at` wins (ties: the larger hash, so every machine picks the
+  same one); a loser that is not the winner's `prev` is kept as a superseded copy with an
+  id derived from (id, its hash) — the same copy on every machine, so they converge;
+  a local node unchanged since the exchange and absent from the file is simply replaced;
+- a tombstone deletes a local node unchanged since the exchange; an edit beats a deletion
+  (the local node is kept, made newest, and travels back);
+- provenance: an imported node's metadata gets `shared_by` (the line's `by`: git's user
+  where it was first shared) and `shared_from`.
+
+Hostile or broken files: every bad line (conflict marker, invalid JSON, over 2 MB, unknown
+kind or type, bad id or tags, an id that is another project's node here) becomes a
+`Problem` with its line number and is skipped; the rest is imported. Secrets: the guard
+(ctx.core.guard) redacts on the way out, whatever CTX_SECRETS says, and screens on the way in.
+
+This module owns share_base and share_config (migration 7); share_files, what ctx last saw
+of each file, is ctx/core/shared_files.py: the session-start hook loads only that when the
+file is unchanged, and this module (stdlib only) when it changed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ctx.core import shared_files
+from ctx.core.errors import CtxError
+from ctx.core.ids import ALPHABET
+from ctx.core.model import NODE_TYPES, TIERS, Node, now_iso
+from ctx.core.store import Store, validate_content, validate_metadata, validate_tags
+
+FILE = ".ctx/memory.jsonl"
+ATTRIBUTES = ".ctx/.gitattributes"
+ATTRIBUTES_TEXT = ("# ctx: git keeps both sides' lines when two people change the shared memory;\n"
+                   "# ctx merges them by id on the next read (see ctx's README, 'Sharing').\n"
+                   "memory.jsonl merge=union\n")
+FORMAT_VERSION = 1
+PRIVATE = "private"
+DEFAULT_TIERS = ("pinned", "reference")
+MAX_LINE_BYTES = 2 * 1024 * 1024
+MAX_FILE_BYTES = 256 * 1024 * 1024
+PROVENANCE = ("shared_by", "shared_from")
+DELETED = "-"
+_NODE_FIELDS = {"kind", "id", "type", "content", "tags", "metadata", "created_at", "updated_at",
+                "superseded_by", "edges", "by", "prev"}
+_TOMB_FIELDS = {"kind", "id", "prev"}
+_MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
+
+
+# ------------------------------------------------------------------------------ values
+
+@dataclass(frozen=True)
+class Selection:
+    """What `ctx project share` writes: live nodes in these tiers (of these types, holding
+    one of these tags when given); a `private` tag always keeps a node out."""
+
+    tiers: tuple[str, ...] = DEFAULT_TIERS
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    auto: bool = False
+
+    def validated(self) -> Selection:
+        for t in self.tiers:
+            if t not in TIERS:
+                raise CtxError(f"unknown tier {t!r}; use one of: {', '.join(TIERS)}")
+        for t in self.types:
+            if t not in NODE_TYPES:
+                raise CtxError(f"unknown node type {t!r}; use one of: {', '.join(NODE_TYPES)}")
+        validate_tags(self.tags) if self.tags else None
+        if not self.tiers:
+            raise CtxError("give at least one tier to share")
+        return self
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int
+    message: str
+    skipped: bool = True  # False: the line was imported, with this said about it
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line else self.message
+
+
+@dataclass
+class ImportReport:
+    path: str = ""
+    read: bool = False              # the file was read (it had changed)
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)  # ids of superseded copies kept
+    kept: list[str] = field(default_factory=list)       # edited here, deleted there: kept
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.deleted or self.conflicts or self.kept)
+
+    def counts(self) -> dict[str, int]:
+        return {"added": len(self.added), "updated": len(self.updated), "deleted": len(self.deleted),
+                "conflicts": len(self.conflicts), "kept": len(self.kept),
+                "bad_lines": len(self.skipped_lines)}
+
+    @property
+    def skipped_lines(self) -> list[Problem]:
+        return [p for p in self.problems if p.skipped]
+
+    def merge(self, other: ImportReport) -> None:
+        for name in ("added", "updated", "deleted", "conflicts", "kept", "problems"):
+            getattr(self, name).extend(getattr(other, name))
+        self.read = self.read or other.read
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    path: str
+    nodes: int
+    tombstones: int
+    written: bool                  # False: the file already said exactly this
+    lines_added: int = 0
+    lines_removed: int = 0
+
+
+@dataclass(frozen=True)
+class Line:
+    """One parsed record of a shared file."""
+
+    lineno: int
+    record: dict
+    hash: str
+    prev: str | None
+
+    @property
+    def id(self) -> str:
+        return self.record["id"]
+
+    @property
+    def tombstone(self) -> bool:
+        return self.record["kind"] == "tombstone"
+
+
+# ------------------------------------------------------------------------------ lines
+
+def dumps(obj: dict) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def header(project_key: str | None = None) -> str:
+    head: dict = {"kind": "ctx-share", "version": FORMAT_VERSION}
+    if project_key is not None:
+        head["project"] = project_key
+    return dumps(head)
+
+
+def version_hash(record: dict) -> str:
+    """The version of a node line: everything but kind, `by` and `prev` (16 hex digits)."""
+    if record.get("kind") == "tombstone":
+        return DELETED
+    import hashlib
+
+    core = {k: v for k, v in record.items() if k not in ("kind", "by", "prev")}
+    return hashlib.sha256(dumps(core).encode("utf-8")).hexdigest()[:16]
+
+
+def node_record(node: Node, out_edges: Sequence[tuple[str, str]], *, by: str | None,
+                redact: bool = True) -> dict:
+    """A node as a line of the file: provenance metadata lifted to `by`, secrets redacted."""
+    from ctx.core import guard
+
+    meta = {k: v for k, v in node.metadata.items() if k not in PROVENANCE}
+    content = node.content
+    if redact:
+        content, _ = guard.screen(content, guard.REDACT)
+        found: list = []
+        meta = guard.screen_value(meta, guard.REDACT, found)
+        tags = sorted(set(guard.screen_tags(list(node.tags), guard.REDACT, found)))
+    else:
+        tags = sorted(node.tags)
+    rec: dict = {"kind": "node", "id": node.id, "type": node.type, "content": content,
+                 "tags": tags, "metadata": meta, "created_at": node.created_at,
+                 "updated_at": node.updated_at}
+    if node.superseded_by:
+        rec["superseded_by"] = node.superseded_by
+    if out_edges:
+        rec["edges"] = [[to, kind] for to, kind in sorted(out_edges)]
+    shared_by = node.metadata.get("shared_by") if isinstance(node.metadata.get("shared_by"), str) else None
+    if shared_by or by:
+        rec["by"] = shared_by or by
+    return rec
+
+
+def parse(raw_lines: Iterable[bytes]) -> tuple[list[Line], list[Problem], str | None]:
+    """(good records, problems, the header's project key). Never raises on content."""
+    good: list[Line] = []
+    problems: list[Problem] = []
+    project_key = None
+    for lineno, raw in enumerate(raw_lines, 1):
+        if raw is None:  # a line over the limit (read_lines dropped its body)
+            problems.append(Problem(lineno, f"longer than {MAX_LINE_BYTES // (1024 * 1024)} MB; skipped"))
+            continue
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        if stripped.startswith(_MARKERS):
+            problems.append(Problem(lineno, "a merge-conflict marker; skipped (both sides' lines "
+                                            "around it are read)"))
+            continue
+        try:
+            rec = json.loads(stripped.decode("utf-8"))
+        except UnicodeDecodeError:
+            problems.append(Problem(lineno, "not UTF-8 text; skipped"))
+            continue
+        except ValueError as exc:
+            problems.append(Problem(lineno, f"not valid JSON ({getattr(exc, 'msg', exc)}); skipped"))
+            continue
+        if not isinstance(rec, dict):
+            problems.append(Problem(lineno, f"a JSON {type(rec).__name__}, not an object; skipped"))
+            continue
+        kind = rec.get("kind")
+        if kind == "ctx-share":
+            if rec.get("version") != FORMAT_VERSION:
+                problems.append(Problem(lineno, f"format version {rec.get('version')!r} is not "
+                                                f"{FORMAT_VERSION}; read as {FORMAT_VERSION}", False))
+            if isinstance(rec.get("project"), str):
+                project_key = rec["project"]
+            continue
+        try:
+            line = _check(lineno, rec)
+        except CtxError as exc:
+            problems.append(Problem(lineno, f"{exc}; skipped"))
+            continue
+        unknown = sorted(set(rec) - (_NODE_FIELDS if kind == "node" else _TOMB_FIELDS))
+        if unknown:
+            problems.append(Problem(lineno, f"unknown field{'s' if len(unknown) > 1 else ''} "
+                                            f"{', '.join(map(repr, unknown[:5]))} ignored", False))
+        good.append(line)
+    return good, problems, project_key
+
+
+def _check(lineno: int, rec: dict) -> Line:
+    kind = rec.get("kind")
+    if kind not in ("node", "tombstone"):
+        raise CtxError(f"unknown record kind {str(kind)[:40]!r} (expected node or tombstone)")
+    node_id = rec.get("id")
+    if not _is_ulid(node_id):
+        raise CtxError(f"id {str(node_id)[:40]!r} is not a ULID")
+    prev = rec.get("prev")
+    prev = prev if isinstance(prev, str) and len(prev) <= 64 else None
+    if kind == "tombstone":
+        return Line(lineno, {"kind": "tombstone", "id": node_id}, DELETED, prev)
+    if rec.get("type") not in NODE_TYPES:
+        raise CtxError(f"unknown node type {str(rec.get('type'))[:40]!r}")
+    content = validate_content(rec.get("content"))
+    tags = rec.get("tags") or []
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise CtxError("tags must be a list of strings")
+    tags = sorted(validate_tags(tags))
+    meta = validate_metadata(rec.get("metadata"))
+    meta = {k: v for k, v in meta.items() if k not in PROVENANCE}
+    for name in ("created_at", "updated_at"):
+        if not isinstance(rec.get(name), str) or not 10 <= len(rec[name]) <= 40:
+            raise CtxError(f"{name} must be a timestamp")
+    out: dict = {"kind": "node", "id": node_id, "type": rec["type"], "content": content,
+                 "tags": tags, "metadata": meta, "created_at": rec["created_at"],
+                 "updated_at": rec["updated_at"]}
+    sup = rec.get("superseded_by")
+    if sup is not None:
+        if not _is_ulid(sup):
+            raise CtxError("superseded_by is not a node id")
+        out["superseded_by"] = sup
+    edges = rec.get("edges") or []
+    if not isinstance(edges, list):
+        raise CtxError("edges must be a list of [to, type] pairs")
+    clean = []
+    for e in edges:
+        if (not isinstance(e, list) or len(e) != 2 or not _is_ulid(e[0])
+                or e[1] not in ("DEPENDS_ON", "DERIVED_FROM", "SUPERSEDES", "RELATES_TO")):
+            raise CtxError("edges must be a list of [to, type] pairs")
+        clean.append([e[0], e[1]])
+    if clean:
+        out["edges"] = sorted(clean)
+    if isinstance(rec.get("by"), str) and rec["by"].strip():
+        out["by"] = rec["by"].strip()[:200]
+    return Line(lineno, out, version_hash(out), prev)
+
+
+def _is_ulid(value) -> bool:
+    return isinstance(value, str) and len(value) == 26 and set(value) <= _ULID_SET
+
+
+_ULID_SET = set(ALPHABET)
+
+
+def read_lines(path: Path) -> tuple[list[bytes | None], str]:
+    """The file's lines (None for one over the limit) and the sha256 of its bytes."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    lines: list[bytes | None] = []
+    with open(path, "rb") as f:
+        while True:
+            raw = f.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                break
+            digest.update(raw)
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                while True:  # skip the rest of the huge line
+                    more = f.readline(MAX_LINE_BYTES)
+                    digest.update(more)
+                    if not more or more.endswith(b"\n"):
+                        break
+                lines.append(None)
+                continue
+            lines.append(raw)
+    return lines, digest.hexdigest()
+
+
+def copy_id(node_id: str, version: str) -> str:
+    """The id of the superseded copy of `node_id`'s version `version`: the same on every
+    machine (so two that resolve the same conflict converge), near the original in id order."""
+    import hashlib
+
+    digest = hashlib.sha256(f"{node_id}:{version}".encode()).digest()
+    bits = int.from_bytes(digest[:10], "big")
+    tail = "".join(ALPHABET[(bits >> (5 * i)) & 31] for i in range(16))
+    return node_id[:10] + tail
+
+
+# ------------------------------------------------------------------------------ bookkeeping
+
+def base_rows(conn, channel: str) -> dict[str, tuple[str, str | None]]:
+    return {r[0]: (r[1], r[2]) for r in conn.execute(
+        "SELECT node_id, hash, prev FROM share_base WHERE channel = ?", (channel,))}
+
+
+def _set_base(conn, channel: str, rows: dict[str, tuple[str, str | None]]) -> None:
+    conn.executemany("INSERT INTO share_base (channel, node_id, hash, prev) VALUES (?, ?, ?, ?) "
+                     "ON CONFLICT(channel, node_id) DO UPDATE SET hash = excluded.hash, "
+                     "prev = excluded.prev", [(channel, k, h, p) for k, (h, p) in rows.items()])
+
+
+def file_state(conn, path: str) -> tuple[int, int, str] | None:
+    return shared_files.state(conn, path)
+
+
+def _record_file(conn, path: str, channel: str, st: os.stat_result, digest: str) -> None:
+    shared_files.record(conn, path, channel, st, digest, now_iso())
+
+
+def get_config(conn, project_id: int) -> Selection | None:
+    row = conn.execute("SELECT tiers, types, tags, auto FROM share_config WHERE project_id = ?",
+                       (project_id,)).fetchone()
+    if row is None:
+        return None
+    split = lambda s: tuple(x for x in s.split(",") if x)  # noqa: E731
+    return Selection(split(row[0]), split(row[1]), split(row[2]), bool(row[3]))
+
+
+def save_config(conn, project_id: int, sel: Selection) -> None:
+    conn.execute("INSERT INTO share_config (project_id, tiers, types, tags, auto, updated_at) "
+                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(project_id) DO UPDATE SET tiers = excluded.tiers, "
+                 "types = excluded.types, tags = excluded.tags, auto = excluded.auto, "
+                 "updated_at = excluded.updated_at",
+                 (project_id, ",".join(sel.tiers), ",".join(sel.types), ",".join(sel.tags),
+                  int(sel.auto), now_iso()))
+
+
+def _fingerprint(conn, project_id: int) -> str:
+    row = conn.execute("SELECT fingerprint FROM share_config WHERE project_id = ?",
+                       (project_id,)).fetchone()
+    return row[0] if row else ""
+
+
+def _set_fingerprint(conn, project_id: int, value: str) -> None:
+    conn.execute("UPDATE share_config SET fingerprint = ? WHERE project_id = ?", (value, project_id))
+
+
+def channel_for(project_id: int) -> str:
+    return f"share:{project_id}"
+
+
+# ------------------------------------------------------------------------------ export
+
+def build(store: Store, channel: str, node_ids: Sequence[str], *, by: str | None,
+          project_key: str | None = None, tombstone_ids: Iterable[str] = ()) -> tuple[str, dict, int, int]:
+    """(file text, new base rows, nodes, tombstones) for `node_ids`: their lines, plus a
+    tombstone for every node this channel exchanged that is gone (and for `tombstone_ids`)."""
+    base = base_rows(store.conn, channel)
+    wanted = set(node_ids)
+    nodes = store.get_many(sorted(wanted))
+    out_edges: dict[str, list[tuple[str, str]]] = {}
+    for e in store.edges(sorted(wanted)):
+        if e.from_id in wanted and e.to_id in wanted:
+            out_edges.setdefault(e.from_id, []).append((e.to_id, e.type))
+    records: dict[str, dict] = {}
+    new_base: dict[str, tuple[str, str | None]] = {}
+    for n in nodes:
+        rec = node_record(n, out_edges.get(n.id, ()), by=by)
+        h = version_hash(rec)
+        old = base.get(n.id)
+        prev = (old[1] if old[0] == h else (old[0] if old[0] != DELETED else old[1])) if old else None
+        if prev:
+            rec["prev"] = prev
+        records[n.id] = rec
+        new_base[n.id] = (h, prev)
+    present = set(store.project_ids(sorted(base)))
+    gone = {i for i in base if i not in present} | (set(tombstone_ids) - set(records))
+    for node_id in sorted(gone):
+        old = base.get(node_id)
+        prev = (old[0] if old[0] != DELETED else old[1]) if old else None
+        rec = {"kind": "tombstone", "id": node_id}
+        if prev:
+            rec["prev"] = prev
+        records[node_id] = rec
+        new_base[node_id] = (DELETED, prev)
+    lines = [header(project_key)] + [dumps(records[k]) for k in sorted(records)]
+    tombs = sum(1 for r in records.values() if r["kind"] == "tombstone")
+    return "".join(line + "\n" for line in lines), new_base, len(records) - tombs, tombs
+
+
+def write_file(path: Path, text: str) -> bool:
+    """Write atomically when the text differs; False when the file already holds it.
+
+    The mode is the ordinary one for a file in a repository (0666 less the umask, 0644
+    usually) — not ctx's 0600 for private data: this file is meant to be committed and read
+    by teammates, and it never holds a secret (the guard redacted them)."""
+    import tempfile
+
+    data = text.encode("utf-8")
+    try:
+        if path.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".memory.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp made it 0600
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return True
+
+
+def export_to(store: Store, path: Path, channel: str, node_ids: Sequence[str], *, by: str | None,
+              project_key: str | None = None) -> ExportReport:
+    """Write `node_ids` (plus this channel's tombstones) to `path` and remember both the
+    versions exchanged and the file as written (so reading it back costs nothing)."""
+    import hashlib
+
+    text, new_base, n_nodes, n_tombs = build(store, channel, node_ids, by=by, project_key=project_key)
+    try:
+        before = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except FileNotFoundError:
+        before = []
+    written = write_file(path, text)
+    after = text.splitlines()
+    with store.transaction():
+        _set_base(store.conn, channel, new_base)
+        st = path.stat()
+        _record_file(store.conn, str(path), channel, st, hashlib.sha256(text.encode("utf-8")).hexdigest())
+    old, new = set(before), set(after)
+    return ExportReport(str(path), n_nodes, n_tombs, written, len(new - old), len(old - new))
+
+
+def project_export_ids(store: Store, project_id: int, sel: Selection) -> list[str]:
+    """What a project's shared file holds: the selection, plus every node it already carried
+    that still exists here and is not private (sharing is sticky until deleted or made
+    private), plus the nodes those supersede (supersede links travel)."""
+    chosen = set(store.share_selection(project_id, tiers=sel.tiers, types=sel.types, tags=sel.tags,
+                                       exclude_tag=PRIVATE))
+    base = base_rows(store.conn, channel_for(project_id))
+    carried = [i for i, (h, _) in base.items() if h != DELETED and i not in chosen]
+    if carried:
+        nodes = {n.id: n for n in store.get_many(carried)}
+        pids = store.project_ids(list(nodes))
+        chosen |= {i for i, n in nodes.items() if pids.get(i) == project_id
+                   and PRIVATE not in n.tags and n.superseded_by is None}
+    frontier = set(chosen)
+    while frontier:
+        older = {i for i in store.superseded_by_any(sorted(frontier)) if i not in chosen}
+        pids = store.project_ids(sorted(older))
+        older = {i for i in older if pids.get(i) == project_id}
+        private = {n.id for n in store.get_many(sorted(older)) if PRIVATE in n.tags}
+        older -= private
+        chosen |= older
+        frontier = older
+    return sorted(chosen)
+
+
+# ------------------------------------------------------------------------------ import
+
+def import_lines(store: Store, channel: str, lines: Sequence[Line], *, project_id: int | None,
+                 source: str, allow_move: bool = False) -> ImportReport:
+    """Merge a file's records into the store (the rules in this module's docstring).
+    One transaction; bad records are reported, never raised."""
+    report = ImportReport()
+    by_id: dict[str, list[Line]] = {}
+    for line in lines:
+        by_id.setdefault(line.id, []).append(line)
+    if not by_id:
+        return report
+    base = base_rows(store.conn, channel)
+    ids = sorted(by_id)
+    local_pid = store.project_ids(ids)
+    local = {n.id: n for n in store.get_many([i for i in ids if i in local_pid])}
+    writes: list[dict] = []
+    deletes: list[str] = []
+    touches: list[str] = []
+    new_base: dict[str, tuple[str, str | None]] = {}
+    edges: list[tuple[str, str, str, str]] = []
+
+    for node_id in ids:
+        cands = by_id[node_id]
+        if node_id in local_pid and local_pid[node_id] != project_id and not allow_move:
+            for c in cands:
+                report.problems.append(Problem(c.lineno, f"id {node_id} is a node of another "
+                                                         f"project here; skipped"))
+            continue
+        node = local.get(node_id)
+        local_rec = node_record(node, (), by=None) if node else None
+        if node is not None:
+            # edges are compared as the file has them: the node's out-edges to nodes in the file
+            mine = [(e.to_id, e.type) for e in store.edges([node_id]) if e.from_id == node_id
+                    and e.to_id in by_id]
+            local_rec = node_record(node, mine, by=None)
+        hl = version_hash(local_rec) if local_rec else None
+        bh, bprev = base.get(node_id, (None, None))
+        seen = {}
+        for c in cands:
+            seen.setdefault(c.hash, c)
+        new = [c for h, c in seen.items() if h != hl and h != bh]
+        if not new and node is not None and hl in seen and local_pid[node_id] != project_id:
+            writes.append(_store_record(seen[hl].record, source))  # moved between projects (sync)
+            new_base[node_id] = (hl, seen[hl].prev)
+            continue
+        if not new:
+            if hl in seen:
+                new_base[node_id] = (hl, seen[hl].prev)
+            elif node is None and DELETED in seen:
+                new_base[node_id] = (DELETED, seen[DELETED].prev)
+            continue
+        live = [c for c in new if not c.tombstone]
+        if not live:  # only tombstones are new
+            if node is None:
+                new_base[node_id] = (DELETED, new[0].prev)
+            elif hl == bh or new[0].prev == hl:
+                deletes.append(node_id)
+                report.deleted.append(node_id)
+                new_base[node_id] = (DELETED, new[0].prev)
+            else:
+                touches.append(node_id)
+                report.kept.append(node_id)
+            continue
+        in_file = hl is not None and hl in seen
+        versions = [(c.record["updated_at"], c.hash, c) for c in live]
+        if node is not None:
+            versions.append((node.updated_at, hl, None))
+        versions.sort(key=lambda v: (v[0], v[1]), reverse=True)
+        _, win_hash, winner = versions[0]
+        local_prev = (bprev if hl == bh else bh) if node is not None else None
+        for _, h, loser in versions[1:]:
+            if winner is not None and winner.prev == h:
+                continue  # the winner was made from it: nothing is lost
+            if winner is None and local_prev == h:
+                continue
+            if loser is None:  # the local version loses
+                if hl == bh and not in_file:
+                    continue  # exchanged before, unchanged here: the file's history has it
+                rec, prov = dict(local_rec), {}
+            else:
+                rec, prov = dict(loser.record), _provenance(loser.record, source)
+            cid = copy_id(node_id, h)
+            meta = {**(rec.get("metadata") or {}), "conflict_copy_of": node_id, **prov}
+            writes.append({**_store_record(rec, None), "id": cid, "metadata": meta,
+                           "superseded_by": node_id})
+            report.conflicts.append(cid)
+        if winner is None:
+            continue  # the local version stays; the next export writes it
+        writes.append(_store_record(winner.record, source))
+        (report.updated if node is not None else report.added).append(node_id)
+        new_base[node_id] = (win_hash, winner.prev)
+        for to, kind in winner.record.get("edges", []):
+            edges.append((node_id, to, kind, winner.record["updated_at"]))
+
+    report.problems.sort(key=lambda p: p.line)
+    with store.transaction():
+        if writes:
+            _put(store, writes, project_id, report, by_id)
+        if deletes:
+            store.delete_many(deletes)
+        if touches:
+            store.touch(touches)
+        if edges:
+            store.add_edges_if_present(edges)
+        _set_base(store.conn, channel, new_base)
+    return report
+
+
+def _put(store: Store, writes: list[dict], project_id: int | None, report: ImportReport,
+         by_id: dict[str, list[Line]]) -> None:
+    # Nodes first without superseded_by, then the links, so order in the batch never matters.
+    from ctx.core import guard
+
+    links = [(w["id"], w.get("superseded_by")) for w in writes]
+    try:
+        store.put_exact([{**w, "superseded_by": None} for w in writes], project_id=project_id)
+    except guard.SecretRefusedError:
+        kept = []
+        for w in writes:  # CTX_SECRETS=refuse: find the lines it refuses, write the rest
+            try:
+                store.put_exact([{**w, "superseded_by": None}], project_id=project_id)
+                kept.append(w["id"])
+            except guard.SecretRefusedError as exc:
+                line = by_id.get(w["id"], [Line(0, {}, "", None)])[0].lineno
+                report.problems.append(Problem(line, f"{exc}"))
+                for name in ("added", "updated"):
+                    lst = getattr(report, name)
+                    if w["id"] in lst:
+                        lst.remove(w["id"])
+    _link_superseded(store, links)
+
+
+def _link_superseded(store: Store, links: list[tuple[str, str | None]]) -> None:
+    want = [(i, s) for i, s in links if s]
+    if not want:
+        return
+    present = set(store.project_ids(sorted({x for pair in want for x in pair})))
+    store.set_superseded([(i, s) for i, s in want if i in present and s in present and i != s])
+
+
+def _store_record(rec: dict, source: str | None) -> dict:
+    meta = dict(rec.get("metadata") or {})
+    if source is not None:
+        meta.update(_provenance(rec, source))
+    return {"id": rec["id"], "type": rec["type"], "content": rec["content"], "tags": rec["tags"],
+            "metadata": meta, "created_at": rec["created_at"], "updated_at": rec["updated_at"],
+            "superseded_by": rec.get("superseded_by")}
+
+
+def _provenance(rec: dict, source: str) -> dict:
+    out = {"shared_from": source}
+    if rec.get("by"):
+        out["shared_by"] = rec["by"]
+    return out
+
+
+# ------------------------------------------------------------------------------ a repository's file
+
+def shared_path(root: str | os.PathLike) -> Path:
+    return Path(root) / FILE
+
+
+def read_and_import(store: Store, path: Path, channel: str, *, project_id: int | None,
+                    source: str, allow_move: bool = False, force: bool = False) -> ImportReport:
+    """Import `path` if it changed since ctx last read or wrote it (a stat, then a hash)."""
+    report = ImportReport(path=str(path))
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return report
+    if not stat.S_ISREG(st.st_mode):
+        report.problems.append(Problem(0, "not a regular file (a FIFO or a device?); not read"))
+        return report
+    if st.st_size > MAX_FILE_BYTES:
+        report.problems.append(Problem(0, f"the file is {st.st_size // (1024 * 1024)} MB, over the "
+                                          f"{MAX_FILE_BYTES // (1024 * 1024)} MB limit; not read"))
+        return report
+    known = file_state(store.conn, str(path))
+    if not force and known and known[0] == st.st_size and known[1] == st.st_mtime_ns:
+        return report
+    raw, digest = read_lines(path)
+    if not force and known and known[2] == digest:
+        with store.transaction():
+            _record_file(store.conn, str(path), channel, st, digest)
+        return report
+    good, problems, _ = parse(raw)
+    with store.transaction():
+        report = import_lines(store, channel, good, project_id=project_id, source=source,
+                              allow_move=allow_move)
+        _record_file(store.conn, str(path), channel, st, digest)
+    report.path = str(path)
+    report.read = True
+    report.problems = sorted(problems + report.problems, key=lambda p: p.line)
+    return report
+
+
+def refresh_if_changed(store: Store, scope) -> ImportReport | None:
+    """Session start: import the project's `.ctx/memory.jsonl` when it changed since ctx last
+    read it. One stat when nothing changed (or there is no file); None without a repository."""
+    ref_root = scope.project.root if scope.project is not None else (scope.ref.root if scope.ref else None)
+    if not ref_root:
+        return None
+    path = shared_path(ref_root)
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    known = file_state(store.conn, str(path))
+    if known and known[0] == st.st_size and known[1] == st.st_mtime_ns:
+        return None
+    project_id = scope.write_project_id(store.conn)
+    return read_and_import(store, path, channel_for(project_id), project_id=project_id,
+                           source=_source(scope))
+
+
+def _source(scope) -> str:
+    key = scope.project.key if scope.project is not None else (scope.ref.key if scope.ref else "")
+    return f"{key}:{FILE}" if key else FILE
+
+
+def sync_project(store: Store, scope, *, force: bool = True) -> ImportReport:
+    """`ctx project sync`: import the repository's shared file now."""
+    root = _root(scope)
+    project_id = scope.write_project_id(store.conn)
+    return read_and_import(store, shared_path(root), channel_for(project_id), project_id=project_id,
+                           source=_source(scope), force=force)
+
+
+def _root(scope) -> str:
+    root = scope.project.root if scope.project is not None else (scope.ref.root if scope.ref else None)
+    if not root:
+        raise CtxError("this folder is not in a git repository, so there is no .ctx/memory.jsonl "
+                       "to share through (run it inside the repository, or use `ctx sync` for "
+                       "your own machines)")
+    return root
+
+
+def share_project(store: Store, scope, selection: Selection | None = None, *, by: str | None
+                  ) -> tuple[ImportReport, ExportReport, Selection]:
+    """`ctx project share`: read what teammates added to the file first (so nothing of
+    theirs is dropped and deletions are told from additions), then write the project's
+    shared memory. `selection` None: the one saved for the project, else the defaults."""
+    root = _root(scope)
+    project_id = scope.write_project_id(store.conn)
+    with store.transaction():
+        if selection is None:
+            selection = get_config(store.conn, project_id) or Selection()
+        selection = selection.validated()
+        save_config(store.conn, project_id, selection)
+    path = shared_path(root)
+    imported = read_and_import(store, path, channel_for(project_id), project_id=project_id,
+                               source=_source(scope))
+    exported = export_to(store, path, channel_for(project_id),
+                         project_export_ids(store, project_id, selection), by=by)
+    write_attributes(Path(root))
+    with store.transaction():
+        _set_fingerprint(store.conn, project_id, store.project_fingerprint(project_id))
+    return imported, exported, selection
+
+
+def write_attributes(root: Path) -> bool:
+    """`.ctx/.gitattributes` (memory.jsonl merge=union), unless one is there already."""
+    path = root / ATTRIBUTES
+    if path.exists():
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(ATTRIBUTES_TEXT, encoding="utf-8")
+    return True
+
+
+def auto_share(store: Store, scope, *, by_lookup) -> ExportReport | None:
+    """The Stop hook: when the project shares with --auto and its memory changed since the
+    last write (a fingerprint), write the file again. `by_lookup()` gives git's user."""
+    if scope.project is None or not scope.project.root:
+        return None
+    project_id = scope.project.id
+    sel = get_config(store.conn, project_id)
+    if sel is None or not sel.auto:
+        return None
+    fp = store.project_fingerprint(project_id)
+    if fp == _fingerprint(store.conn, project_id):
+        return None
+    _, exported, _ = share_project(store, scope, sel, by=by_lookup())
+    return exported
