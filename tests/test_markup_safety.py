@@ -68,6 +68,10 @@ def test_ctx_tables_show_user_text_verbatim(ctx_store, terminal):
     assert MARK in run(app, "requests", "list")
     assert MARK in run(app, "requests", "show", "--last")
     assert "───" in run(app, "list")  # it really was the table (its header rule)
+    run(app, "add", "--global", f"the {MARK} port is 1")
+    run(app, "add", "--global", f"the {MARK} port is 2")
+    doctor = runner.invoke(app, ["doctor", "--no-vectors", "--kind", "contradiction"])
+    assert doctor.exit_code == 1 and "[/b]" in doctor.stdout and "[link]" in doctor.stdout
 
 
 def test_ctx_markdown_and_status_are_plain_text(ctx_store, terminal):

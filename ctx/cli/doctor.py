@@ -1,11 +1,16 @@
-"""`ctx doctor`: checks over what is already stored — today, secrets (ctx.core.guard)."""
+"""`ctx doctor`: what is wrong with the stored memory (ctx/doctor) — duplicates,
+contradictions, stale items, orphans, secrets — and, with --fix, the supersede links and
+tier changes that mend it (undoable with --undo). `--secrets` keeps its own listing."""
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
 
 from ctx.cli.output import RECORD_FORMATS, Format, emit_records, formats, resolve, say
+from ctx.core.errors import CtxError
+from cuectx.errors import UsageError
 from cuectx.exits import ExitCode
 
 FormatOpt = formats(*RECORD_FORMATS)  # json, ndjson, table (others exit 2)
@@ -16,44 +21,187 @@ def register(app: typer.Typer) -> None:
 
     @app.command("doctor")
     def doctor(
-        secrets: Annotated[bool, typer.Option(
-            "--secrets", help="Look for credentials in stored nodes (the only check so far; "
-                              "the default).")] = False,
+        kind: Annotated[list[str] | None, typer.Option(
+            "--kind", "-k", metavar="KIND",
+            help="Only these kinds (repeatable): duplicate, contradiction, stale, orphan, "
+                 "secret.")] = None,
         fix: Annotated[bool, typer.Option(
-            "--fix", help="Redact what was found in place (default: a dry run that only lists).")] = False,
+            "--fix", help="Apply the proposals: supersede links and tier changes (never a "
+                          "delete), logged for --undo; secrets are redacted in place.")] = False,
+        undo: Annotated[bool, typer.Option(
+            "--undo", help="Put back what the last --fix changed (or --run RUN's).")] = False,
+        run: Annotated[str | None, typer.Option(
+            "--run", metavar="RUN", help="With --undo: that fix run (see --history).")] = None,
+        history: Annotated[bool, typer.Option("--history", help="List the --fix runs.")] = False,
+        stale_days: Annotated[int | None, typer.Option(
+            "--stale-days", min=1, metavar="DAYS",
+            help="Working-tier nodes untouched this long are stale (default "
+                 "$CTX_DOCTOR_STALE_DAYS, else 14).")] = None,
+        no_vectors: Annotated[bool, typer.Option(
+            "--no-vectors", help="Words only: ignore the embedding index.")] = False,
+        review: Annotated[bool, typer.Option(
+            "--review", help="Also ask a model about the flagged pairs (only those): shows the "
+                             "token cost first and asks; proposals only.")] = False,
+        review_backend: Annotated[str, typer.Option(
+            "--review-backend", metavar="anthropic|openai",
+            help="anthropic (Claude Haiku, $ANTHROPIC_API_KEY) or openai (a local "
+                 "OpenAI-compatible server, --review-url).")] = "anthropic",
+        review_url: Annotated[str | None, typer.Option(
+            "--review-url", metavar="URL",
+            help="The server: http://127.0.0.1:8080/v1 for openai; for anthropic "
+                 "$ANTHROPIC_BASE_URL or the API.")] = None,
+        review_model: Annotated[str | None, typer.Option(
+            "--review-model", metavar="MODEL",
+            help="Model name (default $CTX_REVIEW_MODEL, else claude-haiku-4-5).")] = None,
+        max_tokens: Annotated[int, typer.Option(
+            "--max-tokens", min=100, help="Token cap for one review (input + output).")] = 20_000,
+        yes: Annotated[bool, typer.Option(
+            "--yes", "-y", help="Send the review without asking (the cost is still printed).")] = False,
+        secrets: Annotated[bool, typer.Option(
+            "--secrets", help="Only credentials in stored nodes, request records and project "
+                              "remotes, listed by field and position (as before).")] = False,
         fmt: FormatOpt = Format.auto,
     ) -> None:
-        """List nodes (content, metadata, tags), request records (the prompt) and projects
-        (the origin remote) that hold
-        secrets — id, field, kind, position, never the value; with
-        --fix, replace each with [SECRET:<kind>] in place. Full-text search and the embedding
-        index follow, and the old text is overwritten on disk. Exit code 1 when secrets were
-        found and not fixed, so a cron job can alert.
+        """Find duplicates, contradictions, stale items and orphans in the stored memory — from
+        the text (and the embedding index when it has vectors), no model, no network — and
+        say what to keep and why. --fix applies it as supersede links and tier changes;
+        --undo puts them back. Exit code 1 when something was found and not fixed.
 
-        Example: ctx doctor --secrets
-        Example: ctx doctor --secrets --fix
+        Example: ctx doctor
+        Example: ctx doctor --kind contradiction --format json
+        Example: ctx doctor --fix && ctx doctor --undo
+        Example: ctx doctor --review --review-backend openai --review-url http://127.0.0.1:8080/v1
         """
-        from ctx.cli.state import open_store
-        from ctx.core.ids import short_ids
-        from ctx.doctor import secrets as stored_secrets
+        if secrets:
+            return _secrets(fix, fmt)
+        from ctx.doctor.findings import KINDS
 
-        out_table = resolve(fmt) == Format.table
+        kinds = tuple(dict.fromkeys(k.strip().lower() for k in kind or [])) or KINDS
+        bad = [k for k in kinds if k not in KINDS]
+        if bad:
+            raise UsageError(f"unknown --kind {', '.join(bad)}; use: {', '.join(KINDS)}")
+        if review_backend not in ("anthropic", "openai"):
+            raise UsageError("--review-backend is anthropic or openai")
+        if history:
+            return _history(fmt)
+        if undo:
+            return _undo(run, fmt)
+        _findings(kinds, fix, stale_days, not no_vectors, fmt,
+                  (review_backend, review_url, review_model, max_tokens, yes) if review else None)
 
-        with open_store(readonly=not fix) as store:
-            hits = (stored_secrets.scan_store(store) + stored_secrets.scan_requests(store)
-                    + stored_secrets.scan_projects(store))
-            fixed = stored_secrets.fix_store(store, hits) if fix and hits else 0
-            sid = short_ids(store, list(dict.fromkeys(h.node_id for h in hits))) if hits else {}
-        records = [{**h.to_dict(), "id": sid.get(h.node_id, h.node_id) if out_table else h.node_id,
-                    "status": "redacted" if fix else "found"} for h in hits]
-        if records:
-            emit_records(records, fmt, columns=["id", "field", "kind", "start", "end", "status"])
-        nodes = len({h.node_id for h in hits})  # nodes and request records
-        if not hits:
-            say("no secrets found in stored nodes")
-        elif fix:
-            say(f"redacted {len(hits)} secret(s) in {fixed} node(s), request(s) or project(s)")
-        else:
-            say(f"found {len(hits)} secret(s) in {nodes} node(s); run `ctx doctor --secrets --fix` "
-                f"to redact them in place")
-            raise typer.Exit(int(ExitCode.ERROR))
+
+def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
+    from ctx.cli.state import open_store
+    from ctx.core.settings import stale_days as default_stale
+    from ctx.doctor import fixes
+    from ctx.doctor.findings import Options, diagnose
+
+    options = Options(kinds=kinds, stale_days=stale_days or default_stale(), vectors=vectors)
+    table = resolve(fmt) == Format.table
+    with open_store(readonly=not fix) as store:
+        found = diagnose(store, options)
+        records = [f.to_dict() for f in found]
+        if table:
+            from ctx.core.ids import short_ids
+
+            sid = short_ids(store, list(dict.fromkeys(i for f in found for i in f.ids)))
+            records = [{**r, "ids": " ".join(sid.get(i, i) for i in r["ids"]),
+                        "keep": sid.get(r["keep"], r["keep"]) if r["keep"] else "-"} for r in records]
+        contents = {n.id: n.content for n in store.get_many(
+            list(dict.fromkeys(i for f in found for i in f.ids)))} if review else {}
+        report = fixes.apply(store, found) if fix and found else None
+    if records:
+        emit_records(records, fmt, columns=["kind", "ids", "keep", "evidence", "action"])
+    counts = {}
+    for f in found:
+        counts[f.kind] = counts.get(f.kind, 0) + 1
+    summary = ", ".join(f"{n} {k}" for k, n in counts.items()) or "nothing"
+    if review is not None and found:
+        _review(found, contents, *review)
+    if report is not None:
+        for line in report.done:
+            say(f"fixed: {line}")
+        for line in report.skipped:
+            say(line)
+        say(f"doctor: {summary} found; {report.changes} change(s) made (run {report.run_id}; "
+            f"`ctx doctor --undo` puts them back)")
+        return
+    if not found:
+        say("doctor: nothing found (kinds: " + ", ".join(kinds) + ")")
+        return
+    say(f"doctor: {summary} found; `ctx doctor --fix` applies the actions (undo: `ctx doctor --undo`)")
+    raise typer.Exit(int(ExitCode.ERROR))
+
+
+def _review(found, contents, backend, url, model, cap, yes) -> None:
+    from ctx.doctor import review
+
+    plan = review.plan(found, contents, cap=cap, backend=backend, model=model)
+    say(plan.describe())
+    if not plan.pairs:
+        return
+    if not yes:
+        if not sys.stdin.isatty():
+            raise CtxError("the review was not sent: confirm with --yes (nothing is sent "
+                           "without a yes)")
+        if not typer.confirm("send?", default=False, err=True):
+            say("review not sent")
+            return
+    verdicts, usage = review.send(plan, url=url)
+    if usage:
+        say(f"review used {usage}")
+    for v in verdicts:
+        mark = "agrees" if v.agrees else "DISAGREES"
+        say(f"review pair {v.pair} {v.ids[0]} / {v.ids[1]}: flagged {v.flagged}, model says "
+            f"{v.verdict} ({mark}) — {v.why}")
+
+
+def _undo(run: str | None, fmt) -> None:
+    from ctx.cli.state import open_store
+    from ctx.doctor import fixes
+
+    with open_store() as store:
+        report = fixes.undo(store, run)
+    for line in report.done:
+        say(f"undone: {line}")
+    for line in report.skipped:
+        say(line)
+    say(f"doctor: undid {report.changes} change(s) of run {report.run_id}")
+
+
+def _history(fmt) -> None:
+    from ctx.cli.state import open_store
+    from ctx.doctor import fixes
+
+    with open_store(readonly=True) as store:
+        runs = fixes.history(store)
+    if runs:
+        emit_records(runs, fmt, columns=["run", "applied_at", "changes", "undone"])
+    else:
+        say("no `ctx doctor --fix` runs yet")
+
+
+def _secrets(fix: bool, fmt) -> None:
+    from ctx.cli.state import open_store
+    from ctx.core.ids import short_ids
+    from ctx.doctor import secrets as stored_secrets
+
+    out_table = resolve(fmt) == Format.table
+    with open_store(readonly=not fix) as store:
+        hits = (stored_secrets.scan_store(store) + stored_secrets.scan_requests(store)
+                + stored_secrets.scan_projects(store))
+        fixed = stored_secrets.fix_store(store, hits) if fix and hits else 0
+        sid = short_ids(store, list(dict.fromkeys(h.node_id for h in hits))) if hits else {}
+    records = [{**h.to_dict(), "id": sid.get(h.node_id, h.node_id) if out_table else h.node_id,
+                "status": "redacted" if fix else "found"} for h in hits]
+    if records:
+        emit_records(records, fmt, columns=["id", "field", "kind", "start", "end", "status"])
+    nodes = len({h.node_id for h in hits})  # nodes and request records
+    if not hits:
+        say("no secrets found in stored nodes")
+    elif fix:
+        say(f"redacted {len(hits)} secret(s) in {fixed} node(s), request(s) or project(s)")
+    else:
+        say(f"found {len(hits)} secret(s) in {nodes} node(s); run `ctx doctor --secrets --fix` "
+            f"to redact them in place")
+        raise typer.Exit(int(ExitCode.ERROR))

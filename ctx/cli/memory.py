@@ -132,18 +132,68 @@ def import_(
     source: Annotated[str, typer.Argument(help="JSONL file from `ctx export`, or - for stdin.")] = "-",
     skip_existing: Annotated[bool, typer.Option(
         "--skip-existing", help="Skip nodes whose id exists instead of failing.")] = False,
+    claude_memory: Annotated[bool, typer.Option(
+        "--claude-memory", help="Import Claude Code's automatic memory of this repository "
+                                "(its MEMORY.md topic files) into this project.")] = False,
+    memory_dir: Annotated[str | None, typer.Option(
+        "--memory-dir", metavar="DIR", help="With --claude-memory: read this folder instead of "
+                                            "the one Claude Code uses here.")] = None,
+    tier: Annotated[str | None, typer.Option(
+        "--tier", metavar="TIER", help="With --claude-memory: give the nodes this tier "
+                                       "(default none: selected per prompt).")] = None,
+    dedupe: Annotated[str | None, typer.Option(
+        "--dedupe", metavar="skip|keep",
+        help="A likely duplicate of a live node: skip it or keep it (default $CTX_DEDUPE; "
+             "ask = keep, nobody is asked). Exact and near-exact duplicates are never "
+             "imported.")] = None,
+    fmt: RecordFormatOpt = Format.auto,
+    project: ProjectOpt = None,
     allow_secrets: AllowSecretsOpt = False,
 ) -> None:
-    """Import a JSONL export (all or nothing; secrets in it follow $CTX_SECRETS).
+    """Import a JSONL export (all or nothing; secrets in it follow $CTX_SECRETS), or with
+    --claude-memory Claude Code's automatic memory of the current repository. A node that
+    duplicates a live one is not imported again (its links go to the stored one).
 
     Example: ctx --db new.db import backup.jsonl
+    Example: ctx import --claude-memory
     """
+    from cuectx.errors import UsageError
+
+    if dedupe is not None and dedupe not in ("skip", "keep", "ask"):
+        raise UsageError(f"--dedupe is skip, keep or ask, not {dedupe!r}")
+    if claude_memory:
+        return _import_claude_memory(memory_dir, tier, dedupe, fmt, project, allow_secrets)
+    if memory_dir or tier:
+        raise UsageError("--memory-dir and --tier go with --claude-memory")
     from ctx.core.transfer import import_lines
 
     text = read_text_input(source)
     with open_store(allow_secrets=allow_secrets) as store:
-        counts = import_lines(store, text.splitlines(), skip_existing=skip_existing)
+        counts = import_lines(store, text.splitlines(), skip_existing=skip_existing, dedupe=dedupe)
     say("imported " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+def _import_claude_memory(memory_dir, tier, dedupe, fmt, project, allow_secrets) -> None:
+    from ctx.claude.automemory import import_folder
+    from ctx.claude.automemory import memory_dir as claude_dir
+    from ctx.cli.state import write_project_id
+    from ctx.core.store import validate_tag
+
+    scope_options(project, False)
+    if tier:
+        validate_tag(f"tier:{tier.removeprefix('tier:')}")
+    folder = Path(memory_dir).expanduser() if memory_dir else claude_dir()
+    with open_store(allow_secrets=allow_secrets) as store:
+        report = import_folder(store, folder, write_project_id(store), tier=tier, policy=dedupe)
+    if resolve(fmt, single=True) in (Format.json, Format.ndjson):
+        print(dumps(report.to_dict()))
+    for name, node_id in report.duplicates:
+        say(f"{name}: already remembered as {node_id}; not imported")
+    for name in report.skipped:
+        say(f"{name}: no text to import (or not UTF-8); skipped")
+    say(f"claude memory {report.folder}: {len(report.added)} added, {len(report.updated)} updated "
+        f"(the old node superseded), {len(report.unchanged)} unchanged, "
+        f"{len(report.duplicates)} duplicate(s) not imported")
 
 
 def register(app: typer.Typer) -> None:

@@ -33,6 +33,7 @@ from ctx.core.errors import CtxError
 from ctx.core.ids import short_id
 from ctx.core.model import LARGE_CONTENT_CHARS
 from cuectx.human import plural
+from cuectx.errors import UsageError
 
 
 def add(
@@ -48,13 +49,23 @@ def add(
         "--global", help="Store as global memory (every project sees it), not in this project.")] = False,
     project: ProjectOpt = None,
     allow_secrets: AllowSecretsOpt = False,
+    dedupe: Annotated[str | None, typer.Option(
+        "--dedupe", metavar="skip|keep|ask",
+        help="A likely duplicate of a live node: skip it, keep (store it too), or ask "
+             "(default $CTX_DEDUPE, else ask). Exact and near-exact duplicates are never "
+             "stored again; the existing id is printed.")] = None,
     fmt: FormatOpt = Format.ids,
 ) -> None:
     """Add a memory node (prints its id) to the current folder's project, or --global.
+    A duplicate of a live node is not stored again: its id is printed instead.
 
     Example: ctx add -t decision --tag tier:reference --meta rationale="fewer moving parts" "Use SQLite"
     Example: cue digest --format json | ctx add --json -
     """
+    from ctx.core.settings import DEDUPE_POLICIES
+
+    if dedupe is not None and dedupe not in DEDUPE_POLICIES:
+        raise UsageError(f"--dedupe is one of {', '.join(DEDUPE_POLICIES)}, not {dedupe!r}")
     if json_input is not None:
         if content is not None:
             raise CtxError("give either CONTENT or --json, not both")
@@ -83,10 +94,52 @@ def add(
         if isinstance(r, dict):
             r.pop("project_id", None)  # the project is chosen here, not by the input
     with open_store(allow_secrets=allow_secrets) as store, store.transaction():
-        nodes = store.add_many(records, project_id=write_project_id(store, to_global=global_))
+        project_id = write_project_id(store, to_global=global_)
+        records, existing = _without_duplicates(store, records, project_id, dedupe)
+        nodes = store.add_many(records, project_id=project_id) if records else []
+        nodes = sorted([*nodes, *store.get_many(existing)], key=lambda n: n.id) \
+            if existing and nodes else nodes or store.get_many(existing)
     emit_nodes(nodes, fmt, single=json_input is None)
-    if len(nodes) > 1:
-        say(f"added {plural(len(nodes), 'node')}")
+    if len(records) > 1:
+        say(f"added {plural(len(records), 'node')}")
+
+
+def _without_duplicates(store, records: list, project_id, policy: str | None):
+    """The records to store, and the ids of live nodes the others duplicate (ctx.core.dedupe:
+    exact and near-exact never stored again; a likely one as CTX_DEDUPE / --dedupe says)."""
+    from ctx.core import dedupe
+    from ctx.core.fingerprint import normal_hash
+    from ctx.core.settings import dedupe_policy
+
+    policy = dedupe_policy(policy)
+    confirm = None
+    if policy == "ask" and sys.stdin.isatty() and sys.stderr.isatty():
+        def confirm():
+            return typer.confirm("store it anyway?", default=False, err=True)
+    keep, existing, seen = [], [], set()
+    for r in records:
+        content = r.get("content") if isinstance(r, dict) else None
+        if not isinstance(content, str) or not content.strip():
+            keep.append(r)  # add_many says what is wrong with it
+            continue
+        text = dedupe.as_stored(content, store.secrets)
+        if normal_hash(text) in seen:
+            say("skipped a record that repeats an earlier one in the same input")
+            continue
+        seen.add(normal_hash(text))
+        dup = dedupe.check(store, text, r.get("project_id", project_id))
+        asking = dup is not None and not dup.blocks and policy == "ask" and confirm is not None
+        if asking:
+            say(f"likely a duplicate of {short_id(store, dup.node_id)} ({dup.evidence})")
+        stored = dedupe.should_store(dup, policy, confirm=confirm)
+        if dup is not None and not asking:
+            say(dedupe.message(dup, stored, short_id(store, dup.node_id),
+                               how_to_keep="add it with --dedupe keep"))
+        if stored:
+            keep.append(r)
+        else:
+            existing.append(dup.node_id)
+    return keep, list(dict.fromkeys(existing))
 
 
 def show(

@@ -342,6 +342,45 @@ CREATE TABLE share_config (
 );
 """
 
+# 8 — curation (SPEC §2.10, ctx doctor): per-node text fingerprints the write-time duplicate
+# check looks up (ctx.core.fingerprint: the normalised text's hash, MinHash LSH bands over the
+# content words), kept by ctx.core.store on every write; and the log of what `ctx doctor
+# --fix` changed, so `ctx doctor --undo` can put it back (owned by ctx/doctor/fixes.py).
+M008_CURATION = """
+CREATE TABLE node_fingerprints (
+    node_id TEXT PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,
+    normal_hash TEXT NOT NULL,
+    version INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX node_fingerprints_by_hash ON node_fingerprints(normal_hash);
+CREATE TABLE node_bands (
+    band INTEGER NOT NULL,
+    node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    PRIMARY KEY (band, node_id)
+) WITHOUT ROWID;
+CREATE INDEX node_bands_by_node ON node_bands(node_id);
+CREATE TABLE doctor_fixes (
+    seq INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL,                       -- one `ctx doctor --fix` (a ULID)
+    applied_at TEXT NOT NULL,
+    kind TEXT NOT NULL,                         -- duplicate | contradiction | stale | orphan
+    action TEXT NOT NULL,                       -- supersede | tier | edge | compact
+    payload TEXT NOT NULL,                      -- JSON: what to put back
+    undone_at TEXT
+);
+CREATE INDEX doctor_fixes_by_run ON doctor_fixes(run_id);
+"""
+
+
+def _m008_curation(conn: sqlite3.Connection) -> None:
+    from ctx.core.fingerprint import write_fingerprints
+
+    for stmt in statements(M008_CURATION):
+        conn.execute(stmt)
+    rows = conn.execute("SELECT id, content FROM nodes").fetchall()
+    write_fingerprints(conn, [(r[0], r[1]) for r in rows])
+
+
 MIGRATIONS: list[Migration] = [
     Migration(1, "core store: nodes, tags, edges, views, pending, full-text index", M001_CORE),
     Migration(2, "semantic index (chunks, vector segments), sessions, request records",
@@ -355,6 +394,9 @@ MIGRATIONS: list[Migration] = [
     Migration(6, "semantic: per-vector language/length attributes, language centres",
               M006_CENTERS),
     Migration(7, "sharing through git: share_base, share_files, share_config", M007_SHARE),
+
+    Migration(8, "curation: node fingerprints (duplicate check), doctor fix log",
+              _m008_curation),
 ]
 
 LATEST = runner.latest(MIGRATIONS)

@@ -28,6 +28,8 @@ through Typer too; everything else reads them here.
 | CTX_SECRETS | what writes do with credentials: redact, refuse, allow | redact |
 | CTX_SESSION | the session `ctx session`/`ctx requests` read | the latest |
 | CTX_REQUESTS_KEEP | days request records (and ended sessions) are kept; `0` = forever | 90 |
+| CTX_DEDUPE | a close restatement of a live memory: skip, keep (store it too), ask | ask |
+| CTX_DOCTOR_STALE_DAYS | `ctx doctor`: working-tier nodes untouched this long are stale | 14 |
 """
 from __future__ import annotations
 
@@ -129,3 +131,19 @@ def semantic_number(name: str) -> float | None:
     import math
 
     return value if math.isfinite(value) and value > 0 else None
+
+
+DEDUPE_POLICIES = ("skip", "keep", "ask")
+DEFAULT_STALE_DAYS = 14
+
+
+def dedupe_policy(value: str | None = None) -> str:
+    """What a write does with a *likely* duplicate (exact and near-exact ones are never stored
+    again): `value` if given, else $CTX_DEDUPE, else ask (asked on a terminal; elsewhere not
+    stored, and the writer is told how to store it anyway)."""
+    raw = (value if value is not None else os.environ.get("CTX_DEDUPE", "")).strip().lower()
+    return raw if raw in DEDUPE_POLICIES else "ask"
+
+
+def stale_days() -> int:
+    return _positive_int("CTX_DOCTOR_STALE_DAYS") or DEFAULT_STALE_DAYS

@@ -505,6 +505,9 @@ class Store:
         self.conn.execute("UPDATE nodes SET content = ?, metadata = ?, token_estimate = ?, "
                           "updated_at = ? WHERE id = ?",
                           (content, metadata, token_estimate(content), now_iso(), node_id))
+        from ctx.core.fingerprint import write_fingerprints
+
+        write_fingerprints(self.conn, [(node_id, content)])
 
     def add_edges(self, edges: Iterable[Edge]) -> int:
         """Insert edges as they are (import), skipping ones already there; the types are
@@ -565,6 +568,9 @@ class Store:
                     raise CtxError(f"a node with id {p['id']} already exists") from None
                 self.conn.executemany("INSERT OR IGNORE INTO tags (node_id, tag) VALUES (?, ?)",
                                       [(p["id"], t) for t in p["tags"]])
+            from ctx.core.fingerprint import write_fingerprints
+
+            write_fingerprints(self.conn, [(p["id"], p["content"]) for p in prepared])
             # superseded_by may point at a node later in the same batch (imports).
             for p in prepared:
                 if p["superseded_by"]:
@@ -690,6 +696,10 @@ class Store:
             with self.transaction():
                 self.conn.execute(f"UPDATE nodes SET {', '.join(sets)}, updated_at = ? WHERE id = ?",
                                   params + [now_iso(), node.id])
+                if content is not None:
+                    from ctx.core.fingerprint import write_fingerprints
+
+                    write_fingerprints(self.conn, [(node.id, validate_content(content))])
         return self.get(node.id)
 
     def _touch(self, node_id: str) -> None:
@@ -776,6 +786,102 @@ class Store:
             self.conn.execute("INSERT OR IGNORE INTO edges (from_id, to_id, type, created_at) "
                               "VALUES (?, ?, 'SUPERSEDES', ?)", (new, old, now_iso()))
         return self.get(old), self.get(new)
+
+    def unsupersede(self, old_ref: str, new_ref: str | None = None) -> Node:
+        """Undo a supersede: `old` is live again and the SUPERSEDES edge to it goes (only the
+        one from `new` when given)."""
+        old = self.resolve(old_ref)
+        with self.transaction():
+            row = self.conn.execute("SELECT superseded_by FROM nodes WHERE id = ?", (old,)).fetchone()
+            by = new_ref or (row[0] if row else None)
+            self.conn.execute("UPDATE nodes SET superseded_by = NULL, updated_at = ? WHERE id = ?",
+                              (now_iso(), old))
+            if by:
+                self.conn.execute("DELETE FROM edges WHERE from_id = ? AND to_id = ? AND "
+                                  "type = 'SUPERSEDES'", (by, old))
+        return self.get(old)
+
+    def dangling_edges(self) -> list[Edge]:
+        """Edges whose end is a node no longer in the store (written with foreign keys off,
+        e.g. by an older version or another tool)."""
+        return [Edge(*r) for r in self.conn.execute(
+            "SELECT e.from_id, e.to_id, e.type, e.created_at FROM edges e "
+            "WHERE NOT EXISTS (SELECT 1 FROM nodes WHERE id = e.from_id) "
+            "OR NOT EXISTS (SELECT 1 FROM nodes WHERE id = e.to_id) ORDER BY 1, 2, 3")]
+
+    def dangling_supersedes(self) -> list[tuple[str, str]]:
+        """(node, missing node) for superseded_by pointing at a node that is gone."""
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT n.id, n.superseded_by FROM nodes n INDEXED BY nodes_superseded_by "
+            "WHERE n.superseded_by IS NOT NULL AND NOT EXISTS "
+            "(SELECT 1 FROM nodes m WHERE m.id = n.superseded_by)")]
+
+    def remove_edge(self, edge: Edge) -> None:
+        self.conn.execute("DELETE FROM edges WHERE from_id = ? AND to_id = ? AND type = ?",
+                          (edge.from_id, edge.to_id, edge.type))
+
+    def restore_edge(self, edge: Edge) -> None:
+        """Put an edge back as it was (undo of a doctor fix), foreign keys permitting."""
+        self.conn.execute("INSERT OR IGNORE INTO edges (from_id, to_id, type, created_at) "
+                          "VALUES (?, ?, ?, ?)", (edge.from_id, edge.to_id, edge.type, edge.created_at))
+
+    def clear_superseded_by(self, node_id: str) -> None:
+        self.conn.execute("UPDATE nodes SET superseded_by = NULL WHERE id = ?", (node_id,))
+
+    def live_rows(self) -> list[tuple]:
+        """(id, type, content, created_at, updated_at, project_id, tags) of every live node —
+        what `ctx doctor` reads once. Tags joined by \x1f."""
+        return self.conn.execute(
+            "SELECT n.id, n.type, n.content, n.created_at, n.updated_at, n.project_id, "
+            "(SELECT group_concat(t.tag, char(31)) FROM tags t WHERE t.node_id = n.id) "
+            "FROM nodes n WHERE n.superseded_by IS NULL ORDER BY n.id").fetchall()
+
+    def edge_pairs(self) -> set[frozenset]:
+        """Every pair of nodes joined by an edge, either way."""
+        return {frozenset(r) for r in self.conn.execute("SELECT from_id, to_id FROM edges")}
+
+    # -- for the duplicate check and ctx doctor (ctx.core.fingerprint owns node_fingerprints
+    # and node_bands; these join them to the nodes)
+    def live_with_hash(self, normal_hash: str, project_id: int | None, *,
+                       exclude: Sequence[str] = ()) -> list[str]:
+        """Live nodes a write into `project_id` sees (that project and global; global only for
+        a global write) whose normalised text has this hash — the project's own first."""
+        where, params = _write_scope(project_id)
+        rows = self.conn.execute(
+            "SELECT n.id FROM node_fingerprints f CROSS JOIN nodes n ON n.id = f.node_id "
+            f"WHERE f.normal_hash = ? AND n.superseded_by IS NULL AND {where} "
+            "ORDER BY n.project_id IS NULL, n.id LIMIT 20", [normal_hash, *params]).fetchall()
+        return [r[0] for r in rows if r[0] not in exclude]
+
+    def live_texts(self, ids: Sequence[str], project_id: int | None) -> list[tuple[str, str, str]]:
+        """(id, content, created_at) of those of `ids` that are live and in a write's scope."""
+        if not ids:
+            return []
+        where, params = _write_scope(project_id)
+        out = []
+        for chunk in _chunks(list(ids), 900):
+            out += [tuple(r) for r in self.conn.execute(
+                f"SELECT n.id, n.content, n.created_at FROM nodes n WHERE n.id IN "
+                f"({','.join('?' * len(chunk))}) AND n.superseded_by IS NULL AND {where}",
+                [*chunk, *params])]
+        return out
+
+    def live_band_buckets(self) -> list[list[str]]:
+        """Every LSH band (ctx.core.fingerprint) two or more live nodes share: their ids."""
+        rows = self.conn.execute(
+            "SELECT b.band, group_concat(b.node_id, ' ') FROM node_bands b "
+            "JOIN nodes n ON n.id = b.node_id WHERE n.superseded_by IS NULL "
+            "GROUP BY b.band HAVING count(*) > 1").fetchall()
+        return [r[1].split(" ") for r in rows]
+
+    def find_by_metadata(self, key: str, value: str, *, live_only: bool = True) -> list[Node]:
+        """Nodes whose metadata has `key` equal to `value` (e.g. the file an import came from)."""
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            raise CtxError(f"metadata key {key!r} must be a plain name")
+        sql = f"SELECT {_NODE_COLUMNS} FROM nodes WHERE json_extract(metadata, '$.{key}') = ?"
+        if live_only:
+            sql += " AND superseded_by IS NULL"
+        return self._rows_to_nodes(self.conn.execute(sql + " ORDER BY id", (value,)).fetchall())
 
     def delete(self, ref: str) -> Node:
         """Hard delete: the node, its tags and edges go; nodes it superseded become live again."""
@@ -1000,6 +1106,15 @@ def _validate_budget(budget) -> int:
     if value <= 0:
         raise CtxError("budget must be a positive number of tokens")
     return value
+
+
+def _write_scope(project_id: int | None) -> tuple[str, list]:
+    """What a write into `project_id` sees: that project and global (a global write: global).
+    `+` keeps the planner on the id/hash indexes: the project index would scan every global
+    node to find the two or three a hash or band lookup already named."""
+    if project_id is None:
+        return "+n.project_id IS NULL", []
+    return "(+n.project_id IS NULL OR +n.project_id = ?)", [project_id]
 
 
 def _project_id(value):

@@ -58,8 +58,14 @@ def export_lines(store: Store) -> Iterator[str]:
         yield _line({"kind": "edge", **e.to_dict()})
 
 
-def import_lines(store: Store, lines: Iterable[str], *, skip_existing: bool = False) -> dict[str, int]:
-    """Import in one transaction: every line is checked before anything is written."""
+def import_lines(store: Store, lines: Iterable[str], *, skip_existing: bool = False,
+                 dedupe: str | None = None) -> dict[str, int]:
+    """Import in one transaction: every line is checked before anything is written.
+
+    A live node duplicating a live node already in the store (ctx.core.dedupe; not one in
+    the same file, so a backup restores losslessly) is not imported: edges and supersede
+    links to it go to the stored node. `dedupe` is the policy for likely duplicates
+    (skip|keep; ask means keep here: an import asks nobody); default $CTX_DEDUPE."""
     views, nodes, edges, projects = [], [], [], []
     for lineno, rec in json_lines(lines):
         kind = rec.get("kind") if isinstance(rec, dict) else None
@@ -96,17 +102,45 @@ def import_lines(store: Store, lines: Iterable[str], *, skip_existing: bool = Fa
             kept = [n for n in nodes if str(n.get("id", "")).upper() not in existing]
             counts["skipped"] = len(nodes) - len(kept)
             nodes = kept
+        nodes, same_as = _without_duplicates(store, nodes, dedupe)
+        counts["duplicates"] = len(same_as)
+        for n in nodes:  # a node superseded by a duplicate: by the node already stored
+            if isinstance(n, dict) and n.get("superseded_by") in same_as:
+                n["superseded_by"] = same_as[n["superseded_by"]]
         store.add_many(nodes)
         counts["nodes"] = len(nodes)
         try:
-            counts["edges"] = store.add_edges(Edge(e["from"], e["to"], e["type"], e["created_at"])
-                                              for e in edges)
+            counts["edges"] = store.add_edges(
+                Edge(same_as.get(e["from"], e["from"]), same_as.get(e["to"], e["to"]), e["type"],
+                     e["created_at"]) for e in edges)
         except KeyError as exc:
             raise CtxError(f"edge record is missing {exc.args[0]!r}") from None
         for v in views:
             store.put_view(View(v["name"], v["query"], v["budget"], v["created_at"], v["updated_at"]))
             counts["views"] += 1
     return counts
+
+
+def _without_duplicates(store: Store, nodes: list, policy: str | None) -> tuple[list, dict]:
+    from ctx.core import dedupe
+    from ctx.core.settings import dedupe_policy
+
+    policy = dedupe_policy(policy)
+    policy = "keep" if policy == "ask" else policy
+    present = store.all_ids() if nodes else set()
+    kept, same_as = [], {}
+    for n in nodes:
+        content = n.get("content") if isinstance(n, dict) else None
+        if (not isinstance(content, str) or n.get("superseded_by")
+                or str(n.get("id", "")).upper() in present):
+            kept.append(n)
+            continue
+        dup = dedupe.check(store, dedupe.as_stored(content, store.secrets), n.get("project_id"))
+        if dedupe.should_store(dup, policy):
+            kept.append(n)
+        elif n.get("id"):
+            same_as[str(n["id"]).upper()] = dup.node_id
+    return kept, same_as
 
 
 def import_projects(store: Store, records: list[dict]) -> dict[str, int]:

@@ -483,3 +483,68 @@ def _now() -> str:
     from ctx.core.model import now_iso
 
     return now_iso()
+
+
+# ------------------------------------------------------------------------------ for ctx doctor
+
+def orphan_vectors(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(vectors of deleted/changed chunks still in segments, chunks of nodes that are gone)."""
+    try:
+        dead = conn.execute("SELECT count(*) FROM dead_chunks").fetchone()[0]
+        gone = conn.execute("SELECT count(*) FROM chunks c WHERE NOT EXISTS "
+                            "(SELECT 1 FROM nodes n WHERE n.id = c.node_id)").fetchone()[0]
+    except sqlite3.OperationalError:  # no semantic tables
+        return 0, 0
+    return dead, gone
+
+
+def drop_orphans(conn: sqlite3.Connection) -> int:
+    """Delete chunks of nodes that are gone and compact every model's segments; returns how
+    many vectors that dropped. Nodes are never touched."""
+    dead, gone = orphan_vectors(conn)
+    with transaction(conn):
+        conn.execute("DELETE FROM chunks WHERE NOT EXISTS (SELECT 1 FROM nodes n "
+                     "WHERE n.id = chunks.node_id)")
+        conn.execute("DELETE FROM embedded_nodes WHERE NOT EXISTS (SELECT 1 FROM nodes n "
+                     "WHERE n.id = embedded_nodes.node_id)")
+    for (model,) in conn.execute("SELECT DISTINCT model FROM vector_segments").fetchall():
+        compact(conn, model, full=True)
+    with transaction(conn):
+        conn.execute("DELETE FROM dead_chunks")
+    return dead + gone
+
+
+def indexed_model(conn: sqlite3.Connection) -> str | None:
+    """The model with the most embedded nodes in this store (None: no index)."""
+    try:
+        row = conn.execute("SELECT model, count(*) AS n FROM embedded_nodes GROUP BY model "
+                           "ORDER BY n DESC LIMIT 1").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return row[0] if row else None
+
+
+def node_vectors(conn: sqlite3.Connection, model_id: str, node_ids: list[str]):
+    """(node ids, unit float32 [n, DIM]) — each node's chunks averaged — for the given nodes
+    that have live vectors of `model_id`."""
+    import numpy as np
+
+    vs = load_vectors(conn, model_id)
+    if not len(vs):
+        return [], np.empty((0, DIM), dtype=np.float32)
+    wanted = set(node_ids)
+    owner = {cid: nid for cid, nid in conn.execute(
+        "SELECT id, node_id FROM chunks WHERE model = ?", (model_id,)) if nid in wanted}
+    dense = vs.dense()
+    alive = np.ones(len(vs), dtype=bool) if vs.dead is None else ~vs.dead
+    rows: dict[str, list[int]] = {}
+    for pos, cid in enumerate(vs.ids.tolist()):
+        nid = owner.get(cid)
+        if nid is not None and alive[pos]:
+            rows.setdefault(nid, []).append(pos)
+    ids = sorted(rows)
+    if not ids:
+        return [], np.empty((0, DIM), dtype=np.float32)
+    mat = np.stack([dense[rows[i]].mean(axis=0) for i in ids]).astype(np.float32)
+    mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
+    return ids, mat

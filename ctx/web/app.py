@@ -62,6 +62,9 @@ def create_app(*, token: str, port: int, db_path: str | None = None,
         Route("/node/{ref}/forget", viewer.forget, methods=["POST"]),
         Route("/node/{ref}/session", viewer.node_session, methods=["POST"]),
         Route("/context", viewer.context),
+        Route("/health", viewer.health),
+        Route("/health/fix", viewer.health_fix, methods=["POST"]),
+        Route("/health/undo", viewer.health_undo, methods=["POST"]),
         Route("/graph", viewer.graph),
         Route("/sessions", viewer.sessions),
         Route("/sessions/{sid}", viewer.session),
@@ -309,6 +312,63 @@ class Viewer:
             return f"Forgot {node.id} ({node.type}: {item_name(node.content)}).", "/"
 
         return await self.change(request, work, "/")
+
+    # ------------------------------------------------------------------ health (ctx doctor)
+    def health(self, request: Request) -> HTMLResponse:
+        """`ctx doctor` as a page: each finding with its evidence and a one-click fix."""
+        from ctx.core.ids import short_ids
+        from ctx.doctor import fixes
+        from ctx.doctor.findings import KINDS, Options, diagnose
+
+        wanted = request.query_params.get("kind") or ""
+        kinds = (wanted,) if wanted in KINDS else KINDS
+        t0 = time.perf_counter()
+        with self.conn() as conn:
+            store = Store(conn)
+            found = diagnose(store, Options(kinds=kinds, vectors=False))
+            short = short_ids(store, list(dict.fromkeys(i for f in found for i in f.ids
+                                                        if _ID_LIKE.match(i))))
+            runs = fixes.history(store, 5)
+        counts: dict[str, int] = {}
+        for f in found:
+            counts[f.kind] = counts.get(f.kind, 0) + 1
+        return self.render(request, "health.html", findings=found, short=short, counts=counts,
+                           kinds=KINDS, wanted=wanted, runs=runs,
+                           elapsed_ms=(time.perf_counter() - t0) * 1000)
+
+    async def health_fix(self, request: Request):
+        """Apply one finding. The finding is found again here from its kind and ids — what
+        the form says is never run as it is — so a stale page cannot do anything else."""
+        from ctx.doctor import fixes
+        from ctx.doctor.findings import KINDS, Options, diagnose
+
+        def work(form):
+            kind = form.get("kind", "")
+            ids = tuple(i for i in (form.get("ids") or "").split(",") if i)
+            if kind not in KINDS or not ids:
+                raise CtxError("say which finding to fix")
+            with self.conn(write=True) as conn:
+                store = Store(conn)
+                match = [f for f in diagnose(store, Options(kinds=(kind,), vectors=False))
+                         if f.ids == ids]
+                if not match:
+                    raise CtxError("that finding is no longer there (fixed already, or the "
+                                   "memory changed); the page now shows what is")
+                report = fixes.apply(store, match)
+            done = "; ".join(report.done) or "nothing to change"
+            return f"Fixed: {done}. (Undo puts it back.)"
+
+        return await self.change(request, work, "/health")
+
+    async def health_undo(self, request: Request):
+        from ctx.doctor import fixes
+
+        def work(form):
+            with self.conn(write=True) as conn:
+                report = fixes.undo(Store(conn), form.get("run") or None)
+            return f"Undid {report.changes} change(s) of run {report.run_id}."
+
+        return await self.change(request, work, "/health")
 
     # ------------------------------------------------------------------ session start
     def context(self, request: Request) -> HTMLResponse:

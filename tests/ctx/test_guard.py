@@ -214,8 +214,8 @@ def test_tags_are_screened_too(store):
 def test_doctor_finds_and_fixes_tags_and_request_prompts_from_before_the_guard(ctx_bin, monkeypatch):
     ok("add", "--allow-secrets", "--tag", f"k:{TOKEN}", "tagged")
     hook(ctx_bin, "prompt-submit", prompt(f"debug {TOKEN} please"), env={"CTX_SECRETS": "allow"})
-    found = json.loads(ctx("doctor", "-f", "json").stdout)
-    assert sorted(h["field"] for h in found) == ["request prompt", "tag"]
+    found = json.loads(ctx("doctor", "-f", "json").stdout)  # every kind: secrets are findings too
+    assert sorted(h["field"] for h in found if h["kind"] == "secret") == ["request prompt", "tag"]
     assert ctx("doctor", "--secrets", "--fix").exit_code == 0
     conn = sqlite3.connect(_db_path())
     try:
@@ -277,7 +277,9 @@ def test_doctor_fixes_a_token_in_a_project_remote_stored_before_the_guard(store)
                        (f"https://{TOKEN}@github.com/acme/api.git",))
     store.conn.commit()
     (hit,) = json.loads(ctx("doctor", "-f", "json").stdout)
-    assert (hit["id"], hit["field"], hit["kind"]) == ("api", "project remote", "github-token")
+    assert (hit["kind"], hit["ids"], hit["field"], hit["secret"]) == (
+        "secret", ["api"], "project remote", "github-token")
+    assert TOKEN not in json.dumps(hit)
     assert ctx("doctor", "--fix").exit_code == 0
     (remote,) = store.conn.execute("SELECT remote FROM projects").fetchone()
     assert remote == "https://[SECRET:github-token]@github.com/acme/api.git"

@@ -88,7 +88,7 @@ def post(client, path, **fields):
 
 # ------------------------------------------------------------------ token
 
-PAGES = ["/", "/graph", "/sessions", "/requests", "/cue", "/cue/memory", "/static/style.css",
+PAGES = ["/", "/graph", "/health", "/sessions", "/requests", "/cue", "/cue/memory", "/static/style.css",
          "/node/01ABCDEFGH", "/cue/thumb/abc.jpg", "/nowhere"]
 
 
@@ -742,3 +742,26 @@ def test_supersede_chain_reads_oldest_first_from_any_version(authed, store):
     page = authed.get(f"/node/{v2.id}").text
     chain = page[page.index('id="chain"'):]
     assert chain.index("version 1") < chain.index("version 2") < chain.index("version 3")
+
+
+# ------------------------------------------------------------------ health (ctx doctor)
+
+def test_health_page_shows_findings_and_fixes_one_with_a_post(authed, store):
+    old = store.add("The search service listens on port 7001 [/b]", created_at="2026-10-01T00:00:00.000Z")
+    new = store.add("The search service listens on port 7002 [/b]", created_at="2026-11-01T00:00:00.000Z")
+    store.conn.commit()
+    page = authed.get("/health")
+    assert page.status_code == 200 and "contradiction" in page.text and "7001 vs 7002" in page.text
+    assert authed.get(f"/health/fix?kind=contradiction&ids={old.id},{new.id}").status_code == 405
+    r = authed.post("/health/fix", data={"kind": "contradiction", "ids": f"{old.id},{new.id}"})
+    assert r.status_code == 403  # no form token: nothing changed
+    assert json.loads(ok("show", old.id, "--format", "json"))["superseded_by"] is None
+    r = post(authed, "/health/fix", kind="contradiction", ids=f"{old.id},{new.id}")
+    assert r.status_code == 303
+    assert "superseded by" in authed.get(r.headers["location"]).text
+    assert json.loads(ok("show", old.id, "--format", "json"))["superseded_by"] == new.id
+    r = post(authed, "/health/fix", kind="contradiction", ids=f"{old.id},{new.id}")
+    assert "no longer there" in authed.get(r.headers["location"]).text
+    r = post(authed, "/health/undo")
+    assert "Undid 1 change" in authed.get(r.headers["location"]).text
+    assert json.loads(ok("show", old.id, "--format", "json"))["superseded_by"] is None

@@ -1,0 +1,101 @@
+"""ctx doctor (issue 23): the dev set's precision/recall per kind, `ctx doctor` on 10k nodes
+(≤ 5 s), the write-time duplicate check at 10k nodes (≤ 10 ms), and what `--review` would
+send for the dev set (tokens; nothing is sent)."""
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+from bench import WORK, Bench
+
+BUDGET_DOCTOR_MS = 5000
+BUDGET_CHECK_MS = 10
+
+
+def _store(path):
+    from ctx.core import db
+    from ctx.core.store import Store
+
+    if path.exists():
+        path.unlink()
+    conn = db.connect(str(path))
+    return Store(conn)
+
+
+def _fill(store, total: int) -> None:
+    """The dev set, then distinct facts up to `total` nodes (one transaction)."""
+    from bench.doctor_devset import SERVICES
+
+    n = store.count()
+    words = ["cache", "queue", "index", "bucket", "topic", "schema", "token", "lease", "shard",
+             "replica", "quota", "budget", "rollout", "canary", "backfill", "snapshot"]
+    records = []
+    for i in range(total - n):
+        svc, word = SERVICES[i % len(SERVICES)], words[(i // len(SERVICES)) % len(words)]
+        records.append({"content": f"{svc.title()} {word} {i}: keep the {word} for {svc} under "
+                                   f"{100 + i % 900} entries (ticket OPS-{i})",
+                        "tags": ["tier:reference"] if i % 10 == 0 else []})
+    with store.transaction():
+        for start in range(0, len(records), 1000):
+            store.add_many(records[start:start + 1000])
+
+
+def run(bench: Bench) -> None:
+    from bench.doctor_devset import NOW, build, evaluate
+    from ctx.core import dedupe
+    from ctx.doctor import review
+    from ctx.doctor.findings import Options, diagnose
+
+    WORK.mkdir(exist_ok=True)
+    print("ctx doctor (dev set: bench/doctor_devset.py)")
+    store = _store(WORK / "doctor-dev.db")
+    gold = build(store)
+    store.conn.commit()
+    found = diagnose(store, Options(now=NOW, vectors=False))
+    for kind, score in evaluate(found, gold).items():
+        bench.report(f"doctor dev set {kind} precision ({gold.nodes} nodes)", score.precision,
+                     0.90, "", better="higher")
+        bench.report(f"doctor dev set {kind} recall", score.recall, 0.80, "", better="higher")
+    contents = {n.id: n.content for n in store.get_many([i for f in found for i in f.ids])}
+    plan = review.plan(found, contents, cap=10**9)
+    bench.report(f"doctor --review on the dev set: {len(plan.pairs)} pairs, tokens", plan.total,
+                 None, "tok")
+    store.conn.close()
+
+    path = WORK / "doctor-10k.db"
+    store = _store(path)
+    build(store)
+    _fill(store, 10_000)
+    store.conn.commit()
+    texts = ["The billing service listens on port 7007",          # a duplicate in the set
+             "A brand new fact nobody stored about the ledger",   # nothing like it
+             "Search cache 37: keep the cache for search under 137 entries (ticket OPS-37)"]
+    worst = 0.0
+    for t in texts:  # the slowest of: an exact duplicate, a new fact, a templated near-miss
+        times = []
+        for _ in range(30):
+            t0 = time.perf_counter()
+            dedupe.check(store, t, None)
+            times.append((time.perf_counter() - t0) * 1000)
+        worst = max(worst, statistics.median(times))
+    bench.report("write-time duplicate check, 10k nodes (slowest case, in process)", worst,
+                 BUDGET_CHECK_MS)
+    store.conn.close()
+
+    env = {**os.environ, "CTX_DB": str(path)}
+    cmd = [sys.executable, "-m", "ctx", "doctor", "--no-vectors", "-f", "json"]
+    walls, cpus = [], []
+    for _ in range(3):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(cmd, env=env, capture_output=True, check=False)
+        walls.append((time.perf_counter() - t0) * 1000)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    bench.report("ctx doctor, 10k nodes (whole process, wall)", statistics.median(walls),
+                 BUDGET_DOCTOR_MS)
+    bench.report("ctx doctor, 10k nodes (CPU)", statistics.median(cpus), BUDGET_DOCTOR_MS)

@@ -1,0 +1,213 @@
+"""Claude Code's own automatic memory, brought into ctx (`ctx import --claude-memory`).
+
+What Claude Code 2.1.330 does (SPEC §2.10; checked with the real client through
+../shared/tools/claude-code — its system prompt and the folders it creates):
+- the folder is `~/.claude/projects/<project path, every non-alphanumeric character as
+  `-`>/memory/` (`$CLAUDE_CONFIG_DIR` instead of `~/.claude`), or the `autoMemoryDirectory`
+  setting as written (`~` expanded) — one folder then, whatever the project;
+- `MEMORY.md` is an index, one line per memory: `- [Title](file.md) — hook`;
+- each memory is one file holding one fact, with frontmatter
+  `name` (a kebab-case slug), `description` (one line), `metadata: type:` one of user,
+  feedback, project, reference; the body may link others as `[[name]]`.
+
+Each topic file becomes one node of the folder's project: its body as content, the type
+mapped (user, project → fact; feedback → pattern; reference → source), tags `claude-memory`
+and `claude-memory:<type>`, and where it came from in metadata (`claude_memory_file`, the
+file's hash). No tier by default: like Claude Code's topic files they are read on demand
+(per-prompt selection), not at every session start. Importing again changes nothing; an
+edited file becomes a new node that supersedes the old one; a file that repeats a live
+memory (ctx.core.dedupe) is not imported.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ctx.core import dedupe
+from ctx.core.errors import CtxError
+from ctx.core.store import Store
+
+SOURCE = "claude-memory"
+TYPES = {"user": "fact", "project": "fact", "feedback": "pattern", "reference": "source"}
+_FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*\n?", re.DOTALL)
+_INDEX_LINE = re.compile(r"^\s*[-*]\s*\[([^\]]*)\]\(([^)]+)\)\s*(?:[—–-]+\s*(.*))?$")
+
+
+@dataclass(frozen=True)
+class Memory:
+    file: str            # name inside the folder
+    name: str
+    description: str
+    memory_type: str     # user | feedback | project | reference | ""
+    body: str
+    digest: str          # sha256 of the file's bytes (first 16 hex)
+    title: str = ""      # from MEMORY.md
+
+
+@dataclass
+class ImportReport:
+    folder: str
+    added: list[str] = field(default_factory=list)
+    updated: list[tuple[str, str]] = field(default_factory=list)   # (old id, new id)
+    unchanged: list[str] = field(default_factory=list)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)  # (file, existing id)
+    skipped: list[str] = field(default_factory=list)               # files not understood
+
+    def to_dict(self) -> dict:
+        return {"folder": self.folder, "added": self.added,
+                "updated": [{"old": o, "new": n} for o, n in self.updated],
+                "unchanged": self.unchanged,
+                "duplicates": [{"file": f, "id": i} for f, i in self.duplicates],
+                "skipped": self.skipped}
+
+
+def _config_dir(env) -> Path:
+    raw = env.get("CLAUDE_CONFIG_DIR")
+    return Path(raw).expanduser() if raw else Path(env.get("HOME") or Path.home()) / ".claude"
+
+
+def _setting(project_root: Path | None, env) -> str | None:
+    """`autoMemoryDirectory` from the project's local and shared settings, then the user's."""
+    files = []
+    if project_root is not None:
+        files += [project_root / ".claude" / "settings.local.json",
+                  project_root / ".claude" / "settings.json"]
+    files.append(_config_dir(env) / "settings.json")
+    for f in files:
+        try:
+            data = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        value = data.get("autoMemoryDirectory") if isinstance(data, dict) else None
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def folder_key(path: str) -> str:
+    """Claude Code's name for a project folder: every non-alphanumeric character as `-`."""
+    return re.sub(r"[^A-Za-z0-9]", "-", path)
+
+
+def memory_dir(cwd: str | None = None, *, env=None) -> Path:
+    """The automatic-memory folder Claude Code uses for the repository at `cwd`."""
+    from ctx.core.repo import find_repository
+
+    env = os.environ if env is None else env
+    start = os.path.abspath(cwd or os.getcwd())
+    found = find_repository(start)
+    root = Path(found[0]) if found else Path(start)
+    configured = _setting(root, env)
+    if configured:
+        path = Path(os.path.expanduser(configured))
+        return path if path.is_absolute() else root / path
+    return _config_dir(env) / "projects" / folder_key(str(root)) / "memory"
+
+
+def _frontmatter(text: str) -> tuple[dict, str]:
+    """A small reader for the frontmatter Claude Code writes (key: value, one nested map)."""
+    m = _FRONT.match(text)
+    if not m:
+        return {}, text
+    out: dict = {}
+    parent = None
+    for line in m.group(1).splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, sep, value = line.strip().partition(":")
+        if not sep:
+            continue
+        value = value.strip().strip("'\"")
+        if line[:1] in (" ", "\t") and isinstance(out.get(parent), dict):
+            out[parent][key.strip()] = value
+        elif value == "":
+            parent = key.strip()
+            out[parent] = {}
+        else:
+            out[key.strip()] = value
+            parent = None
+    return out, text[m.end():]
+
+
+def read_folder(folder: Path) -> tuple[list[Memory], list[str]]:
+    """(memories, files that could not be read) — MEMORY.md gives titles, never content."""
+    titles: dict[str, str] = {}
+    index = folder / "MEMORY.md"
+    if index.is_file():
+        for line in index.read_text(encoding="utf-8", errors="replace").splitlines():
+            m = _INDEX_LINE.match(line)
+            if m:
+                titles[m.group(2).strip()] = m.group(1).strip()
+    memories, skipped = [], []
+    for path in sorted(folder.glob("*.md")):
+        if path.name == "MEMORY.md" or not path.is_file():
+            continue
+        try:
+            raw = path.read_bytes()
+            text = raw.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            skipped.append(path.name)
+            continue
+        meta, body = _frontmatter(text)
+        nested = meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {}
+        mtype = str(nested.get("type") or meta.get("type") or "").strip().lower()
+        body = body.strip() or str(meta.get("description") or "").strip()
+        if not body:
+            skipped.append(path.name)
+            continue
+        memories.append(Memory(path.name, str(meta.get("name") or path.stem),
+                               str(meta.get("description") or ""), mtype, body,
+                               hashlib.sha256(raw).hexdigest()[:16], titles.get(path.name, "")))
+    return memories, skipped
+
+
+def import_folder(store: Store, folder: Path, project_id: int | None, *,
+                  tier: str | None = None, policy: str | None = None) -> ImportReport:
+    """Bring every topic file in `folder` into the store (one transaction)."""
+    from ctx.core.settings import dedupe_policy
+
+    if not folder.is_dir():
+        raise CtxError(f"no Claude Code memory folder at {folder} (Claude Code creates it the "
+                       f"first time it saves a memory in this repository; `autoMemoryDirectory` "
+                       f"in settings.json moves it)")
+    policy = dedupe_policy(policy)
+    policy = "keep" if policy == "ask" else policy  # an import asks nobody
+    memories, skipped = read_folder(folder)
+    report = ImportReport(str(folder), skipped=skipped)
+    key = str(folder.resolve())
+    with store.transaction():
+        for mem in memories:
+            source = f"{key}/{mem.file}"
+            old = [n for n in store.find_by_metadata("claude_memory_file", source)]
+            if old and any(n.metadata.get("claude_memory_sha") == mem.digest for n in old):
+                report.unchanged.append(old[0].id)
+                continue
+            if not old:
+                dup = dedupe.check(store, dedupe.as_stored(mem.body, store.secrets), project_id)
+                if not dedupe.should_store(dup, policy):
+                    report.duplicates.append((mem.file, dup.node_id))
+                    continue
+            tags = [SOURCE] + ([f"{SOURCE}:{mem.memory_type}"] if mem.memory_type else [])
+            if tier:
+                tags.append(f"tier:{tier.removeprefix('tier:')}")
+            metadata = {"source": SOURCE, "claude_memory_file": source,
+                        "claude_memory_sha": mem.digest, "name": mem.name}
+            if mem.description:
+                metadata["description"] = mem.description
+            if mem.title:
+                metadata["title"] = mem.title
+            if mem.memory_type:
+                metadata["claude_memory_type"] = mem.memory_type
+            node = store.add(mem.body, type=TYPES.get(mem.memory_type, "fact"), tags=tags,
+                             metadata=metadata, project_id=project_id)
+            if old:
+                for n in old:
+                    store.supersede(n.id, node.id)
+                report.updated.append((old[-1].id, node.id))
+            else:
+                report.added.append(node.id)
+    return report

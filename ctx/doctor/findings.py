@@ -1,0 +1,365 @@
+"""`ctx doctor`: what is wrong with the memory as stored — found from the text (and the
+embedding index when it has vectors), with no model call and no network (SPEC §2.10).
+
+Kinds of finding:
+- `duplicate` — a group of live nodes saying the same thing; which one to keep and why.
+- `contradiction` — the same subject with another value (a port, a version, a tool, a
+  reversed decision); the newest wins, with both texts as evidence.
+- `stale` — working-tier nodes nobody touched for a while; tasks a later node says are done;
+  nodes a later one replaces in its words ("… instead of …", "supersedes 01JD…") without a
+  supersede link.
+- `orphan` — edges or supersede links to nodes that are gone, index vectors of deleted nodes.
+- `secret` — credentials stored before the guard (ctx/doctor/secrets.py).
+
+Each finding says what fixing it would do (`action`) and carries the steps (`steps`);
+ctx/doctor/fixes.py applies them — supersede links and tier changes only, logged so that
+`ctx doctor --undo` puts them back. Candidate pairs come from the LSH bands the store keeps
+per node (ctx.core.fingerprint), so a 10k-node store is compared in well under its 5 s.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from ctx.core.fingerprint import (
+    Text,
+    analyse,
+    covers_task,
+    cross_lingual_compatible,
+    relation,
+)
+from ctx.core.model import TIER_PRIORITY
+from ctx.core.store import Store
+
+KINDS = ("duplicate", "contradiction", "stale", "orphan", "secret")
+BUCKET_MAX = 64                    # a band shared by more nodes: compared by shape only
+_ID_MENTION = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{8,26}\b")
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str                      # one of KINDS
+    ids: tuple[str, ...]
+    keep: str | None               # the node that stays live (None: no node is kept over another)
+    evidence: str
+    action: str                    # what --fix does, in words
+    subkind: str = ""              # port, version, tool, reversal, working, task-done, …
+    steps: tuple = ()              # what --fix does: ("supersede", old, new), ("tier", id, tier), …
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        out = {"kind": self.kind, "ids": list(self.ids), "keep": self.keep,
+               "evidence": self.evidence, "action": self.action, "subkind": self.subkind}
+        out.update(self.extra)
+        return out
+
+
+@dataclass(frozen=True)
+class Options:
+    kinds: tuple[str, ...] = KINDS
+    stale_days: int = 14
+    now: datetime | None = None
+    vectors: bool = True           # use the embedding index when it has vectors
+
+
+@dataclass
+class _Node:
+    id: str
+    type: str
+    content: str
+    created_at: str
+    updated_at: str
+    project_id: int | None
+    tags: tuple[str, ...]
+    text: Text
+
+    @property
+    def tier(self) -> str | None:
+        return next((t[5:] for t in self.tags if t.startswith("tier:")), None)
+
+
+def diagnose(store: Store, options: Options | None = None) -> list[Finding]:
+    """Every finding of the selected kinds, in a stable order (kind, then first id)."""
+    options = options or Options()
+    kinds = set(options.kinds)
+    out: list[Finding] = []
+    if kinds & {"duplicate", "contradiction", "stale"}:
+        nodes = {r[0]: _Node(r[0], r[1], r[2], r[3], r[4], r[5],
+                             tuple(r[6].split("\x1f")) if r[6] else (), analyse(r[2]))
+                 for r in store.live_rows()}
+        out += _pairs(store, nodes, kinds, options)
+        if "stale" in kinds:
+            out += _stale_working(nodes, options)
+    if "orphan" in kinds:
+        out += orphans(store)
+    if "secret" in kinds:
+        out += secret_findings(store)
+    order = {k: i for i, k in enumerate(KINDS)}
+    out.sort(key=lambda f: (order[f.kind], f.ids))
+    return out
+
+
+# ---------------------------------------------------------------------------- pairs
+
+def _same_scope(a: _Node, b: _Node) -> bool:
+    return a.project_id is None or b.project_id is None or a.project_id == b.project_id
+
+
+def candidate_pairs(store: Store, nodes: dict[str, _Node], options: Options) -> dict:
+    """(older id, newer id) → cosine or None, for pairs sharing an LSH band (+ close vectors)."""
+    pairs: dict[tuple[str, str], float | None] = {}
+    for bucket in store.live_band_buckets():
+        ids = sorted(i for i in bucket if i in nodes)
+        if len(ids) > BUCKET_MAX:
+            # Templated memories (digests, generated notes) share bands by the thousand:
+            # there only texts of the very same shape are compared (a changed value, a
+            # restatement word for word), not every pair of the family.
+            by_shape: dict[frozenset, list[str]] = {}
+            for i in ids:
+                by_shape.setdefault(nodes[i].text.shape, []).append(i)
+            groups = [g for g in by_shape.values() if 1 < len(g) <= BUCKET_MAX]
+        else:
+            groups = [ids]
+        for group in groups:
+            for i, a in enumerate(group):
+                for b in group[i + 1:]:
+                    pairs.setdefault((a, b), None)
+    if options.vectors:
+        from ctx.doctor.vectors import close_pairs
+
+        for (a, b), cos in close_pairs(store.conn, list(nodes)).items():
+            pairs[(a, b)] = cos
+    return pairs
+
+
+def _pairs(store: Store, nodes: dict[str, _Node], kinds: set[str], options: Options) -> list[Finding]:
+    from ctx.doctor.vectors import thresholds
+
+    linked = store.edge_pairs()
+    same_lang, cross_lang = thresholds(store.conn)
+    parent: dict[str, str] = {}
+    dup_evidence: dict[frozenset, str] = {}
+    contradictions: list[Finding] = []
+    stale: list[Finding] = []
+    settled: set[str] = set()  # nodes a stale finding already retires
+
+    def find(x: str) -> str:
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    mentions = _mentions(nodes)
+    for old_id, new_id in mentions:
+        a, b = nodes[old_id], nodes[new_id]
+        if "stale" in kinds and _same_scope(a, b) and b.text.replaces:
+            stale.append(Finding(
+                "stale", (a.id, b.id), b.id,
+                f"{b.id} (newer) names {a.id} and says it replaces it: \"{_clip(b.content)}\"",
+                f"supersede {a.id} by {b.id}", "content-superseded",
+                (("supersede", a.id, b.id),)))
+            settled.add(a.id)
+
+    for (x, y), cos in sorted(candidate_pairs(store, nodes, options).items()):
+        a, b = nodes[x], nodes[y]
+        if a.created_at > b.created_at:
+            a, b = b, a
+        if not _same_scope(a, b) or frozenset((a.id, b.id)) in linked:
+            continue
+        if a.id in settled or b.id in settled:
+            continue
+        if (a.type == "task") != (b.type == "task"):
+            task, other = (a, b) if a.type == "task" else (b, a)
+            if ("stale" in kinds and other.text.done and not task.text.done
+                    and other.created_at >= task.created_at and covers_task(other.text, task.text)):
+                stale.append(Finding(
+                    "stale", (task.id, other.id), other.id,
+                    f"task \"{_clip(task.content)}\" — a later {other.type} says it is done: "
+                    f"\"{_clip(other.content)}\"",
+                    f"supersede task {task.id} by {other.id}", "task-done",
+                    (("supersede", task.id, other.id),)))
+                settled.add(task.id)
+            continue
+        if ("stale" in kinds and b.text.replaces and not a.text.replaces
+                and _covers(b.text, a.text, 0.6) and a.text.values <= b.text.values | a.text.values):
+            stale.append(Finding(
+                "stale", (a.id, b.id), b.id,
+                f"{b.id} ({b.created_at[:10]}) restates {a.id} ({a.created_at[:10]}) and says it "
+                f"replaces it: \"{_clip(b.content)}\" — \"{_clip(a.content)}\" is still live",
+                f"supersede {a.id} by {b.id}", "content-superseded", (("supersede", a.id, b.id),)))
+            settled.add(a.id)
+            continue
+        rel = relation(a.text, b.text)
+        if rel is None and cos is not None:
+            cross = a.text.hangul != b.text.hangul
+            if (cross and cos >= cross_lang and cross_lingual_compatible(a.text, b.text)) or (
+                    not cross and cos >= same_lang and not _vetoed(a.text, b.text)):
+                dup_evidence[frozenset((a.id, b.id))] = (
+                    f"{a.id} ≈ {b.id}: embeddings {cos:.2f} alike"
+                    + (" (one Korean, one not)" if cross else ""))
+                parent[find(b.id)] = find(a.id)
+            continue
+        if rel is None:
+            continue
+        if rel.kind == "contradiction" and "contradiction" in kinds:
+            contradictions.append(Finding(
+                "contradiction", (a.id, b.id), b.id,
+                f"{rel.subkind}: {rel.evidence}. {a.created_at[:10]} {a.id}: \"{_clip(a.content)}\" — "
+                f"{b.created_at[:10]} {b.id}: \"{_clip(b.content)}\"; the newer one wins",
+                f"supersede {a.id} by {b.id}", rel.subkind, (("supersede", a.id, b.id),),
+                {"score": round(rel.score, 3)}))
+        elif rel.kind == "duplicate":
+            dup_evidence[frozenset((a.id, b.id))] = f"{a.id} ≈ {b.id}: {rel.evidence}"
+            parent[find(b.id)] = find(a.id)
+
+    out = list(stale) if "stale" in kinds else []
+    contradicted = {i for f in contradictions for i in f.ids}
+    out += [f for f in contradictions if not (set(f.ids) & settled)]
+    if "duplicate" in kinds:
+        groups: dict[str, list[str]] = {}
+        for node_id in list(parent):
+            groups.setdefault(find(node_id), []).append(node_id)
+        for root, members in groups.items():
+            ids = sorted({root, *members} - settled)
+            if len(ids) < 2:
+                continue
+            out.append(_duplicate_group([nodes[i] for i in ids], dup_evidence, store, contradicted))
+    return out
+
+
+def _duplicate_group(group: list[_Node], evidence: dict, store: Store, contradicted: set) -> Finding:
+    edges = {n.id: 0 for n in group}
+    for e in store.edges([n.id for n in group]):
+        for end in (e.from_id, e.to_id):
+            if end in edges:
+                edges[end] += 1
+
+    def rank(n: _Node):
+        return (TIER_PRIORITY.get(f"tier:{n.tier}", 3 if n.tier else 4), -edges[n.id],
+                -len(n.content), n.id)
+
+    keep = min(group, key=rank)
+    why = []
+    if keep.tier:
+        why.append(f"tier:{keep.tier}")
+    if edges[keep.id]:
+        why.append(f"{edges[keep.id]} link(s)")
+    why.append("the fullest text" if len(group) > 1 and all(len(keep.content) >= len(n.content)
+                                                          for n in group) else "the oldest")
+    others = [n for n in group if n.id != keep.id]
+    lines = [v for k, v in evidence.items() if k <= {n.id for n in group}]
+    steps: list[tuple] = [("supersede", n.id, keep.id) for n in others]
+    best = min((n for n in group if n.tier), key=rank, default=None)
+    action = f"supersede {', '.join(n.id for n in others)} by {keep.id}"
+    if best is not None and best.tier != keep.tier:
+        steps.append(("tier", keep.id, best.tier))
+        action += f"; give {keep.id} tier:{best.tier}"
+    return Finding("duplicate", tuple(n.id for n in group), keep.id,
+                   f"keep {keep.id} ({', '.join(why)}). " + "; ".join(sorted(lines)),
+                   action, "restatement" if any("embeddings" in x or "%" in x for x in lines)
+                   else "near", tuple(steps))
+
+
+def _vetoed(a: Text, b: Text) -> bool:
+    """Vectors say alike, the words say two facts: other values, one negated, or a word on
+    each side that is more than wording (auth vs billing, staging vs production)."""
+    from ctx.core.fingerprint import SOFT
+
+    if a.values != b.values or a.negated != b.negated:
+        return True
+    return bool((a.tokens - b.tokens - SOFT) and (b.tokens - a.tokens - SOFT))
+
+
+def _covers(big: Text, small: Text, share: float = 0.6) -> bool:
+    """`big` repeats at least `share` of `small`'s content words."""
+    if not small.tokens:
+        return False
+    return len(big.tokens & small.tokens) / len(small.tokens) >= share
+
+
+def _mentions(nodes: dict[str, _Node]) -> list[tuple[str, str]]:
+    """(older, newer) where the newer node's text names the older one's id (≥ 8 characters)."""
+    ids = sorted(nodes)
+    out = []
+    for n in nodes.values():
+        for m in _ID_MENTION.findall(n.content):
+            i = bisect.bisect_left(ids, m)
+            if i < len(ids) and ids[i].startswith(m) and ids[i] != n.id and (
+                    i + 1 >= len(ids) or not ids[i + 1].startswith(m)):
+                other = nodes[ids[i]]
+                if other.created_at <= n.created_at:
+                    out.append((other.id, n.id))
+    return out
+
+
+def _clip(text: str, n: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+# ---------------------------------------------------------------------------- stale
+
+def _stale_working(nodes: dict[str, _Node], options: Options) -> list[Finding]:
+    now = options.now or datetime.now(UTC)
+    limit = (now - timedelta(days=options.stale_days)).strftime("%Y-%m-%dT%H:%M:%S")
+    out = []
+    for n in nodes.values():
+        if n.tier == "working" and n.updated_at[:19] < limit:
+            days = (now - _parse(n.updated_at)).days
+            out.append(Finding(
+                "stale", (n.id,), None,
+                f"tier:working, last touched {n.updated_at[:10]} ({days} days ago; the limit is "
+                f"{options.stale_days}, --stale-days or CTX_DOCTOR_STALE_DAYS): \"{_clip(n.content)}\"",
+                f"move {n.id} to tier:off-context", "working", (("tier", n.id, "off-context"),)))
+    return out
+
+
+def _parse(stamp: str) -> datetime:
+    try:
+        return datetime.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
+    except ValueError:
+        return datetime.now(UTC)
+
+
+# ---------------------------------------------------------------------------- orphans
+
+def orphans(store: Store) -> list[Finding]:
+    out = []
+    for e in store.dangling_edges():
+        out.append(Finding(
+            "orphan", (e.from_id, e.to_id), None,
+            f"edge {e.from_id} {e.type} {e.to_id} points at a node that is gone",
+            "remove the edge", "edge", (("drop-edge", e.from_id, e.to_id, e.type, e.created_at),)))
+    for node_id, missing in store.dangling_supersedes():
+        out.append(Finding(
+            "orphan", (node_id,), None, f"{node_id} is superseded by {missing}, which is gone",
+            f"make {node_id} live again", "superseded-by-gone",
+            (("clear-superseded-by", node_id, missing),)))
+    from ctx.semantic.index import orphan_vectors
+
+    dead, chunks = orphan_vectors(store.conn)
+    if dead or chunks:
+        out.append(Finding(
+            "orphan", (), None,
+            f"the embedding index holds {dead} vector(s) of deleted or changed nodes"
+            + (f" and {chunks} chunk(s) of nodes that are gone" if chunks else ""),
+            "compact the index (drops only those vectors)", "index", (("compact",),)))
+    return out
+
+
+# ---------------------------------------------------------------------------- secrets
+
+def secret_findings(store: Store) -> list[Finding]:
+    from ctx.doctor import secrets
+
+    try:
+        hits = secrets.scan_store(store) + secrets.scan_requests(store) + secrets.scan_projects(store)
+    except sqlite3.OperationalError:
+        return []
+    return [Finding("secret", (h.node_id,), None,
+                    f"{h.kind} in the {h.field} (characters {h.start}–{h.end})",
+                    "redact it in place", h.kind, (("redact",),),
+                    {"field": h.field, "secret": h.kind, "start": h.start, "end": h.end})
+            for h in hits]

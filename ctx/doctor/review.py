@@ -1,0 +1,199 @@
+"""`ctx doctor --review`: an opt-in second opinion from a model on the pairs the text rules
+flagged — never the whole store. Claude Haiku by default (Anthropic Messages API), or any
+local OpenAI-compatible server (llama-server, Ollama, LM Studio).
+
+Before anything is sent the caller is shown `plan()` — how many pairs, the estimated input
+and output tokens against the cap — and must confirm. Every text is redacted with the
+secret guard's detector first (ctx.core.guard), and what comes back is only a proposal per
+pair (`Verdict`); nothing is changed in the store.
+
+Plain HTTP (urllib): no SDK import for a feature most runs never use.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+
+from ctx.core.errors import CtxError
+from ctx.core.guard import REDACT, screen
+from ctx.doctor.findings import Finding
+from cuectx.exits import ExitCode
+
+DEFAULT_MODEL = "claude-haiku-4-5"
+DEFAULT_CAP = 20_000               # tokens, input + output, for one review
+OUTPUT_PER_PAIR = 60               # tokens a verdict line may use
+PAIR_CHARS = 600                   # each text is cut to this before sending
+TIMEOUT = 60
+REVIEWED = ("duplicate", "contradiction", "stale")
+INSTRUCTIONS = (
+    "You review pairs of notes from a developer's memory store. For each pair say whether B "
+    "is a duplicate of A (same fact restated, any language), a contradiction (same subject, "
+    "different value or a reversed decision; the newer B wins), or different (two facts, e.g. "
+    "about different environments). Answer with one JSON object per line and nothing else: "
+    '{"pair": N, "verdict": "duplicate"|"contradiction"|"different", "why": "<8 words"}')
+
+
+class ReviewError(CtxError):
+    exit_code = ExitCode.BACKEND
+
+
+@dataclass(frozen=True)
+class Pair:
+    number: int
+    finding: Finding
+    a: str           # the older text, redacted and cut
+    b: str
+    a_id: str
+    b_id: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    pairs: list[Pair]
+    input_tokens: int
+    output_tokens: int
+    cap: int
+    left_out: int    # flagged pairs that did not fit under the cap
+    backend: str
+    model: str
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def describe(self) -> str:
+        more = f" ({self.left_out} more left out to stay under the cap)" if self.left_out else ""
+        return (f"review: {len(self.pairs)} flagged pair(s){more} to {self.backend} model "
+                f"{self.model}: ~{self.input_tokens:,} input + ≤{self.output_tokens:,} output "
+                f"tokens = ~{self.total:,} of the {self.cap:,}-token cap; secrets redacted")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    pair: int
+    ids: tuple[str, str]
+    flagged: str     # what the rules said
+    verdict: str     # what the model said (duplicate, contradiction, different, unclear)
+    why: str
+
+    @property
+    def agrees(self) -> bool:
+        return self.verdict == self.flagged or (self.flagged == "stale" and self.verdict != "different")
+
+    def to_dict(self) -> dict:
+        return {"pair": self.pair, "ids": list(self.ids), "flagged": self.flagged,
+                "verdict": self.verdict, "agrees": self.agrees, "why": self.why}
+
+
+def _tokens(text: str) -> int:
+    # ~4 characters a token for English; Hangul is ~1 token a character, so count it so
+    return len(text) // 4 + sum(1 for c in text if "\uac00" <= c <= "\ud7a3") * 3 // 4 + 1
+
+
+def _clean(text: str) -> str:
+    text = screen(" ".join(text.split()), REDACT)[0]
+    return text if len(text) <= PAIR_CHARS else text[:PAIR_CHARS - 1] + "…"
+
+
+def plan(findings: list[Finding], contents: dict[str, str], *, cap: int = DEFAULT_CAP,
+         backend: str = "anthropic", model: str | None = None) -> Plan:
+    """Which pairs fit under `cap` tokens, and what they will cost — nothing is sent."""
+    pairs: list[Pair] = []
+    flagged = [f for f in findings if f.kind in REVIEWED and len(f.ids) >= 2]
+    budget = _tokens(INSTRUCTIONS) + 20
+    left_out = 0
+    for f in flagged:
+        anchor = f.keep or f.ids[-1]
+        for other in (i for i in f.ids if i != anchor):
+            a, b = _clean(contents.get(other, "")), _clean(contents.get(anchor, ""))
+            cost = _tokens(a) + _tokens(b) + 12 + OUTPUT_PER_PAIR
+            if budget + cost > cap:
+                left_out += 1
+                continue
+            budget += cost
+            pairs.append(Pair(len(pairs) + 1, f, a, b, other, anchor))
+    out_tokens = OUTPUT_PER_PAIR * len(pairs)
+    return Plan(pairs, budget - out_tokens, out_tokens, cap, left_out, backend,
+                model or default_model(backend))
+
+
+def default_model(backend: str) -> str:
+    if backend == "anthropic":
+        return os.environ.get("CTX_REVIEW_MODEL") or DEFAULT_MODEL
+    return os.environ.get("CTX_REVIEW_MODEL") or "local"
+
+
+def prompt(p: Plan) -> str:
+    lines = [INSTRUCTIONS, ""]
+    for pair in p.pairs:
+        lines += [f"Pair {pair.number}:", f"A: {pair.a}", f"B: {pair.b}", ""]
+    return "\n".join(lines)
+
+
+def send(p: Plan, *, url: str | None = None) -> tuple[list[Verdict], dict]:
+    """Send the planned pairs; (verdicts, usage as the server reported it)."""
+    if not p.pairs:
+        return [], {}
+    text = prompt(p)
+    if p.backend == "anthropic":
+        key = os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise ReviewError("ANTHROPIC_API_KEY is not set; set it, or review with a local "
+                              "server: --review-backend openai --review-url http://127.0.0.1:8080/v1")
+        base = (url or os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com").rstrip("/")
+        body = {"model": p.model, "max_tokens": p.output_tokens,
+                "messages": [{"role": "user", "content": text}]}
+        data = _post(base + "/v1/messages", body, {"x-api-key": key,
+                                                   "anthropic-version": "2023-06-01"})
+        answer = "".join(b.get("text", "") for b in data.get("content") or [] if isinstance(b, dict))
+        usage = data.get("usage") or {}
+    else:
+        if not url:
+            raise ReviewError("give the local server's address: --review-url http://127.0.0.1:8080/v1")
+        headers = {}
+        if os.environ.get("OPENAI_API_KEY"):
+            headers["authorization"] = f"Bearer {os.environ['OPENAI_API_KEY']}"
+        body = {"model": p.model, "max_tokens": p.output_tokens, "temperature": 0,
+                "messages": [{"role": "user", "content": text}]}
+        data = _post(url.rstrip("/") + "/chat/completions", body, headers)
+        choices = data.get("choices") or [{}]
+        answer = ((choices[0] or {}).get("message") or {}).get("content") or ""
+        usage = data.get("usage") or {}
+    return parse(answer, p), usage
+
+
+def _post(url: str, body: dict, headers: dict) -> dict:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"content-type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
+            return json.loads(resp.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        raise ReviewError(f"the review model answered HTTP {exc.code}; nothing was changed") from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        raise ReviewError(f"cannot reach the review model at {url} ({getattr(exc, 'reason', exc)}); "
+                          f"nothing was changed") from None
+    except ValueError:
+        raise ReviewError("the review model's answer was not JSON; nothing was changed") from None
+
+
+def parse(answer: str, p: Plan) -> list[Verdict]:
+    """One verdict per planned pair; a pair the model did not answer is `unclear`."""
+    got: dict[int, tuple[str, str]] = {}
+    for m in re.finditer(r"\{[^{}]*\}", answer or ""):
+        try:
+            obj = json.loads(m.group(0))
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("pair"), int):
+            verdict = str(obj.get("verdict", "")).strip().lower()
+            if verdict not in ("duplicate", "contradiction", "different"):
+                verdict = "unclear"
+            got[obj["pair"]] = (verdict, str(obj.get("why", ""))[:200])
+    return [Verdict(pair.number, (pair.a_id, pair.b_id), pair.finding.kind,
+                    *got.get(pair.number, ("unclear", "no answer for this pair")))
+            for pair in p.pairs]
