@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
 
+from ctx.core import dedupe
 from ctx.core.errors import CtxError
 from ctx.core.ids import short_id
-from ctx.core.model import NODE_TYPES, TIER_PRIORITY, Node
+from ctx.core.model import TIER_PRIORITY, Node
+from ctx.core.settings import DEDUPE_POLICIES, dedupe_policy
 from ctx.core.store import Store
 
 if TYPE_CHECKING:  # session-start and prompt-submit use this module without parsing replies
@@ -33,8 +35,9 @@ STATUS = "status_output"
 EXPAND = "expand_nodes"
 NOTES = "task_notes"
 SECRETS = "secret_notices"  # ctx.core.guard: a memory refused or redacted for holding a secret
+DUPLICATES = "duplicate_notices"  # ctx.core.dedupe: a memory not stored again, and its id
 CURRENT_TASK = "current_task"
-HANDOFF_KEYS = (RECALL, STATUS, EXPAND, NOTES, SECRETS)
+HANDOFF_KEYS = (RECALL, STATUS, EXPAND, NOTES, SECRETS, DUPLICATES)
 RECALL_LIMIT = 20
 FIELD_PREDICATE = re.compile(r"(?:^|[\s(])-?(?:type|tag|id|created|updated|tokens|has|from|to|"
                              r"project|scope):|"
@@ -45,6 +48,7 @@ class Status(Enum):
     """What a command did. Edges branch on this, never on the message's wording."""
     DONE = "done"      # did what was asked
     EXISTS = "exists"  # remember: the same live memory was already there (its id: node_ids[0])
+    LIKELY = "likely"  # remember: held back as a likely duplicate of node_ids[0] (CTX_DEDUPE)
     FAILED = "failed"  # nothing happened (rolled back); the message says why
 
 
@@ -94,6 +98,7 @@ class Memory(NamedTuple):
     source: str | None = None
     supersedes: str | None = None  # an id or prefix this memory replaces
     where: str = "project"         # "project": the scope's project; "global": global memory
+    dedupe: str | None = None      # a likely duplicate: skip | keep | ask (None: $CTX_DEDUPE)
 
 
 def pending_key(base: str, session_id: str | None) -> str:
@@ -166,8 +171,14 @@ def _remember_command(store: Store, cmd: Command, session_id: str | None,
     memory = Memory(cmd.content or "", type=cmd.attrs.get("type", "fact"), tier=cmd.attrs.get("tier"),
                     tags=tuple(cmd.items("tags")), rationale=cmd.attrs.get("rationale"),
                     source=cmd.attrs.get("source"), supersedes=cmd.attrs.get("supersedes"),
-                    where="global" if wanted == "global" else "project")
-    return _remember(store, memory, scope)
+                    where="global" if wanted == "global" else "project",
+                    dedupe=cmd.attrs.get("dedupe"))
+    outcome = _remember(store, memory, scope)
+    if outcome.status in (Status.EXISTS, Status.LIKELY):  # Claude hears it at its next prompt
+        _append_pending(store, pending_key(DUPLICATES, session_id), {
+            "id": outcome.node_ids[0], "message": outcome.message,
+            "content": " ".join((cmd.content or "").split())[:120]})
+    return outcome
 
 
 def _remember(store: Store, memory: Memory, scope: Scope | None) -> Outcome:
@@ -180,11 +191,19 @@ def _remember(store: Store, memory: Memory, scope: Scope | None) -> Outcome:
     # Resolve the old id before the new node exists: a short prefix could match both.
     old_id = store.resolve(memory.supersedes) if memory.supersedes else None
     project_id = None if memory.where == "global" or scope is None else scope.write_project_id(store.conn)
-    existing = _identical(store, _as_stored(store, memory.content), node_type, project_id)
-    if existing:  # the same memory again: keep one node, add any new tags
-        node = store.tag(existing.id, tags) if tags else existing
-        status = Status.EXISTS
-        message = f"already remembered as {node.type} {short_id(store, node.id)}"
+    # ctx.core.dedupe: the same memory again (or a close restatement, as CTX_DEDUPE says)
+    # is not stored twice; the existing node gets any new tags.
+    policy = memory.dedupe.strip().lower() if memory.dedupe else None
+    if policy is not None and policy not in DEDUPE_POLICIES:
+        raise CtxError(f'dedupe="{memory.dedupe}" is not understood; use skip, keep or ask')
+    dup = dedupe.check(store, _as_stored(store, memory.content), project_id)
+    if dup is not None and not dedupe.should_store(dup, dedupe_policy(policy)):
+        node = store.get(dup.node_id)
+        if tags and dup.blocks:
+            node = store.tag(node.id, tags)
+        status = Status.EXISTS if dup.blocks else Status.LIKELY
+        message = dedupe.message(dup, False, f"{node.type} {short_id(store, node.id)}",
+                                 how_to_keep='remember it with dedupe="keep"')
     else:
         node = store.add(memory.content, type=node_type, tags=tags, metadata=metadata or None,
                          project_id=project_id)
@@ -192,6 +211,10 @@ def _remember(store: Store, memory: Memory, scope: Scope | None) -> Outcome:
         message = f"remembered {node.type} {short_id(store, node.id)}" + (f" ({node.tier})" if node.tier else
                                                                  " (no tier: not in context)")
         message += f" in project {node.project}" if node.project else " (global)"
+        if dup is not None:
+            message += f"; likely a duplicate of {short_id(store, dup.node_id)} ({dup.evidence})"
+    if old_id and old_id == node.id:
+        old_id = None  # remembering the very text it was to supersede: nothing to replace
     if old_id:
         old, _ = store.supersede(old_id, node.id)
         message += f", superseding {short_id(store, old.id)}"
@@ -400,16 +423,6 @@ def _with_task(store: Store, tags: list[str]) -> list[str]:
     return tags
 
 
-def _identical(store: Store, content: str, node_type: str,
-               project_id: int | None = None) -> Node | None:
-    """A live node with the same text and type that the target scope already sees: in the
-    project or global (remembering into a project), global only (remembering globally)."""
-    if node_type.strip().lower() not in NODE_TYPES:
-        return None  # let add() report the bad type
-    node_id = store.find_identical(content.strip(), node_type.strip().lower(), project_id)
-    return store.get(node_id) if node_id else None
-
-
 def _as_stored(store: Store, content: str) -> str:
     """The text as the store would keep it (secrets redacted), to find an identical node."""
     from ctx.core import guard
@@ -465,9 +478,11 @@ class Handoff:
     expand_ids: list[str]
     notes: list[dict]
     secrets: list[dict] = field(default_factory=list)  # memories refused/redacted (ctx.core.guard)
+    duplicates: list[dict] = field(default_factory=list)  # memories not stored again (ctx.core.dedupe)
 
     def __bool__(self) -> bool:
-        return bool(self.recalls or self.status or self.expand_ids or self.notes or self.secrets)
+        return bool(self.recalls or self.status or self.expand_ids or self.notes or self.secrets
+                    or self.duplicates)
 
 
 def take_pending(store: Store, session_id: str | None, *, keys=HANDOFF_KEYS) -> Handoff:
@@ -479,7 +494,7 @@ def take_pending(store: Store, session_id: str | None, *, keys=HANDOFF_KEYS) -> 
     marks = ",".join("?" * len(wanted))
     if not store.conn.execute(f"SELECT 1 FROM pending WHERE key IN ({marks}) LIMIT 1", wanted).fetchone():
         return Handoff([], None, [], [])
-    recalls, statuses, expand_ids, notes, secrets = [], [], [], [], []
+    recalls, statuses, expand_ids, notes, secrets, duplicates = [], [], [], [], [], []
     with store.transaction():
         for sid in dict.fromkeys((None, session_id)):  # session-less first: they are older
             if RECALL in keys:
@@ -495,6 +510,9 @@ def take_pending(store: Store, session_id: str | None, *, keys=HANDOFF_KEYS) -> 
                 notes += _load_list(store.pop_pending(pending_key(NOTES, sid)))
             if SECRETS in keys:
                 secrets += _load_list(store.pop_pending(pending_key(SECRETS, sid)))
+            if DUPLICATES in keys:
+                duplicates += _load_list(store.pop_pending(pending_key(DUPLICATES, sid)))
     return Handoff([r for r in recalls if isinstance(r, dict)], statuses[0] if statuses else None,
                    expand_ids, [n for n in notes if isinstance(n, dict)],
-                   [n for n in secrets if isinstance(n, dict)])
+                   [n for n in secrets if isinstance(n, dict)],
+                   [n for n in duplicates if isinstance(n, dict)])

@@ -381,16 +381,6 @@ class Store:
         }
 
     # -- named reads for the layers above (issue 21: the only SQL over nodes/tags/edges/views)
-    def find_identical(self, content: str, node_type: str, project_id: int | None = None) -> str | None:
-        """The id of a live node with exactly this text and type that a writer into
-        `project_id` already sees (that project's or global; global only when None),
-        the project's first."""
-        row = self.conn.execute(
-            "SELECT id FROM nodes WHERE content = ? AND type = ? AND superseded_by IS NULL "
-            "AND (project_id IS NULL OR project_id IS ?) ORDER BY project_id IS NULL, id LIMIT 1",
-            (content, node_type, project_id)).fetchone()
-        return row[0] if row else None
-
     def ids_by_tier(self, where: str, params: Sequence = ()) -> Iterator[tuple[str, int]]:
         """(id, token estimate) of the nodes matching a condition over `nodes n`, pinned first,
         then reference, working, the rest (ctx.core.model.TIER_RANK), each in id order; read

@@ -47,6 +47,7 @@ Tier = Literal[TIERS]
 EdgeType = Literal[EDGE_TYPES]
 RecallMode = Literal["auto", "query", "hybrid", "keyword", "semantic"]
 Where = Literal["project", "global"]
+Dedupe = Literal["keep", "skip", "ask"]
 
 INSTRUCTIONS = """\
 ctx is the user's persistent memory, shared with Claude Code's ctx hooks and the `ctx` CLI \
@@ -173,13 +174,17 @@ def build_server(db_path: str | os.PathLike | None = None) -> MCPServer:
         where: Annotated[Where, Field(description=(
             "project (default): this project's memory; global: every project sees it (the "
             "user's preferences, tools, people)."))] = "project",
+        dedupe: Annotated[Dedupe | None, Field(description=(
+            "keep: store it even if it closely restates a live memory (default: the user's "
+            "CTX_DEDUPE; an exact or near-exact repeat is never stored twice)."))] = None,
     ) -> types.CallToolResult:
         """Save something worth knowing in later conversations: a fact, a decision and its
-        reason, a convention, a preference. The same text remembered twice is kept once.
-        Returns the new node's id. Not for secrets."""
+        reason, a convention, a preference. A memory that repeats a live one is not stored
+        again: the result names the existing id (status "already remembered", or "likely
+        duplicate, not stored"). Returns the node's id. Not for secrets."""
         return _result(run(lambda s: mcp_tools.remember(
             s, content, type=type, tier=tier, tags=tags, rationale=rationale, supersedes=supersedes,
-            where=where, scope=_scope(s))))
+            where=where, scope=_scope(s), dedupe=dedupe)))
 
     @server.tool(annotations=types.ToolAnnotations(read_only_hint=True))
     def recall(

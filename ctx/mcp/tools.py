@@ -36,7 +36,8 @@ SHOW_CHARS = 40_000
 SHOW_TOTAL_CHARS = 60_000  # all nodes of one show together (~15k tokens)
 COMPOSE_BUDGET = 8_000  # tokens; Claude Code warns above 10k tokens of tool output, cuts at 25k
 COMPOSE_MAX_BUDGET = 20_000
-REMEMBER_STATUS = {actions.Status.DONE: "remembered", actions.Status.EXISTS: "already remembered"}
+REMEMBER_STATUS = {actions.Status.DONE: "remembered", actions.Status.EXISTS: "already remembered",
+                   actions.Status.LIKELY: "likely duplicate, not stored"}
 INDEX_SECONDS = 5.0  # JIT-embed new nodes for at most this long per recall; the rest by words
 
 
@@ -68,7 +69,8 @@ def _tags(tags: Sequence[str] | None) -> list[str]:
 def remember(store: Store, content: str, type: str = "fact", tier: str | None = None,
              tags: Sequence[str] | None = None, rationale: str | None = None,
              source: str | None = None, supersedes: str | None = None,
-             where: str = "project", scope: Scope | None = None) -> dict:
+             where: str = "project", scope: Scope | None = None,
+             dedupe: str | None = None) -> dict:
     """Store a memory exactly as `<ctx:remember …>` in a reply does (ctx.claude.actions.remember):
     into `scope`'s project, or global memory with `where="global"`."""
     if where not in ("project", "global"):
@@ -79,7 +81,7 @@ def remember(store: Store, content: str, type: str = "fact", tier: str | None = 
 
     memory = actions.Memory(content or "", type=type, tier=given(tier), tags=tuple(_tags(tags)),
                             rationale=given(rationale), source=given(source),
-                            supersedes=given(supersedes), where=where)
+                            supersedes=given(supersedes), where=where, dedupe=given(dedupe))
     outcome = actions.remember(store, memory, scope=scope)
     if not outcome.ok:
         raise CtxError(outcome.message)

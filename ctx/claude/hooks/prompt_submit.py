@@ -99,8 +99,19 @@ def render_handoff(store, handoff, cap: int) -> str:
                    f"tags=\"tier:reference\">…</ctx:summarize>:",
             items=[node_line(n, short(n), preview=True) for n in nodes]))
     blocks += secret_blocks(handoff.secrets, short)
+    blocks += duplicate_blocks(handoff.duplicates)
     text, _ = fit(blocks, cap, hint=FETCH_HINT)
     return text
+
+
+def duplicate_blocks(notices: list[dict]) -> list[Block]:
+    """Memories from the last reply that were not stored again (ctx.core.dedupe): the id
+    that holds them, so Claude uses it (or supersedes it) instead of repeating itself."""
+    if not notices:
+        return []
+    items = [f"\"{n.get('content', '')}\" — {n.get('message', '')}" for n in notices]
+    return [Block(header="## Already Remembered\n\nFrom your last reply (use the existing id; "
+                         "to change a fact, supersede it):", items=items)]
 
 
 def secret_blocks(notices: list[dict], short) -> list[Block]:
