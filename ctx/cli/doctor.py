@@ -105,13 +105,23 @@ def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
             from ctx.core.ids import short_ids
 
             sid = short_ids(store, list(dict.fromkeys(i for f in found for i in f.ids)))
-            records = [{**r, "ids": " ".join(sid.get(i, i) for i in r["ids"]),
-                        "keep": sid.get(r["keep"], r["keep"]) if r["keep"] else "-"} for r in records]
+
+
+            def shorter(text: str) -> str:  # a table shows short ids everywhere
+                for full, short in sid.items():
+                    text = text.replace(full, short)
+                return text
+
+            records = [{**r, "kind": f"{r['kind']} ({r['subkind']})" if r.get("subkind") else r["kind"],
+                        "ids": " ".join(sid.get(i, i) for i in r["ids"]),
+                        "keep": sid.get(r["keep"], r["keep"]) if r["keep"] else "-",
+                        "evidence": shorter(r["evidence"]), "action": shorter(r["action"])}
+                       for r in records]
         contents = {n.id: n.content for n in store.get_many(
             list(dict.fromkeys(i for f in found for i in f.ids)))} if review else {}
         report = fixes.apply(store, found) if fix and found else None
     if records:
-        emit_records(records, fmt, columns=["kind", "ids", "keep", "evidence", "action"])
+        emit_records(records, fmt, columns=["kind", "ids", "keep", "action", "evidence"])
     counts = {}
     for f in found:
         counts[f.kind] = counts.get(f.kind, 0) + 1

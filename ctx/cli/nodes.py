@@ -34,6 +34,7 @@ from ctx.core.ids import short_id
 from ctx.core.model import LARGE_CONTENT_CHARS
 from cuectx.human import plural
 from cuectx.errors import UsageError
+from cuectx.human import plural
 
 
 def add(
