@@ -112,8 +112,7 @@ def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
                     text = text.replace(full, short)
                 return text
 
-            records = [{**r, "kind": f"{r['kind']} ({r['subkind']})" if r.get("subkind") else r["kind"],
-                        "ids": " ".join(sid.get(i, i) for i in r["ids"]),
+            records = [{**r, "ids": " ".join(sid.get(i, i) for i in r["ids"]),
                         "keep": sid.get(r["keep"], r["keep"]) if r["keep"] else "-",
                         "evidence": shorter(r["evidence"]), "action": shorter(r["action"])}
                        for r in records]
@@ -121,7 +120,8 @@ def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
             list(dict.fromkeys(i for f in found for i in f.ids)))} if review else {}
         report = fixes.apply(store, found) if fix and found else None
     if records:
-        emit_records(records, fmt, columns=["kind", "ids", "keep", "action", "evidence"])
+        emit_records(records, fmt, columns=["kind", "ids", "keep", "action", "evidence"],
+                     free="evidence", squeeze=("action",), lines=3)
     counts = {}
     for f in found:
         counts[f.kind] = counts.get(f.kind, 0) + 1
