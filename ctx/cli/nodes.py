@@ -32,7 +32,6 @@ from ctx.cli.state import (
 from ctx.core.errors import CtxError
 from ctx.core.ids import short_id
 from ctx.core.model import LARGE_CONTENT_CHARS
-from cuectx.human import plural
 from cuectx.errors import UsageError
 from cuectx.human import plural
 
