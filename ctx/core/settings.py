@@ -30,6 +30,7 @@ through Typer too; everything else reads them here.
 | CTX_REQUESTS_KEEP | days request records (and ended sessions) are kept; `0` = forever | 90 |
 | CTX_DEDUPE | a close restatement of a live memory: skip, keep (store it too), ask | ask |
 | CTX_DOCTOR_STALE_DAYS | `ctx doctor`: working-tier nodes untouched this long are stale | 14 |
+| CTX_REVIEW_MODEL | the model `ctx doctor --review` asks | claude-haiku-4-5 |
 """
 from __future__ import annotations
 
@@ -147,3 +148,8 @@ def dedupe_policy(value: str | None = None) -> str:
 
 def stale_days() -> int:
     return _positive_int("CTX_DOCTOR_STALE_DAYS") or DEFAULT_STALE_DAYS
+
+
+def review_model() -> str | None:
+    """$CTX_REVIEW_MODEL: the model `ctx doctor --review` asks (None: the backend's default)."""
+    return os.environ.get("CTX_REVIEW_MODEL", "").strip() or None

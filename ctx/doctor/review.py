@@ -122,9 +122,9 @@ def plan(findings: list[Finding], contents: dict[str, str], *, cap: int = DEFAUL
 
 
 def default_model(backend: str) -> str:
-    if backend == "anthropic":
-        return os.environ.get("CTX_REVIEW_MODEL") or DEFAULT_MODEL
-    return os.environ.get("CTX_REVIEW_MODEL") or "local"
+    from ctx.core.settings import review_model
+
+    return review_model() or (DEFAULT_MODEL if backend == "anthropic" else "local")
 
 
 def prompt(p: Plan) -> str:
