@@ -469,3 +469,27 @@ def test_the_hook_path_loads_share_only_for_a_shared_file_and_never_sync(team, t
     path = ann.clone / share.FILE
     path.write_text(path.read_text() + "\n")
     assert loaded() == [True, False, False]  # changed: read (never with git's plumbing)
+
+
+def test_the_cached_session_start_sees_a_pulled_file(team, ctx_bin):
+    """Issue 28's cached answer stats the shared file: a pull that changes it is a miss."""
+    ann, bob = team
+    ann.add("first shared fact")
+    ann.share()
+    ann.commit()
+    ann.push()
+    bob.pull()
+
+    def context() -> str:
+        run = bob.hook(ctx_bin)
+        assert run.returncode == 0, run.stderr
+        return json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+
+    assert "first shared fact" in context()
+    assert "first shared fact" in context()  # now answered from the cache
+    ann.add("second shared fact")
+    ann.share()
+    ann.commit()
+    ann.push()
+    bob.pull()
+    assert "second shared fact" in context()
