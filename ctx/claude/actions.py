@@ -18,11 +18,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
 
-from ctx.core import dedupe
 from ctx.core.errors import CtxError
 from ctx.core.ids import short_id
 from ctx.core.model import TIER_PRIORITY, Node
-from ctx.core.settings import DEDUPE_POLICIES, dedupe_policy
 from ctx.core.store import Store
 
 if TYPE_CHECKING:  # session-start and prompt-submit use this module without parsing replies
@@ -193,6 +191,10 @@ def _remember(store: Store, memory: Memory, scope: Scope | None) -> Outcome:
     project_id = None if memory.where == "global" or scope is None else scope.write_project_id(store.conn)
     # ctx.core.dedupe: the same memory again (or a close restatement, as CTX_DEDUPE says)
     # is not stored twice; the existing node gets any new tags.
+    # imported here: prompt-submit and a Stop without <ctx:remember> never pay for it (~3 ms)
+    from ctx.core import dedupe
+    from ctx.core.settings import DEDUPE_POLICIES, dedupe_policy
+
     policy = memory.dedupe.strip().lower() if memory.dedupe else None
     if policy is not None and policy not in DEDUPE_POLICIES:
         raise CtxError(f'dedupe="{memory.dedupe}" is not understood; use skip, keep or ask')

@@ -14,8 +14,7 @@ are found by `ctx doctor` from the embedding index (ctx/doctor/findings.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ctx.core.fingerprint import analyse, band_hits, normal_hash, relation
 
@@ -25,8 +24,7 @@ if TYPE_CHECKING:
 EXACT, NEAR, LIKELY = "exact", "near", "likely"
 
 
-@dataclass(frozen=True)
-class Duplicate:
+class Duplicate(NamedTuple):
     """A live node the new text duplicates: which, how closely, and why we think so."""
     node_id: str
     level: str       # exact | near | likely

@@ -23,7 +23,7 @@ import hashlib
 import re
 import unicodedata
 import zlib
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 FINGERPRINT_VERSION = 1
 _TOKEN = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*")
@@ -164,16 +164,17 @@ def value_key(token: str) -> str:
     return re.sub(r"[a-z%]+$", "", token.removeprefix("v"))
 
 
-@dataclass(frozen=True)
-class Text:
-    """One memory, analysed: the content tokens in order and as a set, and its markers."""
+class Text(NamedTuple):
+    """One memory, analysed: the content tokens in order and as a set, and its markers.
+    (NamedTuples, not dataclasses, here: a dataclass costs ~1.5 ms to define at import, on
+    the Stop hook's path.)"""
     sequence: tuple[str, ...]          # content tokens in order (values as written)
     tokens: frozenset[str]             # content tokens (values keyed: 30s → 30)
     values: frozenset[str]             # the value tokens among them
     negated: bool
     done: bool
     replaces: bool
-    latin: frozenset[str] = field(default_factory=frozenset)  # Latin-script tokens (cross-lingual check)
+    latin: frozenset[str] = frozenset()  # Latin-script tokens (cross-lingual check)
     hangul: bool = False
 
     @property
@@ -239,8 +240,7 @@ def bands(text: Text) -> list[int]:
 
 # ---------------------------------------------------------------------------- comparing
 
-@dataclass(frozen=True)
-class Relation:
+class Relation(NamedTuple):
     kind: str            # "duplicate" | "contradiction"
     score: float         # how alike (0–1)
     subkind: str         # exact | near | restatement | value | version | port | tool | reversal
