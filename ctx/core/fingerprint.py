@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 FINGERPRINT_VERSION = 1
 _TOKEN = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*")
-_VALUE = re.compile(r"^v?\d+(?:[.:\-]\d+)*[a-z%]{0,7}$")
+_VALUE = re.compile(r"^v?\d+(?:[.:\-]\d+)*(?:[a-z%]{0,7}|[\uac00-\ud7a3]{1,2})$")  # 30s, 7701번
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _LATIN = re.compile(r"[a-z]")
 
@@ -161,7 +161,7 @@ def is_value(token: str) -> bool:
 
 def value_key(token: str) -> str:
     """A value without its unit or its `v`: 30s → 30, v3.12 → 3.12."""
-    return re.sub(r"[a-z%]+$", "", token.removeprefix("v"))
+    return re.sub(r"(?:[a-z%]+|[\uac00-\ud7a3]+)$", "", token.removeprefix("v"))
 
 
 class Text(NamedTuple):

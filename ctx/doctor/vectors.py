@@ -11,7 +11,10 @@ from __future__ import annotations
 import sqlite3
 
 # a part of the model id → (same-language, cross-language) cosine a duplicate needs
-THRESHOLDS = {"MiniLM": (0.90, 0.85), "e5": (0.93, 0.90)}
+# (e5 on the dev set: Korean/English restatements 0.87–0.89, unrelated cross-language pairs up
+# to 0.88 — the words decide there: same values, and every Latin-script name of the Korean
+# text in the English one; see ctx.core.fingerprint.cross_lingual_compatible)
+THRESHOLDS = {"MiniLM": (0.90, 0.85), "e5": (0.93, 0.86)}
 DEFAULT = (0.92, 0.90)
 BLOCK = 1024
 

@@ -223,8 +223,8 @@ def test_stale_days_option(store):
 
 @pytest.mark.slow
 def test_dev_set_with_the_embedding_index(store):
-    """Vectors add close pairs; the words still veto two facts that only look alike. MiniLM is
-    English-only, so the Korean/English restatements are not found by it (counted here)."""
+    """Vectors add close pairs — the Korean/English restatements among them (counted here) —
+    and the words still veto two facts that only look alike."""
     from bench.doctor_devset import NOW, build, evaluate
     from ctx.semantic import index
     from ctx.semantic.embed import get_embedder
