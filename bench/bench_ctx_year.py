@@ -147,8 +147,9 @@ def run(bench: Bench) -> None:
     from bench.bench_ctx_web import _Server
 
     with sqlite3.connect(work) as conn:
-        node = conn.execute("SELECT node_id FROM request_items ORDER BY rowid DESC LIMIT 1").fetchone()[0]
         request = conn.execute("SELECT id FROM requests ORDER BY seq DESC LIMIT 1").fetchone()[0]
+        node = conn.execute("SELECT node_id FROM request_items WHERE request_id = ? LIMIT 1",
+                            (request,)).fetchone()[0]  # a node the newest request named
         session = conn.execute("SELECT id FROM sessions ORDER BY last_seen_at DESC LIMIT 1").fetchone()[0]
     server = _Server(work)
     try:
