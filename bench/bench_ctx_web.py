@@ -72,7 +72,11 @@ class _Server:
             self.close()
             raise RuntimeError(f"ctx ui did not start: {url!r} {self.proc.stderr.read()[-500:]}")
         self.port, token = int(m.group(1)), m.group(2)
-        self.cookie = f"ctx_ui_{self.port}={token}"
+        # the cookie is an HMAC of the token over the port (ctx/web/security.py), as a browser
+        # gets it by opening the printed address
+        from ctx.web.security import cookie_value
+
+        self.cookie = f"ctx_ui_{self.port}={cookie_value(token, self.port)}"
 
     def get_ms(self, path: str) -> float:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
