@@ -15,11 +15,10 @@ import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
 
+from ctx.claude.session_record import mark_injected as _mark_injected
 from ctx.claude.sessions import (
     PROMPT_KEEP_CHARS,
     _contents,
-    _hash,
-    _mark_injected,
     _now,
     _touch_session,
     prompt_exclude_sql,
@@ -28,6 +27,7 @@ from ctx.claude.sessions import (
 from ctx.core.db import transaction
 from ctx.core.errors import CtxError, NotFoundError
 from ctx.core.ids import new_ulid
+from ctx.core.stamps import content_hash as _hash
 from ctx.core.text import text_len  # UTF-16 units, as Claude Code counts
 
 

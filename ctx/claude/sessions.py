@@ -19,7 +19,6 @@ import sqlite3
 from dataclasses import dataclass
 
 from ctx.claude.session_record import RESET_SOURCES, record_start  # noqa: F401 (part of the API)
-from ctx.claude.session_record import mark_injected as _mark_injected  # noqa: F401 (requests.py)
 from ctx.core.db import transaction
 from ctx.core.errors import NotFoundError
 from ctx.core.model import CONTEXT_TIER_TAGS

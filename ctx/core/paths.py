@@ -9,16 +9,12 @@ from ctx.core import settings
 
 def home() -> Path:
     """~/.ctx (CTX_HOME overrides)."""
-    env = settings.home()
-    return Path(env).expanduser() if env else Path.home() / ".ctx"
+    return Path(settings.home_dir())
 
 
 def db_path(explicit: str | os.PathLike | None = None) -> Path:
     """--db, else $CTX_DB, else ~/.ctx/store.db."""
-    if explicit:
-        return Path(explicit).expanduser()
-    env = settings.db()
-    return Path(env).expanduser() if env else home() / "store.db"
+    return Path(settings.db_file(explicit))
 
 
 def default_budget() -> int | None:

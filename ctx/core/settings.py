@@ -52,6 +52,20 @@ def home() -> str | None:
     return _text("CTX_HOME")
 
 
+def home_dir() -> str:
+    """ctx's folder: $CTX_HOME, else ~/.ctx (as text: the hook path does without pathlib)."""
+    env = home()
+    return os.path.expanduser(env) if env else os.path.expanduser("~/.ctx")
+
+
+def db_file(explicit: str | os.PathLike | None = None) -> str:
+    """The database: --db, else $CTX_DB, else `home_dir()`/store.db."""
+    if explicit:
+        return os.path.expanduser(os.fspath(explicit))
+    env = db()
+    return os.path.expanduser(env) if env else os.path.join(home_dir(), "store.db")
+
+
 def db() -> str | None:
     """$CTX_DB: the database file (ctx.core.paths resolves it)."""
     return _text("CTX_DB")

@@ -32,9 +32,7 @@ FORMAT = 1
 def handshake_file() -> str:
     from ctx.core import settings  # where every CTX_* is read (stdlib only)
 
-    home = settings.home()
-    return os.path.join(os.path.expanduser(home) if home else os.path.expanduser("~/.ctx"),
-                        "mcp-handshake.json")
+    return os.path.join(settings.home_dir(), "mcp-handshake.json")
 
 
 def fingerprint() -> list:

@@ -57,15 +57,10 @@ def _stat(path: str) -> tuple[int, int]:
 
 
 def db_file(explicit: str | None) -> str:
-    """--db, else $CTX_DB, else $CTX_HOME/store.db, else ~/.ctx/store.db (ctx.core.paths)."""
+    """--db, else $CTX_DB, else $CTX_HOME/store.db (ctx.core.settings, as ctx.core.paths)."""
     from ctx.core import settings  # where every CTX_* is read (stdlib only)
 
-    if explicit:
-        return os.path.expanduser(explicit)
-    if settings.db():
-        return os.path.expanduser(settings.db())
-    home = settings.home()
-    return os.path.join(os.path.expanduser(home) if home else os.path.expanduser("~/.ctx"), "store.db")
+    return settings.db_file(explicit)
 
 
 def store_version(conn: sqlite3.Connection) -> int | None:
