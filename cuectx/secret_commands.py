@@ -2,13 +2,20 @@
 '…' ssh …`, `docker login -p …`, `redis-cli -a …`, `ldapsearch -w …`, `zip -P …`, `smbclient -U
 user%…`, `htpasswd -b file user …`, `echo '…' | sudo -S …`. Parsing only: each argument is
 handed back with how sure its place is, and cuectx.secrets judges the value. Imported only
-when a text names one of these programs (the Stop hook's guard stays cheap); stdlib only.
+when a text names one of these programs (the Stop hook's guard stays cheap); stdlib and
+cuectx.secrets only.
 Env assignments (`PGPASSWORD=… psql`) are labelled values, found by cuectx.secrets itself.
+
+`find_passwords(text)` is the whole finding, parsed and judged (with cuectx.secrets' value
+tests), for a caller that wants command-line passwords alone: cue's scrubber, which finds
+labelled values with its own recognizers.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+
+from cuectx.secrets import _unwrap, is_placeholder, looks_random
 
 # Programs that take a password as an argument, and the flag that carries it.
 # "glued:-p": only `-pVALUE` (mysql's `-p VALUE` prompts, and VALUE is the database).
@@ -32,8 +39,11 @@ FLAGS: dict[str, tuple[str, ...]] = {
     "chpasswd": ("echo",), "sudo": ("echo",),
 }
 PROGRAMS = frozenset(FLAGS)
-_SPLIT = r"\|\||&&|[|;\n]"
-_TOKEN = r"'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"|;&]+"
+# A command ends at a pipe, `&&`, `;`, a newline or a backtick (`$(…)`'s older form, and the
+# inline code a digest or chat shows a command in: "ran `sshpass -p … ssh nas` in a terminal").
+_SPLIT = r"\|\||&&|[|;\n`]"
+# A shell word: bare and quoted parts back to back (`-p'S3 cret'` is one word).
+_TOKEN = r"(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"|;&`]+)+"
 
 
 def password_args(text: str) -> Iterator[tuple[int, str, str]]:
@@ -43,7 +53,7 @@ def password_args(text: str) -> Iterator[tuple[int, str, str]]:
     pos = 0
     for seg in re.split(f"({_SPLIT})", text):
         seg_start, pos = pos, pos + len(seg)
-        if not seg.strip() or seg in ("|", "||", "&&", ";", "\n"):
+        if not seg.strip() or seg in ("|", "||", "&&", ";", "\n", "`"):
             continue
         toks = [(m.start() + seg_start, m[0]) for m in re.finditer(_TOKEN, seg)]
         names = [t.rsplit("/", 1)[-1] for _, t in toks]
@@ -117,3 +127,48 @@ def _argument(flags: tuple[str, ...], args: list[tuple[int, str]], k: int, start
         elif tok == flag and nxt is not None:
             return nxt
     return None
+
+
+# The programs above as words ("/usr/bin/mysql" and "`sshpass" count; "mysqlclient" does not):
+# a text naming none of them holds no command-line password, and costs one search.
+_PROGRAM_RE = re.compile(r"(?<![\w.\-])(?:" + "|".join(
+    re.escape(p) for p in sorted(PROGRAMS, key=lambda p: (-len(p), p))) + r")(?![\w\-])")
+_HANGUL_TAIL = re.compile("[가-힣ㄱ-ㆎ]+$")
+_NOT_ARGUMENTS = {"prompt", "flag", "option", "stdin", "file"}
+
+
+def names_a_program(text: str) -> bool:
+    """Whether `text` names a program that takes a password as an argument."""
+    return _PROGRAM_RE.search(text) is not None
+
+
+def find_passwords(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every password given as a command-line argument in `text`: the value
+    alone, without its quotes, trailing punctuation or a Korean particle glued to it
+    ("-pS3cr3t!로"), and never its flag. A reference (`$PASS`, `%PW%`, `<password>`), a path
+    (`-p ~/.pw`), a placeholder or a word like `prompt` is not a password."""
+    if not names_a_program(text):
+        return []
+    out = []
+    for start, raw, how in password_args(text):
+        value, lead = _unwrap(raw)
+        tail = _HANGUL_TAIL.search(value)
+        if tail and tail.start() > 0:
+            value = value[:tail.start()]
+        if how == "random":
+            ok = looks_random(value, min_len=16)
+        else:
+            ok = _argument_value(value, short_ok=how == "short")
+        if ok:
+            out.append((start + lead, start + lead + len(value)))
+    return out
+
+
+def _argument_value(value: str, *, short_ok: bool) -> bool:
+    if len(value) < (4 if short_ok else 6) or value.startswith("-"):
+        return False
+    if is_placeholder(value) or value.lower() in _NOT_ARGUMENTS:  # `%PW%`, `%(pw)s` included
+        return False
+    if value[0] in "$<{" or value.startswith(("/", "./", "~")):  # $PASS, <password>, {{ pw }}, a file
+        return False
+    return short_ok or any(not c.isalpha() for c in value) or len(value) >= 10

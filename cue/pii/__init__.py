@@ -18,7 +18,7 @@ from cue.pii.entities import Entity
 
 # Bump when recognizers change in a way that should re-scrub stored text
 # (cue.digest.backfill.ensure_scrubbed runs once per bump).
-SCRUB_VERSION: int = 3
+SCRUB_VERSION: int = 4
 
 # Entity type → replacement token. Tokens are bracketed upper-case words, which no
 # recognizer matches (none accepts '[' or ']' and none matches bare capitals).

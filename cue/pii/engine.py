@@ -175,9 +175,11 @@ def context_recognizers(language: str = "en") -> list:
     """Recognizers that need a phrase around the entity or a URL's shape (issue 17):
     Korean addresses and names without honorifics, capability URLs, meeting IDs and
     passcodes, obfuscated emails, bare SSNs next to the word SSN; and the card, phone and
-    RRN shapes Presidio's own recognizers turn away (cue.pii.finders.numbers, korean)."""
+    RRN shapes Presidio's own recognizers turn away (cue.pii.finders.numbers, korean); and
+    passwords given as command-line arguments (cuectx.secret_commands)."""
     from cue.pii.finders import korean, numbers, phrases, urls
     from cue.pii.finders.spans import FunctionRecognizer
+    from cuectx.secret_commands import find_passwords
 
     def rec(name, entity, finder, score, trigger=None):
         return FunctionRecognizer(name, entity, finder, score, trigger=trigger,
@@ -202,6 +204,9 @@ def context_recognizers(language: str = "en") -> list:
             phrases.OBFUSCATED_EMAIL_TRIGGER),
         rec("ContextSsnRecognizer", "US_SSN", phrases.find_context_ssns, 0.85,
             phrases.SSN_TRIGGER),
+        # `mysql -pS3cret`, `sshpass -p …`, `redis-cli -a …`: the shared detector's parser
+        # (ctx's guard uses it too); it searches for a program's name first.
+        rec("CommandPasswordRecognizer", "SECRET", find_passwords, 0.9),
     ]
 
 

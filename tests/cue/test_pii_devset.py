@@ -32,22 +32,31 @@ def records():
     return load(DATA)
 
 
-# Passwords on command lines (`mysql -pS3cret`, `PGPASSWORD=… psql`, `sshpass -p`) are the
-# shared detector's (cuectx/secrets.py, issue 26), which cue's credential recognizer wraps;
-# until it lands they are scored on their own, as an expected failure that must flip.
-PENDING_SHARED_DETECTOR = {"cli_password"}
-
-
 @pytest.fixture(scope="module")
 def evaluation(records):
-    return evaluate([r for r in records if r["case"] not in PENDING_SHARED_DETECTOR])
+    return evaluate(records)
 
 
-@pytest.mark.xfail(strict=True, reason="command-line passwords come with issue 26's detector; "
-                   "when this passes, empty PENDING_SHARED_DETECTOR")
 def test_command_line_passwords(records):
-    pending = evaluate([r for r in records if r["case"] in PENDING_SHARED_DETECTOR])
-    assert pending.positives >= 16 and pending.overall_recall == 1.0, pending.misses
+    """`mysql -pS3cret`, `PGPASSWORD=… psql`, `sshpass -p`, `--password=…`, `curl -u user:pw`,
+    `redis-cli -a`, `docker login -p`: the value is found, and the rest of the command and
+    the sentence around it survive (the `keep` parts)."""
+    cli = evaluate([r for r in records if r["case"] == "cli_password"])
+    assert cli.positives >= 40 and cli.overall_recall == 1.0, cli.misses
+    assert cli.overreach == []
+
+
+def test_command_line_decoys_stay(records):
+    """Ports (`ssh -p 22`, `docker run -p 8080:80`), a `-p` that prompts, password files,
+    references (`$PGPASS`), stdin: nothing changes."""
+    from cue.pii import scrub
+
+    decoys = [r["text"] for r in records if r["case"] == "decoy_issue25" and r["decoy"] == "port"]
+    decoys += [r["text"] for r in records if r["case"] == "decoy_issue25"
+               and any(w in r["text"] for w in ("-p", "--password", "sshpass", "PGPASSWORD", "MYSQL_PWD",
+                                                "curl -u", "redis-cli", "docker login"))]
+    assert len(decoys) >= 25
+    assert [(t, scrub(t)) for t in decoys if scrub(t) != t] == []
 
 
 def test_the_set_is_big_and_varied(records):
@@ -81,7 +90,7 @@ def test_recall_per_issue_17_case_is_at_least_09(evaluation):
 
 def test_every_issue_25_case_is_found(evaluation):
     low = {c: f"{evaluation.case_found[c]}/{evaluation.case_total[c]}"
-           for c in ISSUE_25_CASES - PENDING_SHARED_DETECTOR if evaluation.case_recall(c) < 1.0}
+           for c in ISSUE_25_CASES if evaluation.case_recall(c) < 1.0}
     assert not low, [m for m in evaluation.misses if m[0] != "ADDRESS"]
 
 

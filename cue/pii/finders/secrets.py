@@ -23,6 +23,7 @@ from cuectx.secrets import (
     PASSWORD_WORDS,
     SECRET_WORD_PAIRS,
     SECRET_WORDS,
+    is_placeholder,
 )
 
 # --- API keys, tokens, JWTs, private keys, Authorization headers ------------------------
@@ -82,17 +83,19 @@ SECRET_RE = (
     r"[\"']?\s*(?:=|:|=>|:=)\s*[\"']?)"
     rf"(?P<v>[^\s'\"`,;&<>\[\]{{}}(){_HANGUL}]+)"
 )
-# Command-line flags: `--password hunter2`, `--api-key=…`, `curl -u bob:hunter2`.
+# Command-line flags: `--password hunter2`, `--api-key=…`, `curl -u bob:hunter2` (or
+# `--user 'bob:p@ss'`: a password may hold an @).
 CLI_SECRET_RE = (
     r"(?<!\S)(?:--(?P<k>[A-Za-z0-9\-]*(?:password|passwd|token|secret|api-key|apikey)"
     r"[A-Za-z0-9\-]*)(?:=|\s+)[\"']?(?P<v>[^\s'\"]+)"
-    r"|-u\s+[^:\s]+:(?P<v2>[^\s'\"@]+))"
+    r"|(?:-u|--user)(?:=|\s+)[\"']?[^:\s'\"]+:(?P<v2>[^\s'\"]+))"
 )
 
 
 def _is_cli_secret(m: re.Match) -> bool:
-    if m["v2"] is not None:
-        return len(m["v2"]) >= 4
+    if m["v2"] is not None:  # not `-u $CI_USER:$CI_TOKEN`, nor `docker run -u 1000:1000`
+        value = m["v2"]
+        return len(value) >= 4 and not value.isdigit() and value[0] not in "${<" and not is_placeholder(value)
     return not m["v"].startswith("-") and _is_secret_value(m)
 
 
@@ -104,7 +107,8 @@ def _key_kind(key: str) -> str | None:
     words = [w.lower() for w in _KEY_WORDS.findall(key)]
     if not words or words[-1] in _NOT_A_VALUE_KEY:  # password_file, token_count, …
         return None
-    if _PASSWORD_WORDS.intersection(words):
+    if _PASSWORD_WORDS.intersection(words) or any(  # PGPASSWORD=… psql, MYSQLPASSWD
+            w.endswith(("password", "passwd")) for w in words):
         return "password"
     if _SECRET_WORDS.intersection(words) or _KEY_PAIRS.intersection(itertools.pairwise(words)):
         return "secret"
@@ -145,7 +149,9 @@ def _is_secret_value(m: re.Match) -> bool:
     value = m["v"].rstrip(".")
     if _CRYPT_HASH.match(value):  # "$2b$12$…": a password hash, not a $VARIABLE
         return _key_kind(m["k"]) is not None
-    if len(value) < 4 or value.lower() in _PLACEHOLDERS or value[0] in "$%{<*#":
+    if len(value) < 4 or value.lower() in _PLACEHOLDERS or value[0] in "${<*#":
+        return False
+    if value[0] == "%" and is_placeholder(value):  # %PW%, %(password)s — not %7YIRIrmP_Z
         return False
     if len(set(value)) <= 2 or value.isdigit():  # xxxx, ****, 0000, 1024
         return False
