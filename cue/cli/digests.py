@@ -7,6 +7,7 @@ import typer
 
 from cue.cli.output import LIST_FORMATS, Format, clock, dumps, formats, out, resolve, say
 from cue.core.errors import CueError, NotFoundError
+from cuectx.errors import UsageError
 
 app = typer.Typer(no_args_is_help=False, add_completion=False)
 
@@ -19,22 +20,57 @@ ListFormatOpt = formats(*LIST_FORMATS)
 @app.callback(invoke_without_command=True)
 def digests_root(ctx: typer.Context, limit: LimitOpt = 20, status: StatusOpt = None,
                  format: ListFormatOpt = Format.auto) -> None:
-    """Digest history (newest first). Without a subcommand: `cue digests list` (with these
-    options: `cue digests -n 5 -f table`).
+    """Digest history (newest first). Without a subcommand: `cue digests list`. These
+    options may come before `list` too (`cue digests -f json list`); before `show`, only
+    `-f json`.
 
     Example: cue digests show latest --format json
     """
     if ctx.invoked_subcommand is None:
-        digests_list(limit=limit, status=status, format=format)
+        _list(limit, status, format)
+
+
+def _from_group(ctx: typer.Context, **given):
+    """The options given before the subcommand (`cue digests -f json list`) folded into its
+    own: one the subcommand does not take, or the same option given differently in both
+    places, is a usage error (exit 2), never silently dropped."""
+    group = ctx.parent
+
+    def explicit(c: typer.Context, name: str) -> bool:  # typed, not the default
+        return getattr(c.get_parameter_source(name), "name", None) in ("COMMANDLINE", "ENVIRONMENT")
+
+    for param in group.command.params:
+        name = param.name
+        if not explicit(group, name):
+            continue
+        flag = param.opts[0]
+        if name not in given:
+            raise UsageError(f"{flag} applies to `cue digests list`, not to "
+                             f"`cue digests {ctx.info_name}`")
+        value = group.params[name]
+        if explicit(ctx, name) and _value(given[name]) != _value(value):
+            raise UsageError(f"{flag} given twice, before and after `{ctx.info_name}`, "
+                             "with different values; give it once")
+        given[name] = value
+    return given
+
+
+def _value(option):
+    """An option's value as typed: a choice's enum member gives its name."""
+    return getattr(option, "value", option)
 
 
 @app.command("list")
-def digests_list(limit: LimitOpt = 20, status: StatusOpt = None,
+def digests_list(ctx: typer.Context, limit: LimitOpt = 20, status: StatusOpt = None,
                  format: ListFormatOpt = Format.auto) -> None:
     """List recent digests: id, window, status, backend, frames, model time.
 
     Example: cue digests list --status skipped
     """
+    _list(**_from_group(ctx, limit=limit, status=status, format=format))
+
+
+def _list(limit: int, status: str | None, format: Format) -> None:
     from cue.core.db import connect
     from cue.digest import list_digests
 
@@ -68,6 +104,7 @@ def digests_list(limit: LimitOpt = 20, status: StatusOpt = None,
 
 @app.command("show")
 def digests_show(
+    ctx: typer.Context,
     digest_id: Annotated[str, typer.Argument(metavar="ID|latest", help="A digest id.")],
     format: formats("text", "json", auto=False) = Format.text,
 ) -> None:
@@ -75,6 +112,9 @@ def digests_show(
 
     Example: cue digests show 12
     """
+    format = Format(_value(_from_group(ctx, format=format)["format"]))
+    if format not in (Format.text, Format.json):  # `cue digests -f table show …`
+        raise UsageError(f"`cue digests show` prints text or json, not {format.value}")
     from cue.core.db import connect
     from cue.digest import get_digest, latest_digest
 

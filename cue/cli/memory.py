@@ -7,7 +7,7 @@ import typer
 
 from cue.cli.options import memory_config, seconds
 from cue.cli.output import LIST_FORMATS, Format, clock, dumps, formats, out, resolve, say
-from cue.core.errors import CueError
+from cue.core.errors import NotFoundError
 
 app = typer.Typer(no_args_is_help=False, add_completion=False)  # help: the callback
 
@@ -32,7 +32,7 @@ def memory_update(
     loops, recurring patterns, recently finished), keeping what is still
     true and dropping what is stale. It sees only scrubbed text; its reply
     is scrubbed before it is written. If the model fails, nothing is
-    written, the previous memory stays and the exit status is 4. With no
+    written, the previous memory stays and the exit status is 5. With no
     new digests nothing is called or written (exit 0).
 
     Example: cue memory --format json | ctx add --json -
@@ -71,7 +71,8 @@ def memory_show(
     format: formats("text", "json", auto=False, help="text: memory.md as stored; json: the row with its "
         "metadata.") = Format.text,
 ) -> None:
-    """Print the current memory (the newest update) without calling any model.
+    """Print the current memory (the newest update) without calling any model. Before the
+    first update: exit 3 (not found).
 
     Example: cue memory show --format json
     """
@@ -84,7 +85,7 @@ def memory_show(
     finally:
         conn.close()
     if memory is None:
-        raise CueError("no memory yet; run `cue digest` a few times, then `cue memory`")
+        raise NotFoundError("no memory yet; run `cue digest` a few times, then `cue memory`")
     out(dumps(memory.to_dict()) + "\n" if format == Format.json else memory.content)
 
 

@@ -3,6 +3,8 @@ option (cuectx.cli.format_option over cue.cli.output.Format), the names mean the
 and cue, and a format a command does not support is a usage error (exit 2)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 import typer
 from typer.testing import CliRunner
@@ -52,3 +54,55 @@ def test_digests_alone_is_digests_list_with_its_options(tmp_path, monkeypatch):
     result = CliRunner().invoke(app, ["digests", "-f", "json", "-n", "3"])
     assert result.exit_code == 0, result.output
     assert result.stdout == "[]\n"
+
+
+def _two_digests():
+    from cue.core.db import connect
+    from cue.digest import Digest, store_digest
+
+    conn = connect()
+    common = {"id": None, "created_at": 1_763_766_000.0, "window_start": 1_763_765_000.0,
+              "model": None, "fell_back": False, "frame_count": 8, "event_count": 120}
+    store_digest(conn, Digest(window_end=1_763_765_900.0, status="ok", backend="cloud",
+                              summary="First digest.", **common))
+    store_digest(conn, Digest(window_end=1_763_766_000.0, status="skipped", backend="local",
+                              summary="[skipped: no model]", **common))
+    conn.close()
+
+
+def test_digests_options_before_list_apply_to_it(tmp_path, monkeypatch):
+    """`cue digests -f json list` used to print the piped default (NDJSON), the -f dropped."""
+    monkeypatch.setenv("CUE_HOME", str(tmp_path))
+    _two_digests()
+    before = CliRunner().invoke(app, ["digests", "-f", "json", "-n", "1", "list"])
+    after = CliRunner().invoke(app, ["digests", "list", "-f", "json", "-n", "1"])
+    assert before.exit_code == 0, before.output
+    assert before.stdout == after.stdout
+    assert [d["status"] for d in json.loads(before.stdout)] == ["skipped"]
+    split = CliRunner().invoke(app, ["digests", "--status", "ok", "list", "-f", "json"])
+    assert [d["summary"] for d in json.loads(split.stdout)] == ["First digest."]
+    same = CliRunner().invoke(app, ["digests", "-f", "json", "list", "-f", "json"])
+    assert same.exit_code == 0 and same.stdout == json.dumps(json.loads(same.stdout), ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["digests", "-f", "json", "list", "-f", "ndjson"], "given twice"),
+    (["digests", "-n", "1", "show", "latest"], "--limit applies to `cue digests list`"),
+    (["digests", "--status", "ok", "show", "latest"], "--status applies to"),
+    (["digests", "-f", "table", "show", "latest"], "text or json"),
+])
+def test_digests_options_before_a_subcommand_that_cannot_take_them_are_usage_errors(
+        tmp_path, monkeypatch, args, says):
+    monkeypatch.setenv("CUE_HOME", str(tmp_path))
+    _two_digests()
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert says in result.stderr
+
+
+def test_digests_json_before_show_applies(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUE_HOME", str(tmp_path))
+    _two_digests()
+    result = CliRunner().invoke(app, ["digests", "-f", "json", "show", "latest"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["summary"] == "[skipped: no model]"

@@ -260,8 +260,11 @@ def test_bad_input_is_one_error_line(conn, monkeypatch, capsysbinary):
     assert code == 1 and out == "" and err.startswith("Error: ") and err.count("\n") == 1
     code, out, err = run_cue(monkeypatch, capsysbinary, "memory", "--since", "yesterday")
     assert code == 1 and out == "" and err.startswith("Error: ")
+
+
+def test_memory_show_before_any_memory_is_not_found(conn, monkeypatch, capsysbinary):
     code, out, err = run_cue(monkeypatch, capsysbinary, "memory", "show")
-    assert code == 1 and "no memory yet" in err
+    assert code == 3 and out == "" and err.startswith("Error: no memory yet")  # exit table: 3
 
 
 # ------------------------------------------------------------------ local (tiny GGUF)
