@@ -1,7 +1,8 @@
-"""`ctx` entry point. Two commands are answered before Typer loads: `ctx hook …` (hooks are
-on every prompt's path; a cached session start ends in ctx/claude/hooks/warm.py) and a plain
-`ctx mcp` (its handshake is answered by ctx/mcp/wire.py while the SDK loads). Everything else
-goes to the Typer app in ctx/cli/app.py."""
+"""`ctx` entry point. Some commands are answered before Typer loads: `ctx hook …` (hooks are
+on every prompt's path; a cached session start ends in ctx/claude/hooks/warm.py), a plain
+`ctx mcp` (its handshake is answered by ctx/mcp/wire.py while the SDK loads), and the common
+forms of `ctx show|list|query` (ctx/cli/fast.py: same bodies, same error edge). Everything
+else goes to the Typer app in ctx/cli/app.py."""
 from __future__ import annotations
 
 import os
@@ -13,19 +14,18 @@ GLOBAL_OPTIONS = {"--db": True, "--project": True, "-P": True, "--all-projects":
                   "--traceback": False}
 
 
-def early_argv(argv: list[str], command: str) -> tuple[list[str], list[str]] | None:
-    """(global options, the command's arguments) when `argv` is `[global options…] COMMAND …`
-    — the commands ctx answers before Typer loads — else None. `--project NAME` sets
-    CTX_PROJECT and `--traceback` CTX_DEBUG for this process; `--db PATH` (and
-    `--all-projects`, which the command refuses) are handed on. Anything else (`--help`, a
-    typo) is Typer's."""
-    lead: list[str] = []
-    env: dict[str, str] = {}
+def global_options(argv: list[str]) -> tuple[list[tuple[str, str | None]], int] | None:
+    """The global options at the start of `argv` as (option, value) pairs (`-P` for
+    `--project`; None for a flag), and where the command word starts; None when one of them
+    is unknown or malformed (`--help`, a typo, `--db` without a value): Typer's to say."""
+    found: list[tuple[str, str | None]] = []
     i = 0
-    while i < len(argv) and argv[i] != command:
-        name, eq, value = argv[i].partition("=")
-        if name.startswith("-P") and len(name) > 2 and not eq:  # -Papi
-            name, eq, value = "-P", "=", argv[i][2:]
+    while i < len(argv) and argv[i][:1] == "-":
+        arg = argv[i]
+        if arg.startswith("-P") and len(arg) > 2:  # click: -Papi, -P=api (the value "=api")
+            name, eq, value = "-P", "=", arg[2:]
+        else:
+            name, eq, value = arg.partition("=")
         takes_value = GLOBAL_OPTIONS.get(name)
         if takes_value is None or (eq and not takes_value):
             return None
@@ -35,18 +35,41 @@ def early_argv(argv: list[str], command: str) -> tuple[list[str], list[str]] | N
             value = argv[i + 1]
             i += 1
         i += 1
+        found.append(("-P" if name == "--project" else name, value if takes_value else None))
+    return found, i
+
+
+def early_argv(argv: list[str], command: str) -> tuple[list[str], list[str]] | None:
+    """(global options, the command's arguments) when `argv` is `[global options…] COMMAND …`
+    — the commands ctx answers before Typer loads — else None. `--project NAME` sets
+    CTX_PROJECT and `--traceback` CTX_DEBUG for this process; `--db PATH` (and
+    `--all-projects`, which the command refuses) are handed on. Anything else (`--help`, a
+    typo) is Typer's."""
+    split = global_options(argv)
+    if split is None or split[1] == len(argv) or argv[split[1]] != command:
+        return None
+    lead: list[str] = []
+    env: dict[str, str] = {}
+    for name, value in split[0]:
         if name == "--db":
             lead += ["--db", value]
-        elif name in ("--project", "-P"):
+        elif name == "-P":
             env["CTX_PROJECT"] = value
         elif name == "--traceback":
             env["CTX_DEBUG"] = "1"
         else:
             lead.append(name)
-    if i == len(argv):
-        return None
     os.environ.update(env)
-    return lead, argv[i + 1:]
+    return lead, argv[split[1] + 1:]
+
+
+def root_options(options: list[tuple[str, str | None]]) -> dict:
+    """The global options as the Typer root callback receives them (ctx/cli/state.start()):
+    the last of a repeated option wins, and --db falls back to a non-empty $CTX_DB."""
+    given = dict(options)
+    return {"db_path": given["--db"] if "--db" in given else os.environ.get("CTX_DB") or None,
+            "project": given.get("-P"), "all_projects": "--all-projects" in given,
+            "traceback": "--traceback" in given}
 
 
 def hook_argv(argv: list[str]) -> list[str] | None:
@@ -119,6 +142,13 @@ def main() -> None:
 
         run_wire(serve)
         return
+    split = global_options(sys.argv[1:])
+    if split is not None and split[1] < len(sys.argv) - 1:  # ctx show|list|query, before Typer
+        from ctx.cli.fast import run as run_fast
+
+        options, at = split
+        if run_fast(root_options(options), sys.argv[1 + at], sys.argv[2 + at:]):
+            return
     from ctx.cli.app import run
 
     run()

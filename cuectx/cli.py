@@ -1,14 +1,12 @@
-"""The error edge both Typer apps share (imported only on their CLI paths, never by hooks).
+"""The Typer side of the edge both programs share (imported only on their CLI paths, never
+by hooks).
 
-`EdgeGroup` turns what a command raises into one `Error: …` line on stderr, nothing more on
-stdout, and the documented exit code (cuectx.exits.ExitCode):
-
-- a domain error (cuectx.errors.Error and the programs' subclasses): its sentence, its code;
-- a sqlite3 error: the program's sentence for it (`translate_sqlite`), exit 4;
-- an OSError (a file to read or write): the reason and the file, exit 1.
-
-`--traceback` (each program's root option) or `CTX_DEBUG=1` / `CUE_DEBUG=1` re-raise instead,
-so the full traceback is shown. `run()` treats a closed pipe (`… | head`) as success.
+`EdgeGroup` runs every command inside cuectx.edge.error_edge: what a command raises becomes
+one `Error: …` line on stderr, nothing more on stdout, and the documented exit code
+(cuectx.exits.ExitCode) — a domain error its sentence, a sqlite3 error the program's sentence
+for it (`translate_sqlite`), an OSError the reason and the file. `--traceback` (each
+program's root option, `set_traceback`) or `CTX_DEBUG=1` / `CUE_DEBUG=1` re-raise instead, so
+the full traceback is shown. `run()` treats a closed pipe (`… | head`) as success.
 """
 from __future__ import annotations
 
@@ -22,8 +20,11 @@ from typing import Annotated, ClassVar
 import typer
 from typer.core import TyperGroup
 
+from cuectx.edge import (
+    error_edge,
+    set_traceback,  # noqa: F401 — re-exported for the programs' root options
+)
 from cuectx.errors import Error
-from cuectx.exits import ExitCode
 
 
 class EdgeGroup(TyperGroup):
@@ -57,27 +58,9 @@ class EdgeGroup(TyperGroup):
 
         return translate(exc, "the database")
 
-    def debugging(self) -> bool:
-        return os.environ.get(self.debug_env, "").strip() not in ("", "0")
-
     def invoke(self, ctx):
-        try:
+        with error_edge(self.translate_sqlite, self.debug_env):  # cuectx.edge: the one edge
             return super().invoke(ctx)
-        except BrokenPipeError:
-            raise  # `… | head`: handled in run()
-        except Error as exc:
-            self.fail(exc, exc)
-        except sqlite3.Error as exc:
-            self.fail(exc, self.translate_sqlite(exc))
-        except OSError as exc:  # a file to read or write: missing folder, permissions, disk full
-            where = f": {exc.filename}" if exc.filename else ""
-            self.fail(exc, f"{exc.strerror or exc}{where}", ExitCode.ERROR)
-
-    def fail(self, exc: BaseException, message, code: int | None = None):
-        if self.debugging():
-            raise exc
-        typer.echo(f"Error: {message}", err=True)
-        sys.exit(int(code if code is not None else message.exit_code))
 
 
 def one_line(command) -> str:
@@ -118,12 +101,6 @@ def teach(command) -> None:
             else p for p in paragraphs)
     if hasattr(command, "list_commands") and not isinstance(command, EdgeGroup):
         command.format_commands = types.MethodType(_format_subcommands, command)
-
-
-def set_traceback(enabled: bool, debug_env: str) -> None:
-    """What the root `--traceback` option does: errors show their traceback from now on."""
-    if enabled:
-        os.environ[debug_env] = "1"
 
 
 def run(app: Callable[[], object]) -> None:

@@ -14,10 +14,8 @@ from typing import Annotated, ClassVar
 
 import typer
 
-from ctx.cli.output import set_short_ids
-from ctx.cli.state import short_ids_in_store, state
-from ctx.core import db
-from cuectx.cli import EdgeGroup, set_traceback
+from ctx.cli.state import start, translate_sqlite
+from cuectx.cli import EdgeGroup
 from cuectx.cli import run as run_app
 
 # Every command, the module that holds it and the task `ctx --help` lists it under, in the
@@ -64,7 +62,7 @@ class CtxGroup(EdgeGroup):
     sections: ClassVar[dict[str, str]] = {name: section for name, (_, section) in COMMANDS.items()}
 
     def translate_sqlite(self, exc):
-        return db.translate(exc, state.db_path)
+        return translate_sqlite(exc)
 
     def list_commands(self, ctx):
         return list(COMMANDS)
@@ -121,11 +119,7 @@ def _root(
 
     Each command's --help has examples; the README is the manual.
     """
-    state.db_path = db_path
-    state.project = project
-    state.all_projects = all_projects
-    set_traceback(traceback, "CTX_DEBUG")
-    set_short_ids(short_ids_in_store)
+    start(db_path, project, all_projects, traceback)
 
 
 def run() -> None:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ctx.cli.options import AllowSecretsOpt, AllProjectsOpt, ProjectOpt, RecordFormatOpt
 from ctx.cli.output import (
     Format,
     dumps,
@@ -15,10 +16,6 @@ from ctx.cli.output import (
     say,
 )
 from ctx.cli.state import (
-    AllowSecretsOpt,
-    AllProjectsOpt,
-    ProjectOpt,
-    RecordFormatOpt,
     open_store,
     read_scope,
     read_text_input,

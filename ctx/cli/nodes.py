@@ -1,4 +1,7 @@
-"""`ctx add|show|list|query|update|tag|untag|link|supersede|rm`: one node at a time."""
+"""`ctx add|show|list|query|update|tag|untag|link|supersede|rm`: one node at a time.
+
+The read commands (show, list, query) declare their options here and do their work in
+ctx/cli/reads.py, which the fast read path (ctx/cli/fast.py) calls too."""
 from __future__ import annotations
 
 import sys
@@ -6,25 +9,20 @@ from typing import Annotated
 
 import typer
 
-from ctx.cli.output import (
-    Format,
-    dumps,
-    emit_nodes,
-    emit_records,
-    resolve,
-    say,
-)
-from ctx.cli.state import (
+from ctx.cli import reads
+from ctx.cli.options import (
     AllowSecretsOpt,
     AllProjectsOpt,
     FormatOpt,
     IncludeSupersededOpt,
     ProjectOpt,
     RecordFormatOpt,
+)
+from ctx.cli.output import Format, emit_nodes, emit_records, say
+from ctx.cli.state import (
     open_store,
     parse_meta,
     parse_ndjson,
-    read_scope,
     read_text_input,
     scope_options,
     write_project_id,
@@ -150,39 +148,7 @@ def show(
 
     Example: ctx show 01JD3K8W
     """
-    with open_store(readonly=True) as store:
-        nodes = [store.get(i) for i in ids]
-        edges = store.edges([n.id for n in nodes])
-    records = []
-    for n in nodes:
-        d = n.to_dict()
-        d["edges"] = [e.to_dict() for e in edges if n.id in (e.from_id, e.to_id)]
-        records.append(d)
-    out = resolve(fmt, single=len(records) == 1)
-    if out == Format.table:
-        from rich.panel import Panel
-
-        from cuectx.output import console as people_console
-        from cuectx.output import literal
-
-        console = people_console()
-        for r in records:
-            lines = [r["content"], "", f"type: {r['type']}   tags: {', '.join(r['tags']) or '-'}",
-                     f"created: {r['created_at']}   updated: {r['updated_at']}   ~{r['token_estimate']} tokens"]
-            if r["metadata"]:
-                lines.append(f"metadata: {dumps(r['metadata'])}")
-            if r["superseded_by"]:
-                lines.append(f"superseded by: {r['superseded_by']}")
-            for e in r["edges"]:
-                lines.append(f"edge: {e['from']} -{e['type']}-> {e['to']}")
-            console.print(Panel(literal("\n".join(lines)), title=literal(r["id"]),
-                                title_align="left"))
-    elif out == Format.markdown:
-        emit_nodes(nodes, Format.markdown)
-    elif out == Format.ids:
-        emit_nodes(nodes, Format.ids)
-    else:
-        emit_records(records, out, single=len(records) == 1)
+    reads.show(ids, fmt)
 
 
 def list_(
@@ -199,14 +165,7 @@ def list_(
 
     Example: ctx list --type decision --tag project:api
     """
-    scope_options(project, all_projects)
-    with open_store(readonly=True) as store:
-        nodes = store.list_nodes(type=type_, tags=tag or [], include_superseded=include_superseded,
-                                 limit=limit, newest_first=limit is not None,
-                                 scope=read_scope(store))
-    if limit is not None:
-        nodes.reverse()
-    emit_nodes(nodes, fmt)
+    reads.list_(type_, tag, limit, include_superseded, project, all_projects, fmt)
 
 
 def query(
@@ -221,16 +180,7 @@ def query(
 
     Example: ctx query 'type:fact AND (tag:project:api OR "rate limit") AND NOT tag:tier:off-context'
     """
-    scope_options(project, all_projects)
-    with open_store(readonly=True) as store:
-        scope = read_scope(store)
-        if fmt == Format.ids:  # ids need no node materialisation
-            sys.stdout.write("".join(i + "\n" for i in store.query(
-                expr, include_superseded=include_superseded, limit=limit, ids_only=True,
-                scope=scope)))
-            return
-        nodes = store.query(expr, include_superseded=include_superseded, limit=limit, scope=scope)
-    emit_nodes(nodes, fmt)
+    reads.query(expr, limit, include_superseded, project, all_projects, fmt)
 
 
 def update(

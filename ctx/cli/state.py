@@ -1,7 +1,8 @@
 """What every ctx command shares: the root options (--db, --project, --all-projects),
-the store it opens, the scope it reads, input parsing, and the common option types.
-One object (`state`) set by the root callback in ctx/cli/app.py; commands import it
-from here, never from the app."""
+the store it opens, the scope it reads, and input parsing. One object (`state`), set by
+`start()` — from the root callback in ctx/cli/app.py, or from the fast read path
+(ctx/cli/fast.py) before Typer loads; commands import it from here, never from the app.
+No Typer here (the option types are ctx/cli/options.py)."""
 from __future__ import annotations
 
 import sqlite3
@@ -9,16 +10,8 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
 
-import typer
-
-from ctx.cli.output import (
-    NODE_FORMATS,
-    RECORD_FORMATS,
-    formats,
-    say,
-)
+from ctx.cli.output import say, set_short_ids
 from ctx.core import db
 from ctx.core.errors import CtxError
 from ctx.core.store import Store, validate_metadata
@@ -33,17 +26,22 @@ class State:
 
 state = State()
 
-# Each command declares the formats it supports (ctx.cli.output.formats); others exit 2.
-FormatOpt = formats(*NODE_FORMATS)         # commands that print nodes
-RecordFormatOpt = formats(*RECORD_FORMATS)  # commands that print records (views, edges, status)
-ProjectOpt = Annotated[str | None, typer.Option(
-    "--project", "-P", metavar="NAME", help="This project (+ global) instead of the folder's; `global`: global only.")]
-AllProjectsOpt = Annotated[bool, typer.Option("--all-projects", help="Every project's memory.")]
-AllowSecretsOpt = Annotated[bool, typer.Option(
-    "--allow-secrets", help="Store (or export) credentials as given instead of applying "
-                            "$CTX_SECRETS (redact by default).")]
-IncludeSupersededOpt = Annotated[bool, typer.Option("--include-superseded",
-                                                    help="Also show nodes that were superseded.")]
+
+def start(db_path: str | None, project: str | None, all_projects: bool, traceback: bool) -> None:
+    """What ctx's root options do, whichever path parsed them (Typer's root callback or the
+    fast read path): the database, the project, --all-projects, --traceback."""
+    from cuectx.edge import set_traceback
+
+    state.db_path = db_path
+    state.project = project
+    state.all_projects = all_projects
+    set_traceback(traceback, "CTX_DEBUG")
+    set_short_ids(short_ids_in_store)
+
+
+def translate_sqlite(exc: sqlite3.Error) -> CtxError:
+    """A sqlite3 error as the sentence the error edge prints (cuectx.edge), naming the database."""
+    return db.translate(exc, state.db_path)
 
 
 def short_ids_in_store(ids: list[str]) -> dict[str, str]:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ctx.cli.state import ProjectOpt
+from ctx.cli.options import ProjectOpt
 from ctx.core.errors import CtxError
 
 

@@ -5,15 +5,13 @@ from typing import Annotated
 
 import typer
 
+from ctx.cli.options import RecordFormatOpt
 from ctx.cli.output import (
     Format,
     emit_records,
     say,
 )
-from ctx.cli.state import (
-    RecordFormatOpt,
-    open_store,
-)
+from ctx.cli.state import open_store
 from ctx.core.model import DEFAULT_BUDGET
 
 view_app = typer.Typer(help="Named queries with a token budget (`default` feeds Claude Code).",
