@@ -1,8 +1,9 @@
 """`ctx` entry point. Some commands are answered before Typer loads: `ctx hook …` (hooks are
 on every prompt's path; a cached session start ends in ctx/claude/hooks/warm.py), a plain
-`ctx mcp` (its handshake is answered by ctx/mcp/wire.py while the SDK loads), and the common
-forms of `ctx show|list|query` (ctx/cli/fast.py: same bodies, same error edge). Everything
-else goes to the Typer app in ctx/cli/app.py."""
+`ctx mcp` (its handshake is answered by ctx/mcp/wire.py while the SDK loads), the common
+forms of `ctx show|list|query` (ctx/cli/fast.py: same bodies, same error edge), and a help
+text an earlier run kept (ctx/cli/help_cache.py). Everything else goes to the Typer app in
+ctx/cli/app.py."""
 from __future__ import annotations
 
 import os
@@ -142,17 +143,28 @@ def main() -> None:
 
         run_wire(serve)
         return
-    split = global_options(sys.argv[1:])
-    if split is not None and split[1] < len(sys.argv) - 1:  # ctx show|list|query, before Typer
+    argv = sys.argv[1:]
+    help_cache = None
+    if argv[-1:] == ["--help"]:  # `ctx [COMMAND] --help`: the text an earlier run kept
+        from ctx.cli import help_cache
+
+        if not help_cache.is_help_request(argv):
+            help_cache = None
+        elif help_cache.answer(argv):
+            return
+    split = global_options(argv) if help_cache is None else None
+    if split is not None and split[1] < len(argv):  # ctx show|list|query, before Typer
         from ctx.cli.fast import run as run_fast
 
         options, at = split
-        if run_fast(root_options(options), sys.argv[1 + at], sys.argv[2 + at:]):
+        if run_fast(root_options(options), argv[at], argv[at + 1:]):
             return
     from ctx.cli.app import run
 
-    run()
-
+    if help_cache is not None:
+        help_cache.render_and_keep(argv, run)
+    else:
+        run()
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,148 @@
+"""`ctx --help` and `ctx COMMAND --help` from a cache (issue 28: `ctx --help` ≤ 100 ms).
+
+Rendering the help imports Typer, click and — for `ctx --help`, which lists every command
+with its description — every command module: ~150 ms here, for a text that only changes
+when the code changes. So, as ctx/mcp/wire.py does for the MCP handshake:
+
+- a help request (`ctx [COMMAND [SUBCOMMAND]] --help`) that Typer answers with exit 0 is
+  kept, as the text written, in `$CTX_HOME/help-cache.json`;
+- a later run with the same key prints the kept text from here (stdlib only) and exits 0.
+
+The key is everything the text depends on: the arguments and the program name (`Usage:`
+shows it), the terminal width click wraps to (`$COLUMNS`, else the terminal's), every
+`CTX_*`, `TYPER_*` and locale variable, the interpreter and its import path — and the files that rendered it:
+every module loaded at the time (path, size, mtime; ctx's, Typer's, click's, the stdlib's),
+so an edit or an upgrade renders afresh (the cache then starts over). Shell completion
+(`_CTX_COMPLETE`) is never answered from here. A damaged or unwritable file: Typer answers.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+FORMAT = 1
+MAX_ENTRIES = 64
+_ENV_PREFIXES = ("CTX_", "TYPER_", "_TYPER", "LC_")
+_ENV_NAMES = ("LANG", "LANGUAGE", "TERM", "NO_COLOR", "FORCE_COLOR")
+
+
+def is_help_request(argv: list[str]) -> bool:
+    """`[COMMAND [SUBCOMMAND …]] --help`: words, then --help last (no options, no values)."""
+    return (bool(argv) and argv[-1] == "--help" and len(argv) <= 4
+            and all(a[:1] not in ("-", "") for a in argv[:-1])
+            and not any(k.startswith("_") and k.endswith("_COMPLETE") for k in os.environ))
+
+
+def cache_file() -> str:
+    from ctx.core import settings  # where every CTX_* is read (stdlib only)
+
+    return os.path.join(settings.home_dir(), "help-cache.json")
+
+
+def _columns() -> int:
+    """What shutil.get_terminal_size() (click's wrap width) reads; 0 = its fallback."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns
+
+
+def key(argv: list[str]) -> str:
+    main = sys.modules.get("__main__")
+    spec = getattr(getattr(main, "__spec__", None), "name", None)  # `python -m ctx`
+    env = sorted((k, v) for k, v in os.environ.items()
+                 if k.startswith(_ENV_PREFIXES) or k in _ENV_NAMES)
+    return json.dumps([FORMAT, sys.executable, sys.version, sys.path, sys.argv[0], spec, argv,
+                       _columns(), env], ensure_ascii=False)
+
+
+def _stat(path: str) -> list:
+    try:
+        st = os.stat(path)
+        return [st.st_size, st.st_mtime_ns]
+    except OSError:
+        return [-1, -1]
+
+
+def _load() -> dict | None:
+    try:
+        with open(cache_file(), encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return None
+    files, entries = data.get("files"), data.get("entries")
+    if not isinstance(files, dict) or not isinstance(entries, dict):
+        return None
+    for path, seen in files.items():
+        if _stat(path) != seen:
+            return None  # code changed: everything kept is stale
+    return data
+
+
+def answer(argv: list[str]) -> bool:
+    """Print the kept help for `argv` (True), or nothing (False: Typer's turn)."""
+    data = _load()
+    text = data["entries"].get(key(argv)) if data else None
+    if not isinstance(text, str):
+        return False
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return True
+
+
+def render_and_keep(argv: list[str], render) -> None:
+    """Run `render()` (the Typer app) with stdout captured; an exit-0 answer is kept, and
+    whatever it wrote reaches the real stdout all the same."""
+    import io
+
+    k = key(argv)  # before rendering: what the run was asked under
+    real, captured = sys.stdout, io.StringIO()
+    sys.stdout = captured
+    code: object = 0
+    try:
+        render()
+    except SystemExit as exc:
+        code = exc.code
+        raise
+    finally:
+        sys.stdout = real
+        text = captured.getvalue()
+        real.write(text)
+        real.flush()
+        if code in (0, None) and text:
+            _keep(k, text)
+
+
+def _keep(k: str, text: str) -> None:
+    files = {m.__file__ for m in list(sys.modules.values())
+             if isinstance(getattr(m, "__file__", None), str)}
+    data = _load() or {"format": FORMAT, "files": {}, "entries": {}}
+    for path in files:
+        data["files"][path] = _stat(path)
+    entries = data["entries"]
+    entries.pop(k, None)
+    entries[k] = text
+    while len(entries) > MAX_ENTRIES:  # the oldest go first
+        entries.pop(next(iter(entries)))
+    path = cache_file()
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, ensure_ascii=False)
+        os.replace(tmp, path)
+    except OSError:  # a read-only home: the next run renders again
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
