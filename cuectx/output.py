@@ -16,17 +16,20 @@ rich is imported only when a table or panel is printed.
 from __future__ import annotations
 
 import sys
+from collections import namedtuple
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from cuectx.errors import UsageError
 
+# Plain named tuples, not dataclasses: ctx's fast read path (ctx/cli/fast.py) loads this
+# module, and `import dataclasses` (with inspect, ast, dis…) costs more than the rest of it.
 
-@dataclass(frozen=True)
-class Environment:
-    stdout_isatty: bool | None = None  # None: ask sys.stdout
-    width: int | None = None           # None: rich decides (the terminal, else 80)
+
+class Environment(namedtuple("Environment", "stdout_isatty width", defaults=(None, None))):
+    """stdout_isatty: None asks sys.stdout. width: None lets rich decide (the terminal, else 80)."""
+
+    __slots__ = ()
 
     def isatty(self) -> bool:
         if self.stdout_isatty is not None:
@@ -91,21 +94,15 @@ def resolve(fmt: str, *, piped: str = "ndjson") -> str:
 
 # ---------------------------------------------------------------------------- fitted tables
 
-@dataclass(frozen=True)
-class Col:
+class Col(namedtuple("Col", "header free squeeze style justify max_width lines",
+                     defaults=(False, False, "", "left", None, 2))):
     """A table column. Fixed columns (ids, numbers, times) keep one line and never shrink
     below their header; the one `free` column (content, prompt, title) takes the width that
-    is left and wraps, cut with "…" after `lines` lines. `squeeze` marks a fixed column
-    (tags, paths, names) that may give up width, down to its header, before the free column
-    drops under `free_min`."""
+    is left and wraps, cut with "…" after `lines` lines (None: never cut, e.g. paths).
+    `squeeze` marks a fixed column (tags, paths, names) that may give up width, down to its
+    header, before the free column drops under `free_min`."""
 
-    header: str
-    free: bool = False
-    squeeze: bool = False
-    style: str = ""
-    justify: str = "left"
-    max_width: int | None = None
-    lines: int | None = 2  # None: never cut (paths)
+    __slots__ = ()
 
 
 FREE_MIN = 24  # the free column's floor (characters) before squeezable columns give way

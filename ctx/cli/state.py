@@ -5,17 +5,16 @@ the store it opens, the scope it reads, and input parsing. One object (`state`),
 No Typer here (the option types are ctx/cli/options.py)."""
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from ctx.cli.output import say, set_short_ids
 from ctx.core import db
 from ctx.core.errors import CtxError
 from ctx.core.store import Store, validate_metadata
-from ctx.core.transfer import json_lines
 
 
 class State:
@@ -56,19 +55,23 @@ def short_ids_in_store(ids: list[str]) -> dict[str, str]:
 def open_store(*, readonly: bool = False, allow_secrets: bool = False) -> Iterator[Store]:
     """The store for one command. Writes are screened for secrets (ctx.core.guard: $CTX_SECRETS,
     or allowed by --allow-secrets); one warning line says what was redacted (kinds only)."""
-    from ctx.core import guard
-
     conn = db.connect(state.db_path, readonly=readonly)
+    line = None
     try:
         store = Store(conn, secrets="allow" if allow_secrets else None)
         yield store
-        line = guard.notice(store.secret_events, store)
+        if store.secret_events:
+            from ctx.core import guard
+
+            line = guard.notice(store.secret_events, store)
     except sqlite3.Error as exc:
         raise db.translate(exc, state.db_path) from exc
     finally:
         conn.close()
     if line:
-        say(f"ctx warning: {line} ({guard.ENV}=refuse to refuse, --allow-secrets to keep it)")
+        from ctx.core.guard import ENV
+
+        say(f"ctx warning: {line} ({ENV}=refuse to refuse, --allow-secrets to keep it)")
 
 
 def scope_options(project: str | None, all_projects: bool) -> None:
@@ -108,10 +111,11 @@ def read_text_input(source: str) -> str:
         data = sys.stdin.buffer.read()
         where = "stdin"
     else:
-        path = Path(source).expanduser()
-        if not path.is_file():
+        path = os.path.expanduser(source)
+        if not os.path.isfile(path):
             raise CtxError(f"no such file: {source}")
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read()
         where = source
     try:
         return data.decode("utf-8")
@@ -142,6 +146,8 @@ def parse_meta(values: list[str]) -> dict | None:
 def parse_ndjson(text: str) -> list[dict]:
     """Records from JSON lines (ctx.core.transfer.json_lines); a line holding a JSON array of
     records is fine too."""
+    from ctx.core.transfer import json_lines
+
     records = []
     for _, obj in json_lines(text.splitlines()):
         if isinstance(obj, list):

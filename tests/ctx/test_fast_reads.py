@@ -367,3 +367,23 @@ def test_a_closed_pipe_exits_as_typer_does(ctx_bin, store_tree):
         results.append((proc.wait(timeout=60), proc.stderr.read()))
         proc.stderr.close()
     assert results[0] == results[1] == (1, b"")
+
+
+@pytest.mark.parametrize("buffered", [True, False])
+def test_a_reader_gone_before_the_first_byte_ends_as_on_typers_path(ctx_bin, store_tree, buffered):
+    """The reader closed before anything was written (`ctx list -f ids | true`): the fast path
+    ends the process itself (no interpreter teardown), but not this way: the same exit code and
+    stderr as Typer's path, with stdout buffered (the interpreter's exit finds the pipe closed)
+    or not (the first write does)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    argv = ["list", "-n", "3", "-f", "ids"]
+    results = []
+    for command in ([ctx_bin, *argv], [sys.executable, "-c", TYPER_ONLY, *argv]):
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        proc.stdout.close()
+        results.append((proc.wait(timeout=60), proc.stderr.read()))
+        proc.stderr.close()
+    assert results[0] == results[1]
+    assert results[0][0] == (120 if buffered else 1), results
