@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+from cuectx.value import Value
 
 
-@dataclass(frozen=True)
-class Migration:
-    version: int
-    name: str
-    apply: str | Callable[[sqlite3.Connection], None]
+class Migration(Value):
+    __slots__ = ("apply", "name", "version")
+
+    def __init__(self, version: int, name: str,
+                 apply: str | Callable[[sqlite3.Connection], None]) -> None:
+        self.version = version
+        self.name = name
+        self.apply = apply
 
 
 RECORD_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (

@@ -28,16 +28,21 @@ import itertools
 import json
 import math
 import re
+from collections import namedtuple
 from collections.abc import Callable
-from typing import NamedTuple
 
 REPLACEMENT = "[SECRET:{kind}]"
 
 
-class Finding(NamedTuple):
-    kind: str  # e.g. "github-token", "private-key", "password"
-    start: int
-    end: int
+class Finding(namedtuple("Finding", ("kind", "start", "end"))):
+    """
+
+    Fields:
+        kind: str   e.g. "github-token", "private-key", "password"
+        start: int
+        end: int"""
+
+    __slots__ = ()
 
 
 # ------------------------------------------------------------------------------ values

@@ -11,18 +11,18 @@ reach the next prompt of any session.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
-from dataclasses import dataclass, field
+from collections import namedtuple
 from enum import Enum
-from typing import TYPE_CHECKING, NamedTuple
 
 from ctx.core.errors import CtxError
 from ctx.core.ids import short_id
 from ctx.core.model import TIER_PRIORITY, Node
 from ctx.core.store import Store
+from cuectx.value import Value
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
 if TYPE_CHECKING:  # session-start and prompt-submit use this module without parsing replies
     from ctx.claude.tags import Command
     from ctx.core.guard import SecretEvent
@@ -50,16 +50,20 @@ class Status(Enum):
     FAILED = "failed"  # nothing happened (rolled back); the message says why
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(Value):
     """One command's result: a status, the nodes it touched, the secrets the store's guard met
     (ctx.core.guard.SecretEvent: kinds and counts, never a value), and one line for a person
     (`message`: what happened, or why not — the error's sentence; `report()` renders it all)."""
-    command: str
-    status: Status
-    message: str
-    node_ids: tuple[str, ...] = ()
-    secrets: tuple[SecretEvent, ...] = ()
+
+    __slots__ = ("command", "message", "node_ids", "secrets", "status")
+
+    def __init__(self, command: str, status: Status, message: str, node_ids: tuple[str, ...] = (),
+                 secrets: tuple[SecretEvent, ...] = ()) -> None:
+        self.command = command
+        self.status = status
+        self.message = message
+        self.node_ids = node_ids
+        self.secrets = secrets
 
     @property
     def ok(self) -> bool:
@@ -85,18 +89,24 @@ class Outcome:
         return f"{line}; {notice}" if notice else line
 
 
-class Memory(NamedTuple):
-    """What `<ctx:remember>` (or the MCP `remember` tool) asks to store. (A NamedTuple, not a
-    dataclass: this module loads on every hook, and a NamedTuple is made 5x faster.)"""
-    content: str
-    type: str = "fact"
-    tier: str | None = None
-    tags: tuple[str, ...] = ()
-    rationale: str | None = None
-    source: str | None = None
-    supersedes: str | None = None  # an id or prefix this memory replaces
-    where: str = "project"         # "project": the scope's project; "global": global memory
-    dedupe: str | None = None      # a likely duplicate: skip | keep | ask (None: $CTX_DEDUPE)
+class Memory(namedtuple("Memory", (
+        "content", "type", "tier", "tags", "rationale", "source", "supersedes", "where", "dedupe",
+    ), defaults=("fact", None, (), None, None, None, "project", None))):
+    """What `<ctx:remember>` (or the MCP `remember` tool) asks to store. (A namedtuple: this
+    module loads on every hook; see cuectx/value.py.)
+
+    Fields:
+        content: str
+        type: str
+        tier: str | None
+        tags: tuple[str, ...]
+        rationale: str | None
+        source: str | None
+        supersedes: str | None  an id or prefix this memory replaces
+        where: str              "project": the scope's project; "global": global memory
+        dedupe: str | None      a likely duplicate: skip | keep | ask (None: $CTX_DEDUPE)"""
+
+    __slots__ = ()
 
 
 def pending_key(base: str, session_id: str | None) -> str:
@@ -143,7 +153,7 @@ def _guarded(store: Store, name: str, run) -> Outcome:
         outcome = Outcome(name, Status.FAILED, str(exc))
     store.conn.execute("RELEASE ctx_command")
     events = tuple(store.secret_events[seen:])
-    return dataclasses.replace(outcome, secrets=events) if events else outcome
+    return outcome.replace(secrets=events) if events else outcome
 
 
 def _leave_secret_notice(store: Store, outcome: Outcome, session_id: str | None) -> None:
@@ -473,14 +483,20 @@ def _int(raw: str | None, default: int) -> int:
 
 # ------------------------------------------------------------------------------ hand-off
 
-@dataclass(frozen=True)
-class Handoff:
-    recalls: list[dict]
-    status: str | None
-    expand_ids: list[str]
-    notes: list[dict]
-    secrets: list[dict] = field(default_factory=list)  # memories refused/redacted (ctx.core.guard)
-    duplicates: list[dict] = field(default_factory=list)  # memories not stored again (ctx.core.dedupe)
+class Handoff(Value):
+    __slots__ = ("duplicates", "expand_ids", "notes", "recalls", "secrets", "status")
+
+    def __init__(self, recalls: list[dict], status: str | None, expand_ids: list[str],
+                 notes: list[dict], secrets: list[dict] | None = None,
+                 duplicates: list[dict] | None = None) -> None:
+        self.recalls = recalls
+        self.status = status
+        self.expand_ids = expand_ids
+        self.notes = notes
+        # memories refused/redacted (ctx.core.guard)
+        self.secrets = [] if secrets is None else secrets
+        # memories not stored again (ctx.core.dedupe)
+        self.duplicates = [] if duplicates is None else duplicates
 
     def __bool__(self) -> bool:
         return bool(self.recalls or self.status or self.expand_ids or self.notes or self.secrets

@@ -3,7 +3,6 @@ names, tier priorities, short ids, grouped items. Pure: returns dicts."""
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import asdict
 
 from ctx.claude.requests import RequestRecord
 from ctx.core.model import CONTEXT_TIER_TAGS
@@ -43,7 +42,7 @@ def request_view(conn: sqlite3.Connection, record: RequestRecord) -> dict:
         priority = meta_p if isinstance(meta_p, int) and not isinstance(meta_p, bool) \
             else tier_priority(node.tags if node else ())
         rows.append({
-            **asdict(item),
+            **item.as_dict(),
             "short_id": sid.get(item.node_id, item.node_id[:SHORT]),
             "type": node.type if node else None,
             "name": item_name(node.content) if node else "(deleted)",

@@ -6,14 +6,13 @@ fitted under the hook's cap (ctx/core/text.py). Every request is recorded with i
 include modes, scores, whether each was injected now or earlier, and the best candidates
 left out and why. How a record is shown: ctx/claude/request_view.py.
 
-Pure: takes a connection, returns dataclasses; hooks and ctx/cli_semantic.py do the I/O.
+Pure: takes a connection, returns value classes (cuectx.value); hooks and ctx/cli_semantic.py do the I/O.
 """
 from __future__ import annotations
 
 import json
 import sqlite3
 import time
-from dataclasses import asdict, dataclass, field
 
 from ctx.claude.session_record import mark_injected as _mark_injected
 from ctx.claude.sessions import (
@@ -29,40 +28,53 @@ from ctx.core.errors import CtxError, NotFoundError
 from ctx.core.ids import new_ulid
 from ctx.core.stamps import content_hash as _hash
 from ctx.core.text import text_len  # UTF-16 units, as Claude Code counts
+from cuectx.value import Value
 
 
-@dataclass
-class RequestItem:
-    node_id: str
-    include_mode: str        # always | manual | agent
-    included: bool
-    injected: str | None = None   # "now" | "earlier" | None (not sent)
-    score: float | None = None
-    reason: str | None = None     # why excluded (or why an included item was not sent)
-    rank: int | None = None
+class RequestItem(Value):
+    __slots__ = ("include_mode", "included", "injected", "node_id", "rank", "reason", "score")
+
+    def __init__(self, node_id: str, include_mode: str, included: bool, injected: str | None = None,
+                 score: float | None = None, reason: str | None = None,
+                 rank: int | None = None) -> None:
+        self.node_id = node_id
+        self.include_mode = include_mode  # always | manual | agent
+        self.included = included
+        self.injected = injected  # "now" | "earlier" | None (not sent)
+        self.score = score
+        self.reason = reason  # why excluded (or why an included item was not sent)
+        self.rank = rank
 
 
-@dataclass
-class RequestRecord:
-    id: str
-    session_id: str | None
-    created_at: str
-    prompt: str
-    path: str                     # semantic | keyword | none
-    fallback_reason: str | None = None
-    params: dict = field(default_factory=dict)
-    injected_chars: int = 0
-    elapsed_ms: float | None = None
-    items: list[RequestItem] = field(default_factory=list)
+class RequestRecord(Value):
+    __slots__ = ("created_at", "elapsed_ms", "fallback_reason", "id", "injected_chars", "items",
+                 "params", "path", "prompt", "session_id")
+
+    def __init__(self, id: str, session_id: str | None, created_at: str, prompt: str, path: str,
+                 fallback_reason: str | None = None, params: dict | None = None,
+                 injected_chars: int = 0, elapsed_ms: float | None = None,
+                 items: list[RequestItem] | None = None) -> None:
+        self.id = id
+        self.session_id = session_id
+        self.created_at = created_at
+        self.prompt = prompt
+        self.path = path  # semantic | keyword | none
+        self.fallback_reason = fallback_reason
+        self.params = {} if params is None else params
+        self.injected_chars = injected_chars
+        self.elapsed_ms = elapsed_ms
+        self.items = [] if items is None else items
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**self.as_dict(), "items": [i.as_dict() for i in self.items]}
 
 
-@dataclass
-class BuiltRequest:
-    text: str                     # what to inject now ("" for nothing)
-    record: RequestRecord
+class BuiltRequest(Value):
+    __slots__ = ("record", "text")
+
+    def __init__(self, text: str, record: RequestRecord) -> None:
+        self.text = text  # what to inject now ("" for nothing)
+        self.record = record
 
 
 # ------------------------------------------------------------------------------ requests
@@ -316,14 +328,17 @@ def list_requests(conn: sqlite3.Connection, *, session_id: str | None = None,
 
 # ------------------------------------------------------------------------------ retention
 
-@dataclass(frozen=True)
-class Pruned:
+class Pruned(Value):
     """What a prune removed (or, dry, would remove): request records with their items, and
     ended sessions that no kept request names. Nodes are never touched."""
-    requests: int
-    items: int
-    sessions: int
-    cutoff: str
+
+    __slots__ = ("cutoff", "items", "requests", "sessions")
+
+    def __init__(self, requests: int, items: int, sessions: int, cutoff: str) -> None:
+        self.requests = requests
+        self.items = items
+        self.sessions = sessions
+        self.cutoff = cutoff
 
 
 def _cutoff(keep_days: int, now: str | None = None) -> str:

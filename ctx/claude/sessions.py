@@ -11,12 +11,11 @@
   sent again).
 
 Request records (one per prompt) are ctx/claude/requests.py; how a record is shown,
-ctx/claude/request_view.py. Pure: takes a connection, returns dataclasses.
+ctx/claude/request_view.py. Pure: takes a connection, returns value classes (cuectx.value).
 """
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 
 from ctx.claude.session_record import RESET_SOURCES, record_start  # noqa: F401 (part of the API)
 from ctx.core.db import transaction
@@ -25,6 +24,7 @@ from ctx.core.model import CONTEXT_TIER_TAGS
 from ctx.core.stamps import content_hash as _hash
 from ctx.core.stamps import now_iso as _now
 from ctx.core.store import MANUAL_IDS_SQL, NOT_AGENT_IDS_SQL, Store
+from cuectx.value import Value
 
 INCLUDE_MODES = ("always", "manual", "agent")
 ALWAYS_TIERS = CONTEXT_TIER_TAGS  # a node in one of these tiers is included always
@@ -65,22 +65,28 @@ def prompt_exclude_sql(session_id: str | None) -> tuple[str, tuple]:
                   " AND j.node_id = i.node_id))", (session_id,))
 
 
-@dataclass
-class Session:
-    id: str
-    source: str | None
-    started_at: str
-    reset_at: str
-    last_seen_at: str
+class Session(Value):
+    __slots__ = ("id", "last_seen_at", "reset_at", "source", "started_at")
+
+    def __init__(self, id: str, source: str | None, started_at: str, reset_at: str,
+                 last_seen_at: str) -> None:
+        self.id = id
+        self.source = source
+        self.started_at = started_at
+        self.reset_at = reset_at
+        self.last_seen_at = last_seen_at
 
 
-@dataclass
-class SessionItem:
-    node_id: str
-    include_mode: str        # always | manual
-    state: str               # active | removed
-    added_at: str
-    injected: bool = False
+class SessionItem(Value):
+    __slots__ = ("added_at", "include_mode", "injected", "node_id", "state")
+
+    def __init__(self, node_id: str, include_mode: str, state: str, added_at: str,
+                 injected: bool = False) -> None:
+        self.node_id = node_id
+        self.include_mode = include_mode  # always | manual
+        self.state = state  # active | removed
+        self.added_at = added_at
+        self.injected = injected
 
 
 # ------------------------------------------------------------------------------ sessions

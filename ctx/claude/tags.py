@@ -15,9 +15,9 @@ count. Content is trimmed; internal whitespace is kept (seed §11).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from ctx.core.model import LARGE_CONTENT_CHARS
+from cuectx.value import Value
 
 COMMANDS = ("remember", "recall", "status", "task", "summarize", "link", "supersede", "expand")
 # Commands whose body is their content; the others are self-closing.
@@ -28,12 +28,15 @@ _ATTR = re.compile(r"""([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>
 _TRUE = ("true", "yes", "1", "on")
 
 
-@dataclass(frozen=True)
-class Command:
-    name: str
-    attrs: dict[str, str] = field(default_factory=dict)
-    content: str | None = None
-    position: int = 0  # offset of the opening `<` in the text
+class Command(Value):
+    __slots__ = ("attrs", "content", "name", "position")
+
+    def __init__(self, name: str, attrs: dict[str, str] | None = None, content: str | None = None,
+                 position: int = 0) -> None:
+        self.name = name
+        self.attrs = {} if attrs is None else attrs
+        self.content = content
+        self.position = position  # offset of the opening `<` in the text
 
     def flag(self, name: str) -> bool:
         return self.attrs.get(name, "").strip().lower() in _TRUE
@@ -43,10 +46,12 @@ class Command:
         return [p for p in re.split(r"[,\s]+", self.attrs.get(name, "")) if p]
 
 
-@dataclass(frozen=True)
-class Parsed:
-    commands: list[Command]
-    warnings: list[str]
+class Parsed(Value):
+    __slots__ = ("commands", "warnings")
+
+    def __init__(self, commands: list[Command], warnings: list[str]) -> None:
+        self.commands = commands
+        self.warnings = warnings
 
 
 def code_spans(text: str) -> list[tuple[int, int]]:

@@ -20,16 +20,19 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+
+from cuectx.value import Value
 
 MAX_READ_BYTES = 64 * 1024 * 1024  # a transcript tail larger than this is read from its end
 
 
-@dataclass(frozen=True)
-class Cursor:
-    path: str
-    offset: int
-    last_message: str | None = None  # digest of the last `last_assistant_message` handled
+class Cursor(Value):
+    __slots__ = ("last_message", "offset", "path")
+
+    def __init__(self, path: str, offset: int, last_message: str | None = None) -> None:
+        self.path = path
+        self.offset = offset
+        self.last_message = last_message  # digest of the last `last_assistant_message` handled
 
     def to_json(self) -> str:
         return json.dumps({"path": self.path, "offset": self.offset,
@@ -49,12 +52,15 @@ class Cursor:
         return cls(path, offset, last if isinstance(last, str) else None)
 
 
-@dataclass(frozen=True)
-class Reading:
-    texts: list[str]          # assistant text blocks, in order
-    cursor: Cursor            # where the next read starts
-    from_cursor: bool         # True: read from the saved cursor; False: current turn only
-    partial_tail: bool        # the file ended in a half-written line (left unread)
+class Reading(Value):
+    __slots__ = ("cursor", "from_cursor", "partial_tail", "texts")
+
+    def __init__(self, texts: list[str], cursor: Cursor, from_cursor: bool,
+                 partial_tail: bool) -> None:
+        self.texts = texts  # assistant text blocks, in order
+        self.cursor = cursor  # where the next read starts
+        self.from_cursor = from_cursor  # True: read from the saved cursor; False: current turn only
+        self.partial_tail = partial_tail  # the file ended in a half-written line (left unread)
 
 
 def read_replies(path: str, cursor: Cursor | None = None, *, prompt_id: str | None = None) -> Reading:

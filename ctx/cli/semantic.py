@@ -230,7 +230,7 @@ def session_show(session: Annotated[str | None, typer.Argument(
     rows.sort(key=lambda r: (r["state"] != "active", r["priority"], r["name"].lower()))
     out = resolve(fmt, single=True)
     if out in (Format.json, Format.ndjson):
-        print(dumps({"session": sess.__dict__, "items": rows}))
+        print(dumps({"session": sess.as_dict(), "items": rows}))
         return
     from rich.text import Text
 
@@ -263,7 +263,7 @@ def session_list(limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 2
     from ctx.cli.output import emit_records
 
     with _open(readonly=True) as store:
-        rows = [s.__dict__ for s in sessions.list_sessions(store.conn, limit)]
+        rows = [s.as_dict() for s in sessions.list_sessions(store.conn, limit)]
     emit_records(rows, fmt, columns=["id", "source", "started_at", "reset_at", "last_seen_at"])
 
 

@@ -14,22 +14,27 @@ are found by `ctx doctor` from the embedding index (ctx/doctor/findings.py).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from collections import namedtuple
 
 from ctx.core.fingerprint import analyse, band_hits, normal_hash, relation
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
 if TYPE_CHECKING:
     from ctx.core.store import Store
 
 EXACT, NEAR, LIKELY = "exact", "near", "likely"
 
 
-class Duplicate(NamedTuple):
-    """A live node the new text duplicates: which, how closely, and why we think so."""
-    node_id: str
-    level: str       # exact | near | likely
-    score: float
-    evidence: str
+class Duplicate(namedtuple("Duplicate", ("node_id", "level", "score", "evidence"))):
+    """A live node the new text duplicates: which, how closely, and why we think so.
+
+    Fields:
+        node_id: str
+        level: str     exact | near | likely
+        score: float
+        evidence: str"""
+
+    __slots__ = ()
 
     @property
     def blocks(self) -> bool:

@@ -23,7 +23,7 @@ import hashlib
 import re
 import unicodedata
 import zlib
-from typing import NamedTuple
+from collections import namedtuple
 
 FINGERPRINT_VERSION = 1
 _TOKEN = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*")
@@ -164,18 +164,23 @@ def value_key(token: str) -> str:
     return re.sub(r"(?:[a-z%]+|[\uac00-\ud7a3]+)$", "", token.removeprefix("v"))
 
 
-class Text(NamedTuple):
+class Text(namedtuple("Text", (
+        "sequence", "tokens", "values", "negated", "done", "replaces", "latin", "hangul",
+    ), defaults=(frozenset(), False))):
     """One memory, analysed: the content tokens in order and as a set, and its markers.
-    (NamedTuples, not dataclasses, here: a dataclass costs ~1.5 ms to define at import, on
-    the Stop hook's path.)"""
-    sequence: tuple[str, ...]          # content tokens in order (values as written)
-    tokens: frozenset[str]             # content tokens (values keyed: 30s → 30)
-    values: frozenset[str]             # the value tokens among them
-    negated: bool
-    done: bool
-    replaces: bool
-    latin: frozenset[str] = frozenset()  # Latin-script tokens (cross-lingual check)
-    hangul: bool = False
+    (namedtuples here: this module is on the Stop hook's path; see cuectx/value.py.)
+
+    Fields:
+        sequence: tuple[str, ...]  content tokens in order (values as written)
+        tokens: frozenset[str]     content tokens (values keyed: 30s → 30)
+        values: frozenset[str]     the value tokens among them
+        negated: bool
+        done: bool
+        replaces: bool
+        latin: frozenset[str]      Latin-script tokens (cross-lingual check)
+        hangul: bool"""
+
+    __slots__ = ()
 
     @property
     def shape(self) -> frozenset[str]:
@@ -240,11 +245,16 @@ def bands(text: Text) -> list[int]:
 
 # ---------------------------------------------------------------------------- comparing
 
-class Relation(NamedTuple):
-    kind: str            # "duplicate" | "contradiction"
-    score: float         # how alike (0–1)
-    subkind: str         # exact | near | restatement | value | version | port | tool | reversal
-    evidence: str
+class Relation(namedtuple("Relation", ("kind", "score", "subkind", "evidence"))):
+    """
+
+    Fields:
+        kind: str      "duplicate" | "contradiction"
+        score: float   how alike (0–1)
+        subkind: str   exact | near | restatement | value | version | port | tool | reversal
+        evidence: str"""
+
+    __slots__ = ()
 
 
 def jaccard(a: frozenset, b: frozenset) -> float:

@@ -12,11 +12,11 @@ Policies (CTX_SECRETS, or a command's --allow-secrets):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from ctx.core import settings
 from ctx.core.errors import CtxError
+from cuectx.value import Value
 
 ENV = "CTX_SECRETS"
 REDACT, REFUSE, ALLOW = "redact", "refuse", "allow"
@@ -36,13 +36,17 @@ class SecretRefusedError(CtxError):
                          f"as given with --allow-secrets")
 
 
-@dataclass(frozen=True)
-class SecretEvent:
+class SecretEvent(Value):
     """One write that met a secret (for the warning line and the hooks' hand-off)."""
-    node_id: str | None
-    kinds: tuple[str, ...]
-    count: int
-    action: str  # "redacted" or "refused"
+
+    __slots__ = ("action", "count", "kinds", "node_id")
+
+    def __init__(self, node_id: str | None, kinds: tuple[str, ...], count: int,
+                 action: str) -> None:
+        self.node_id = node_id
+        self.kinds = kinds
+        self.count = count
+        self.action = action  # "redacted" or "refused"
 
 
 def policy(value: str | None = None) -> str:

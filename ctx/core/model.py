@@ -1,9 +1,8 @@
 """ctx's vocabulary: node types, tiers, edge types, and the Node record."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ctx.core.stamps import now_iso  # noqa: F401 (the clock every record uses)
+from cuectx.value import Value
 
 NODE_TYPES = (
     "fact", "decision", "pattern", "observation", "hypothesis",
@@ -36,18 +35,36 @@ def token_estimate(content: str) -> int:
     return len(content) // 4
 
 
-@dataclass(frozen=True)
-class Node:
-    id: str
-    type: str
-    content: str
-    metadata: dict = field(default_factory=dict)
-    tags: tuple[str, ...] = ()
-    token_estimate: int = 0
-    created_at: str = ""
-    updated_at: str = ""
-    superseded_by: str | None = None
-    project: str | None = None  # the project's name; None = global memory
+class Node(Value):
+    """One memory. `project` is its project's name; None = global memory."""
+
+    __slots__ = (
+        "content",
+        "created_at",
+        "id",
+        "metadata",
+        "project",
+        "superseded_by",
+        "tags",
+        "token_estimate",
+        "type",
+        "updated_at",
+    )
+
+    def __init__(self, id: str, type: str, content: str, metadata: dict | None = None,
+                 tags: tuple[str, ...] = (), token_estimate: int = 0, created_at: str = "",
+                 updated_at: str = "", superseded_by: str | None = None,
+                 project: str | None = None) -> None:
+        self.id = id
+        self.type = type
+        self.content = content
+        self.metadata = {} if metadata is None else metadata
+        self.tags = tags
+        self.token_estimate = token_estimate
+        self.created_at = created_at
+        self.updated_at = updated_at
+        self.superseded_by = superseded_by
+        self.project = project
 
     @property
     def tier(self) -> str | None:
@@ -71,25 +88,30 @@ class Node:
         }
 
 
-@dataclass(frozen=True)
-class Edge:
-    from_id: str
-    to_id: str
-    type: str
-    created_at: str = ""
+class Edge(Value):
+    __slots__ = ("created_at", "from_id", "to_id", "type")
+
+    def __init__(self, from_id: str, to_id: str, type: str, created_at: str = "") -> None:
+        self.from_id = from_id
+        self.to_id = to_id
+        self.type = type
+        self.created_at = created_at
 
     def to_dict(self) -> dict:
         return {"from": self.from_id, "to": self.to_id, "type": self.type,
                 "created_at": self.created_at}
 
 
-@dataclass(frozen=True)
-class View:
-    name: str
-    query: str
-    budget: int
-    created_at: str = ""
-    updated_at: str = ""
+class View(Value):
+    __slots__ = ("budget", "created_at", "name", "query", "updated_at")
+
+    def __init__(self, name: str, query: str, budget: int, created_at: str = "",
+                 updated_at: str = "") -> None:
+        self.name = name
+        self.query = query
+        self.budget = budget
+        self.created_at = created_at
+        self.updated_at = updated_at
 
     def to_dict(self) -> dict:
         return {"name": self.name, "query": self.query, "budget": self.budget,

@@ -9,7 +9,7 @@ for Claude reads *current project + global*; `Scope` says which, as SQL over `no
     current_scope(conn, project="global")            # global only
     current_scope(conn, all_projects=True)           # everything
 
-Pure core: takes a connection, returns dataclasses, raises CtxError subclasses. Stdlib only
+Pure core: takes a connection, returns value classes (cuectx.value), raises CtxError subclasses. Stdlib only
 (the hooks use it).
 """
 from __future__ import annotations
@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-from dataclasses import dataclass
 
 from ctx.core import repo
 from ctx.core.errors import CtxError, NotFoundError
 from ctx.core.repo import ProjectRef
+from cuectx.value import Value
 
 GLOBAL = "global"
 RESERVED = ("global", "none", "all", "-")
@@ -29,31 +29,37 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _COLUMNS = "id, key, name, root, remote, created_at, last_active_at"
 
 
-@dataclass(frozen=True)
-class Project:
-    id: int
-    key: str
-    name: str
-    root: str | None
-    remote: str | None
-    created_at: str
-    last_active_at: str
+class Project(Value):
+    __slots__ = ("created_at", "id", "key", "last_active_at", "name", "remote", "root")
+
+    def __init__(self, id: int, key: str, name: str, root: str | None, remote: str | None,
+                 created_at: str, last_active_at: str) -> None:
+        self.id = id
+        self.key = key
+        self.name = name
+        self.root = root
+        self.remote = remote
+        self.created_at = created_at
+        self.last_active_at = last_active_at
 
     def to_dict(self) -> dict:
         return {"name": self.name, "key": self.key, "root": self.root, "remote": self.remote,
                 "created_at": self.created_at, "last_active_at": self.last_active_at}
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(Value):
     """What a reader sees: one project + global (the default), global only, or everything.
 
     `ref` is the project found on disk when it has no row yet (nothing stored there): reads
     then see global only, and the first write creates the row (`write_project_id`)."""
 
-    project: Project | None = None
-    all_projects: bool = False
-    ref: ProjectRef | None = None
+    __slots__ = ("all_projects", "project", "ref")
+
+    def __init__(self, project: Project | None = None, all_projects: bool = False,
+                 ref: ProjectRef | None = None) -> None:
+        self.project = project
+        self.all_projects = all_projects
+        self.ref = ref
 
     def sql(self) -> tuple[str, list]:
         """A condition over `nodes n` and its parameters."""

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from ctx.core import settings
+from cuectx.value import Value
 
 ENV = "CTX_PROJECT"
 GLOBAL_WORDS = ("global", "-", "none")
@@ -30,15 +30,18 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/]*@)?([^/:]*)(?::\d*)?(/.*
 _SECTION = re.compile(r'^\s*\[\s*remote\s+"((?:[^"\\]|\\.)*)"\s*\]')
 
 
-@dataclass(frozen=True)
-class ProjectRef:
+class ProjectRef(Value):
     """A project as found on disk (or named by CTX_PROJECT); the database row is elsewhere."""
 
-    key: str               # normalised remote, else the main worktree's real path ("" for env)
-    name: str              # display name to start from (the store makes it unique)
-    root: str | None       # main worktree (submodule folder, bare repo), real path
-    remote: str | None     # origin URL as written in the config
-    source: str            # "git" | "env"
+    __slots__ = ("key", "name", "remote", "root", "source")
+
+    def __init__(self, key: str, name: str, root: str | None, remote: str | None,
+                 source: str) -> None:
+        self.key = key  # normalised remote, else the main worktree's real path ("" for env)
+        self.name = name  # display name to start from (the store makes it unique)
+        self.root = root  # main worktree (submodule folder, bare repo), real path
+        self.remote = remote  # origin URL as written in the config
+        self.source = source  # "git" | "env"
 
 
 def resolve(cwd: str | os.PathLike | None = None, *, env: dict | None = None) -> ProjectRef | None:

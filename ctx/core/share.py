@@ -42,7 +42,6 @@ import json
 import os
 import stat
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctx.core import shared_files
@@ -50,6 +49,7 @@ from ctx.core.errors import CtxError
 from ctx.core.ids import ALPHABET
 from ctx.core.model import NODE_TYPES, TIERS, Node, now_iso
 from ctx.core.store import Store, validate_content, validate_metadata, validate_tags
+from cuectx.value import Value
 
 FILE = ".ctx/memory.jsonl"
 ATTRIBUTES = ".ctx/.gitattributes"
@@ -71,15 +71,18 @@ _MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
 
 # ------------------------------------------------------------------------------ values
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(Value):
     """What `ctx project share` writes: live nodes in these tiers (of these types, holding
     one of these tags when given); a `private` tag always keeps a node out."""
 
-    tiers: tuple[str, ...] = DEFAULT_TIERS
-    types: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    auto: bool = False
+    __slots__ = ("auto", "tags", "tiers", "types")
+
+    def __init__(self, tiers: tuple[str, ...] = DEFAULT_TIERS, types: tuple[str, ...] = (),
+                 tags: tuple[str, ...] = (), auto: bool = False) -> None:
+        self.tiers = tiers
+        self.types = types
+        self.tags = tags
+        self.auto = auto
 
     def validated(self) -> Selection:
         for t in self.tiers:
@@ -94,26 +97,33 @@ class Selection:
         return self
 
 
-@dataclass(frozen=True)
-class Problem:
-    line: int
-    message: str
-    skipped: bool = True  # False: the line was imported, with this said about it
+class Problem(Value):
+    __slots__ = ("line", "message", "skipped")
+
+    def __init__(self, line: int, message: str, skipped: bool = True) -> None:
+        self.line = line
+        self.message = message
+        self.skipped = skipped  # False: the line was imported, with this said about it
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}" if self.line else self.message
 
 
-@dataclass
-class ImportReport:
-    path: str = ""
-    read: bool = False              # the file was read (it had changed)
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    conflicts: list[str] = field(default_factory=list)  # ids of superseded copies kept
-    kept: list[str] = field(default_factory=list)       # edited here, deleted there: kept
-    problems: list[Problem] = field(default_factory=list)
+class ImportReport(Value):
+    __slots__ = ("added", "conflicts", "deleted", "kept", "path", "problems", "read", "updated")
+
+    def __init__(self, path: str = "", read: bool = False, added: list[str] | None = None,
+                 updated: list[str] | None = None, deleted: list[str] | None = None,
+                 conflicts: list[str] | None = None, kept: list[str] | None = None,
+                 problems: list[Problem] | None = None) -> None:
+        self.path = path
+        self.read = read  # the file was read (it had changed)
+        self.added = [] if added is None else added
+        self.updated = [] if updated is None else updated
+        self.deleted = [] if deleted is None else deleted
+        self.conflicts = [] if conflicts is None else conflicts  # ids of superseded copies kept
+        self.kept = [] if kept is None else kept  # edited here, deleted there: kept
+        self.problems = [] if problems is None else problems
 
     @property
     def changed(self) -> bool:
@@ -134,24 +144,29 @@ class ImportReport:
         self.read = self.read or other.read
 
 
-@dataclass(frozen=True)
-class ExportReport:
-    path: str
-    nodes: int
-    tombstones: int
-    written: bool                  # False: the file already said exactly this
-    lines_added: int = 0
-    lines_removed: int = 0
+class ExportReport(Value):
+    __slots__ = ("lines_added", "lines_removed", "nodes", "path", "tombstones", "written")
+
+    def __init__(self, path: str, nodes: int, tombstones: int, written: bool, lines_added: int = 0,
+                 lines_removed: int = 0) -> None:
+        self.path = path
+        self.nodes = nodes
+        self.tombstones = tombstones
+        self.written = written  # False: the file already said exactly this
+        self.lines_added = lines_added
+        self.lines_removed = lines_removed
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(Value):
     """One parsed record of a shared file."""
 
-    lineno: int
-    record: dict
-    hash: str
-    prev: str | None
+    __slots__ = ("hash", "lineno", "prev", "record")
+
+    def __init__(self, lineno: int, record: dict, hash: str, prev: str | None) -> None:
+        self.lineno = lineno
+        self.record = record
+        self.hash = hash
+        self.prev = prev
 
     @property
     def id(self) -> str:

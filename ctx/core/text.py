@@ -16,9 +16,8 @@ Stdlib only: the hooks import it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ctx.core.settings import DEFAULT_HOOK_MAX_CHARS, hook_max_chars
+from cuectx.value import Value
 
 PREVIEW_CHARS = 100
 LEFT_OUT_RESERVE = 240
@@ -53,12 +52,18 @@ def node_line(node: dict, short_id: str, *, preview: bool = False) -> str:
     return line
 
 
-@dataclass
-class Block:
-    header: str                      # e.g. "## Recall Results\n\nQuery: `x`\n\nFound 3 nodes:"
-    items: list[str] = field(default_factory=list)
-    footer: str = "---"
-    empty: str | None = None         # shown instead of items when there are none
+class Block(Value):
+    """A heading (e.g. "## Recall Results\n\nQuery: `x`\n\nFound 3 nodes:"), its items, a
+    footer, and what to show instead of the items when there are none (`empty`)."""
+
+    __slots__ = ("empty", "footer", "header", "items")
+
+    def __init__(self, header: str, items: list[str] | None = None, footer: str = "---",
+                 empty: str | None = None) -> None:
+        self.header = header
+        self.items = [] if items is None else items
+        self.footer = footer
+        self.empty = empty
 
 
 def fit(blocks: list[Block], cap: int, *, hint: str) -> tuple[str, int]:

@@ -1,8 +1,8 @@
-"""The query AST: small frozen dataclasses. `str(expr)` is canonical query text that
+"""The query AST: small immutable value classes (cuectx.value). `str(expr)` is canonical query text that
 parses back to an equal expression (relative dates stay relative)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from cuectx.value import Value
 
 
 def quote(s: str) -> str:
@@ -15,16 +15,19 @@ def _bare_value(s: str) -> bool:
     return bool(s) and not any(c.isspace() or c in '()"\\' for c in s)
 
 
-class Expr:
+class Expr(Value):
     __slots__ = ()
 
 
-@dataclass(frozen=True)
 class Text(Expr):
     """Full-text: a bare word or a quoted phrase (the same to FTS5: a phrase of the
     tokens in `text`); `prefix` for a bare `word*`, matching tokens that start so."""
-    text: str
-    prefix: bool = False
+
+    __slots__ = ("prefix", "text")
+
+    def __init__(self, text: str, prefix: bool = False) -> None:
+        self.text = text
+        self.prefix = prefix
 
     def __str__(self) -> str:
         if self.prefix:
@@ -35,19 +38,24 @@ class Text(Expr):
         return self.text
 
 
-@dataclass(frozen=True)
 class Type(Expr):
-    name: str
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def __str__(self) -> str:
         return f"type:{self.name}"
 
 
-@dataclass(frozen=True)
 class Tag(Expr):
     """Exact tag, or every tag starting with `tag` when `prefix` (`tag:task:*`)."""
-    tag: str
-    prefix: bool = False
+
+    __slots__ = ("prefix", "tag")
+
+    def __init__(self, tag: str, prefix: bool = False) -> None:
+        self.tag = tag
+        self.prefix = prefix
 
     def __str__(self) -> str:
         if self.prefix:
@@ -57,68 +65,89 @@ class Tag(Expr):
         return f"tag:{quote(self.tag)}"
 
 
-@dataclass(frozen=True)
 class IdPrefix(Expr):
-    prefix: str  # upper-case
+    __slots__ = ("prefix",)
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix  # upper-case
 
     def __str__(self) -> str:
         return f"id:{self.prefix}"
 
 
-@dataclass(frozen=True)
 class Date(Expr):
     """`created`/`updated` compared with the interval [start, end) that `text` names
     (a year, month, day, minute, second or millisecond; relative values are instants)."""
-    field: str  # "created" | "updated"
-    op: str  # "=", ">", ">=", "<", "<="
-    start: str  # ISO-8601 UTC, 'YYYY-MM-DDTHH:MM:SS.fffZ'
-    end: str
-    text: str = field(default="", compare=False)
+
+    __slots__ = ("end", "field", "op", "start", "text")
+
+    def __init__(self, field: str, op: str, start: str, end: str, text: str = "") -> None:
+        self.field = field  # "created" | "updated"
+        self.op = op  # "=", ">", ">=", "<", "<="
+        self.start = start  # ISO-8601 UTC, 'YYYY-MM-DDTHH:MM:SS.fffZ'
+        self.end = end
+        self.text = text
+
+    def _key(self) -> tuple:  # text is not compared
+        return (self.field, self.op, self.start, self.end)
 
     def __str__(self) -> str:
         op = "" if self.op == "=" else self.op
         return f"{self.field}:{op}{self.text or self.start}"
 
 
-@dataclass(frozen=True)
 class Tokens(Expr):
-    op: str
-    count: int
+    __slots__ = ("count", "op")
+
+    def __init__(self, op: str, count: int) -> None:
+        self.op = op
+        self.count = count
 
     def __str__(self) -> str:
         return f"tokens:{'' if self.op == '=' else self.op}{self.count}"
 
 
-@dataclass(frozen=True)
 class Has(Expr):
-    what: str  # "edges" | "tags"
+    __slots__ = ("what",)
+
+    def __init__(self, what: str) -> None:
+        self.what = what  # "edges" | "tags"
 
     def __str__(self) -> str:
         return f"has:{self.what}"
 
 
-@dataclass(frozen=True)
 class LinkedFrom(Expr):
     """Nodes that an edge points to from a node whose id starts with `prefix`."""
-    prefix: str
+
+    __slots__ = ("prefix",)
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
 
     def __str__(self) -> str:
         return f"from:{self.prefix}"
 
 
-@dataclass(frozen=True)
 class LinkedTo(Expr):
     """Nodes with an edge to a node whose id starts with `prefix`."""
-    prefix: str
+
+    __slots__ = ("prefix",)
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
 
     def __str__(self) -> str:
         return f"to:{self.prefix}"
 
 
-@dataclass(frozen=True)
 class InProject(Expr):
     """Nodes of the project named `name` (case-insensitive; an unknown name matches nothing)."""
-    name: str
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def __str__(self) -> str:
         if _bare_value(self.name):
@@ -126,9 +155,10 @@ class InProject(Expr):
         return f"project:{quote(self.name)}"
 
 
-@dataclass(frozen=True)
 class Global(Expr):
     """`scope:global`: nodes that belong to no project."""
+
+    __slots__ = ()
 
     def __str__(self) -> str:
         return "scope:global"
@@ -145,25 +175,31 @@ def names_scope(e: Expr) -> bool:
     return False
 
 
-@dataclass(frozen=True)
 class Not(Expr):
-    item: Expr
+    __slots__ = ("item",)
+
+    def __init__(self, item: Expr) -> None:
+        self.item = item
 
     def __str__(self) -> str:
         return f"NOT {_wrap(self.item, Not)}"
 
 
-@dataclass(frozen=True)
 class And(Expr):
-    items: tuple[Expr, ...]
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple[Expr, ...]) -> None:
+        self.items = items
 
     def __str__(self) -> str:
         return " AND ".join(_wrap(i, And) for i in self.items)
 
 
-@dataclass(frozen=True)
 class Or(Expr):
-    items: tuple[Expr, ...]
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple[Expr, ...]) -> None:
+        self.items = items
 
     def __str__(self) -> str:
         return " OR ".join(_wrap(i, Or) for i in self.items)

@@ -7,9 +7,8 @@ until whitespace, a parenthesis or a double quote; inside quotes, `\\"` is a quo
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ctx.core.errors import QuerySyntaxError
+from cuectx.value import Value
 
 LPAREN, RPAREN, MINUS = "(", ")", "-"
 AND, OR, NOT = "AND", "OR", "NOT"
@@ -19,14 +18,17 @@ KEYWORDS = (AND, OR, NOT)
 _STOP = frozenset('()"')
 
 
-@dataclass(frozen=True)
-class Token:
-    kind: str
-    text: str  # the word, the phrase's inside, or the field's value
-    pos: int  # 0-based offset of the token's first character
-    field: str = ""  # FIELD only: the field name, lower-cased
-    value_pos: int = 0  # FIELD only: offset of the value
-    quoted: bool = False  # FIELD only: the value was "quoted"
+class Token(Value):
+    __slots__ = ("field", "kind", "pos", "quoted", "text", "value_pos")
+
+    def __init__(self, kind: str, text: str, pos: int, field: str = "", value_pos: int = 0,
+                 quoted: bool = False) -> None:
+        self.kind = kind
+        self.text = text  # the word, the phrase's inside, or the field's value
+        self.pos = pos  # 0-based offset of the token's first character
+        self.field = field  # FIELD only: the field name, lower-cased
+        self.value_pos = value_pos  # FIELD only: offset of the value
+        self.quoted = quoted  # FIELD only: the value was "quoted"
 
 
 def syntax_error(pos: int, problem: str, expected: str | None = None) -> QuerySyntaxError:

@@ -13,8 +13,6 @@ that nearly-all-rows index when it has no statistics).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ctx.query.expr import (
     And,
     Date,
@@ -32,12 +30,15 @@ from ctx.query.expr import (
     Tokens,
     Type,
 )
+from cuectx.value import Value
 
 
-@dataclass(frozen=True)
-class CompiledQuery:
-    where: str  # a parenthesised boolean SQL expression over `nodes n`
-    params: list = field(default_factory=list)
+class CompiledQuery(Value):
+    __slots__ = ("params", "where")
+
+    def __init__(self, where: str, params: list | None = None) -> None:
+        self.where = where  # a parenthesised boolean SQL expression over `nodes n`
+        self.params = [] if params is None else params
 
 
 def compile_expr(expr: Expr) -> CompiledQuery:

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from ctx.core.errors import CtxError
+from cuectx.value import Value
 
 E5 = "multilingual-e5-small"
 MINILM = "all-MiniLM-L6-v2"
@@ -39,14 +39,17 @@ ALIGN = 64 * 1024
 BUILD_COMMAND = "make model"  # = python -m ctx.semantic.build build --all
 
 
-@dataclass(frozen=True)
-class ModelSpec:
-    name: str
-    kind: str               # "e5" | "minilm": which embedder runs it
-    model_id: str           # what every stored vector carries: a different id means re-embed
-    max_tokens: int
-    query_prefix: str = ""
-    passage_prefix: str = ""
+class ModelSpec(Value):
+    __slots__ = ("kind", "max_tokens", "model_id", "name", "passage_prefix", "query_prefix")
+
+    def __init__(self, name: str, kind: str, model_id: str, max_tokens: int, query_prefix: str = "",
+                 passage_prefix: str = "") -> None:
+        self.name = name
+        self.kind = kind  # "e5" | "minilm": which embedder runs it
+        self.model_id = model_id  # what every stored vector carries: a different id means re-embed
+        self.max_tokens = max_tokens
+        self.query_prefix = query_prefix
+        self.passage_prefix = passage_prefix
 
 
 MODELS = {
@@ -64,13 +67,16 @@ class ModelMissingError(CtxError):
     """The ONNX model has not been built (or its files are incomplete)."""
 
 
-@dataclass(frozen=True)
-class ModelFiles:
-    dir: Path
-    onnx: Path
-    tokenizer: Path
-    model_id: str
-    name: str = MINILM
+class ModelFiles(Value):
+    __slots__ = ("dir", "model_id", "name", "onnx", "tokenizer")
+
+    def __init__(self, dir: Path, onnx: Path, tokenizer: Path, model_id: str,
+                 name: str = MINILM) -> None:
+        self.dir = dir
+        self.onnx = onnx
+        self.tokenizer = tokenizer
+        self.model_id = model_id
+        self.name = name
 
     @property
     def spec(self) -> ModelSpec:

@@ -33,9 +33,9 @@ import re
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass, field
 
 from ctx.core.errors import CtxError
+from cuectx.value import Value
 
 # One query is a matrix-vector product (and a 20-token forward pass): OpenBLAS's thread pool,
 # started when numpy loads, only burns CPU on a busy two-core machine. Set before numpy loads.
@@ -60,14 +60,19 @@ STOPWORDS = frozenset([
 ])
 
 
-@dataclass(frozen=True)
-class SearchOptions:
-    top_k: int = 20            # chunk matches considered (seed topK)
-    top_n: int = 5             # nodes returned after grouping (seed topN)
-    include_score: float = 0.7  # always returned at or above this similarity (seed includeScore)
-    mode: str = "hybrid"
-    filter: str | None = None   # query-language expression, applied before ranking
-    include_superseded: bool = False
+class SearchOptions(Value):
+    __slots__ = ("filter", "include_score", "include_superseded", "mode", "top_k", "top_n")
+
+    def __init__(self, top_k: int = 20, top_n: int = 5, include_score: float = 0.7,
+                 mode: str = "hybrid", filter: str | None = None,
+                 include_superseded: bool = False) -> None:
+        self.top_k = top_k  # chunk matches considered (seed topK)
+        self.top_n = top_n  # nodes returned after grouping (seed topN)
+        # always returned at or above this similarity (seed includeScore)
+        self.include_score = include_score
+        self.mode = mode
+        self.filter = filter  # query-language expression, applied before ranking
+        self.include_superseded = include_superseded
 
     def validate(self) -> SearchOptions:
         if self.mode not in MODES:
@@ -79,18 +84,25 @@ class SearchOptions:
         return self
 
 
-@dataclass
-class Hit:
-    node_id: str
-    rank: int                        # 1-based, in the mode's order
-    similarity: float | None = None  # cosine of the best chunk (None: not embedded)
-    bm25: float | None = None        # FTS5 BM25, higher is better (None: no word matched)
-    fused: float | None = None       # hybrid: similarity + keyword bonus
-    semantic_rank: int | None = None
-    keyword_rank: int | None = None
-    chunk_start: int | None = None
-    chunk_end: int | None = None
-    selected_by: str | None = None   # "score" (≥ include_score) | "rank" (within top_n) | None
+class Hit(Value):
+    __slots__ = ("bm25", "chunk_end", "chunk_start", "fused", "keyword_rank", "node_id", "rank",
+                 "selected_by", "semantic_rank", "similarity")
+
+    def __init__(self, node_id: str, rank: int, similarity: float | None = None,
+                 bm25: float | None = None, fused: float | None = None,
+                 semantic_rank: int | None = None, keyword_rank: int | None = None,
+                 chunk_start: int | None = None, chunk_end: int | None = None,
+                 selected_by: str | None = None) -> None:
+        self.node_id = node_id
+        self.rank = rank  # 1-based, in the mode's order
+        self.similarity = similarity  # cosine of the best chunk (None: not embedded)
+        self.bm25 = bm25  # FTS5 BM25, higher is better (None: no word matched)
+        self.fused = fused  # hybrid: similarity + keyword bonus
+        self.semantic_rank = semantic_rank
+        self.keyword_rank = keyword_rank
+        self.chunk_start = chunk_start
+        self.chunk_end = chunk_end
+        self.selected_by = selected_by  # "score" (≥ include_score) | "rank" (within top_n) | None
 
     @property
     def score(self) -> float:
@@ -104,31 +116,37 @@ class Hit:
         return self.bm25 or 0.0
 
 
-@dataclass
-class SearchResult:
-    query: str
-    options: SearchOptions
-    hits: list[Hit]                  # selected by the seed's rules
-    candidates: list[Hit]            # everything ranked (hits included), best first
-    model_id: str | None = None
-    eligible_chunks: int = 0
-    not_indexed: int = 0             # nodes without vectors (searched by keyword only)
-    elapsed_ms: float = 0.0
-    timings: dict = field(default_factory=dict)
+class SearchResult(Value):
+    __slots__ = ("candidates", "elapsed_ms", "eligible_chunks", "hits", "model_id", "not_indexed",
+                 "options", "query", "timings")
+
+    def __init__(self, query: str, options: SearchOptions, hits: list[Hit], candidates: list[Hit],
+                 model_id: str | None = None, eligible_chunks: int = 0, not_indexed: int = 0,
+                 elapsed_ms: float = 0.0, timings: dict | None = None) -> None:
+        self.query = query
+        self.options = options
+        self.hits = hits  # selected by the seed's rules
+        self.candidates = candidates  # everything ranked (hits included), best first
+        self.model_id = model_id
+        self.eligible_chunks = eligible_chunks
+        self.not_indexed = not_indexed  # nodes without vectors (searched by keyword only)
+        self.elapsed_ms = elapsed_ms
+        self.timings = {} if timings is None else timings
 
 
-@dataclass(frozen=True)
-class Eligibility:
+class Eligibility(Value):
     """Nodes a caller does not want back (e.g. the session's items, always/manual ones), as
     SQL selecting their ids. An exclusion list because it is short: masking a few chunks
     is cheap, listing every allowed one is not (prompt-submit runs this on every prompt)."""
 
-    exclude: str = ""
-    params: tuple = ()
-    # A condition over `nodes n` every result must meet (the project scope, ctx.core.projects):
-    # applied like a filter, so only the chunks of matching nodes are ranked.
-    where: str = ""
-    where_params: tuple = ()
+    __slots__ = ("exclude", "params", "where", "where_params")
+
+    def __init__(self, exclude: str = "", params: tuple = (), where: str = "",
+                 where_params: tuple = ()) -> None:
+        self.exclude = exclude
+        self.params = params
+        self.where = where
+        self.where_params = where_params
 
     @classmethod
     def within(cls, scope, exclude: str = "", params: tuple = ()) -> Eligibility:

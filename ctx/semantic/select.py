@@ -25,7 +25,6 @@ import re
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass, field
 
 from ctx.core.store import Store
 from ctx.semantic.search import (
@@ -36,6 +35,7 @@ from ctx.semantic.search import (
     search,
     term_coverage,
 )
+from cuectx.value import Value
 
 # minimum score to inject, per model (calibrated on tests/ctx/data/devset.json; module doc)
 # (English prompt, Korean prompt); a mixed prompt gets the mix by its Hangul share
@@ -55,14 +55,18 @@ OVER_CHAR_CAP = "over the character cap"
 REMOVED_BY_USER = "removed by the user"
 
 
-@dataclass(frozen=True)
-class SelectOptions:
-    top_k: int = 20
-    top_n: int = 5
-    include_score: float = 0.7
-    floor: float | None = None   # None: the model's (FLOORS)
-    deadline_s: float = DEADLINE_S
-    max_excluded: int = 5   # best excluded candidates kept in the record
+class SelectOptions(Value):
+    __slots__ = ("deadline_s", "floor", "include_score", "max_excluded", "top_k", "top_n")
+
+    def __init__(self, top_k: int = 20, top_n: int = 5, include_score: float = 0.7,
+                 floor: float | None = None, deadline_s: float = DEADLINE_S,
+                 max_excluded: int = 5) -> None:
+        self.top_k = top_k
+        self.top_n = top_n
+        self.include_score = include_score
+        self.floor = floor  # None: the model's (FLOORS)
+        self.deadline_s = deadline_s
+        self.max_excluded = max_excluded  # best excluded candidates kept in the record
 
     @classmethod
     def from_env(cls) -> SelectOptions:
@@ -101,23 +105,29 @@ def _current_model_id() -> str | None:
         return None
 
 
-@dataclass
-class Candidate:
-    hit: Hit
-    reason: str | None = None   # None: selected
+class Candidate(Value):
+    __slots__ = ("hit", "reason")
+
+    def __init__(self, hit: Hit, reason: str | None = None) -> None:
+        self.hit = hit
+        self.reason = reason  # None: selected
 
     @property
     def node_id(self) -> str:
         return self.hit.node_id
 
 
-@dataclass
-class Selection:
-    path: str                               # semantic | keyword | none
-    fallback_reason: str | None = None
-    selected: list[Candidate] = field(default_factory=list)
-    excluded: list[Candidate] = field(default_factory=list)
-    timings: dict = field(default_factory=dict)
+class Selection(Value):
+    __slots__ = ("excluded", "fallback_reason", "path", "selected", "timings")
+
+    def __init__(self, path: str, fallback_reason: str | None = None,
+                 selected: list[Candidate] | None = None, excluded: list[Candidate] | None = None,
+                 timings: dict | None = None) -> None:
+        self.path = path  # semantic | keyword | none
+        self.fallback_reason = fallback_reason
+        self.selected = [] if selected is None else selected
+        self.excluded = [] if excluded is None else excluded
+        self.timings = {} if timings is None else timings
 
 
 def choose(ranked: list[Hit], options: SelectOptions, *, path: str, prompt: str,

@@ -5,27 +5,40 @@ Stdlib only.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ctx.core.settings import DEFAULT_HOOK_MAX_CHARS
 
 EVENTS = {"session-start": "SessionStart", "prompt-submit": "UserPromptSubmit", "stop": "Stop"}
 
 
-@dataclass
 class HookCall:
-    """One hook invocation: the parsed input and a place for one-line warnings."""
+    """One hook invocation: the parsed input and a place for one-line warnings.
 
-    command: str                       # "session-start" | "prompt-submit" | "stop"
-    payload: dict = field(default_factory=dict)
-    db: str | None = None
-    response: str | None = None
-    max_chars: int = DEFAULT_HOOK_MAX_CHARS
-    verbose: bool = False
-    warnings: list[str] = field(default_factory=list)
-    # The process ends right after this call (`ctx hook` from a shell or Claude Code):
-    # connections are left for the OS to drop. See ctx/__main__.py.
-    process_exits: bool = False
+    `command` is "session-start", "prompt-submit" or "stop". `process_exits`: the process
+    ends right after this call (`ctx hook` from a shell or Claude Code), so connections are
+    left for the OS to drop (see ctx/__main__.py)."""
+
+    __slots__ = (
+        "command",
+        "db",
+        "max_chars",
+        "payload",
+        "process_exits",
+        "response",
+        "verbose",
+        "warnings",
+    )
+
+    def __init__(self, command: str, payload: dict | None = None, db: str | None = None,
+                 response: str | None = None, max_chars: int = DEFAULT_HOOK_MAX_CHARS,
+                 verbose: bool = False, process_exits: bool = False) -> None:
+        self.command = command
+        self.payload = {} if payload is None else payload
+        self.db = db
+        self.response = response
+        self.max_chars = max_chars
+        self.verbose = verbose
+        self.warnings: list[str] = []
+        self.process_exits = process_exits
 
     @property
     def event(self) -> str:

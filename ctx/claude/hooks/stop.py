@@ -11,7 +11,6 @@ Always returns nothing (`{}`): any other Stop output makes Claude Code continue 
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 
 from ctx.claude.hooks.call import HookCall
@@ -64,9 +63,8 @@ def run(call: HookCall) -> None:
                                        scope=hook_scope(call, store) if commands else None)
             if session_id:
                 base = new_cursor or cursor or _empty_cursor()
-                store.set_pending(key, dataclasses.replace(base, last_message=digest or
-                                                           (cursor.last_message if cursor else None)
-                                                           ).to_json())
+                last = digest or (cursor.last_message if cursor else None)
+                store.set_pending(key, base.replace(last_message=last).to_json())
             _report(call, store, warnings, outcomes)
         _auto_share(call, store)
     return
