@@ -6,7 +6,7 @@ processes create the same file at once), `busy_timeout`, `foreign_keys=ON`,
 commands, and migrations applied on open with `PRAGMA user_version` as the cheap check.
 `transaction()` joins an open transaction by asking the connection (`conn.in_transaction`),
 so any number of helpers over one connection nest correctly. `translate()` turns a sqlite3
-error into a sentence. Stdlib only: `ctx hook …` imports this.
+error into a sentence. Stdlib only, and no pathlib: `ctx hook …` imports this.
 """
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 
 from cuectx import errors
 from cuectx.migrations import Migration, current_version, latest, migrate
@@ -34,7 +33,7 @@ def is_busy(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in msg or "busy" in msg)
 
 
-def translate(exc: sqlite3.Error, path: str | Path, *, program: str = "ctx",
+def translate(exc: sqlite3.Error, path: str | os.PathLike, *, program: str = "ctx",
               database_error: type[errors.DatabaseError] = errors.DatabaseError,
               corrupt_error: type[errors.DatabaseError] = errors.CorruptDatabaseError,
               corrupt_hint: str = "restore it from a backup, or move it aside to start fresh",
@@ -86,14 +85,14 @@ def enable_wal(conn: sqlite3.Connection, timeout_s: float = 5.0) -> None:
             time.sleep(0.02)
 
 
-def readonly_uri(path: Path) -> str:
+def readonly_uri(path: str | os.PathLike) -> str:
     """The `mode=ro` URI of a file. In a URI `?` starts the query, `#` the fragment and `%`
     an escape, so a file name holding them is percent-encoded (else `a?b.db` would open `a`)."""
     name = os.path.abspath(path).replace("%", "%25").replace("?", "%3F").replace("#", "%23")
     return f"file:{name}?mode=ro"
 
 
-def connect(path: Path, migrations: Sequence[Migration], *, readonly: bool = False,
+def connect(path: str | os.PathLike, migrations: Sequence[Migration], *, readonly: bool = False,
             busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     """Open `path` (creating it 0600), migrated to the newest version of `migrations`.
 
@@ -101,7 +100,8 @@ def connect(path: Path, migrations: Sequence[Migration], *, readonly: bool = Fal
     needs migrating opens writable once. Raises sqlite3 errors for the caller to translate
     (each program names its own database in the sentence)."""
     want = latest(migrations)
-    if readonly and path.exists():
+    path = os.fspath(path)
+    if readonly and os.path.exists(path):
         conn = open_connection(readonly_uri(path), uri=True, busy_timeout_ms=busy_timeout_ms)
         try:
             if current_version(conn) >= want:
@@ -110,11 +110,11 @@ def connect(path: Path, migrations: Sequence[Migration], *, readonly: bool = Fal
             conn.close()
             raise
         conn.close()  # needs migrating: fall through to a writable open
-    new = not path.exists()
-    conn = open_connection(str(path), busy_timeout_ms=busy_timeout_ms)
+    new = not os.path.exists(path)
+    conn = open_connection(path, busy_timeout_ms=busy_timeout_ms)
     try:
         if new:
-            path.chmod(0o600)
+            os.chmod(path, 0o600)
         if current_version(conn) < want:
             enable_wal(conn, busy_timeout_ms / 1000)
             migrate(conn, migrations)

@@ -5,7 +5,7 @@ Each command runs in its own savepoint inside one transaction: a command that fa
 unknown id, a bad type) is rolled back and reported, and the others still happen. What a
 command leaves for Claude (recall results, status, expanded nodes, task notes) goes to the
 `pending` table under a per-session key and is injected once, at that session's next
-prompt-submit (`take_pending` here, rendered by ctx/hooks/prompt_submit.py). Entries written
+prompt-submit (`take_pending` in ctx/claude/handoff.py, rendered by ctx/claude/hooks/prompt_submit.py). Entries written
 without a session (a person running `ctx hook stop --response …`) go under the bare key and
 reach the next prompt of any session.
 """
@@ -16,6 +16,20 @@ import re
 from collections import namedtuple
 from enum import Enum
 
+# Reading the hand-offs back is ctx/claude/handoff.py (prompt-submit loads only that).
+from ctx.claude.handoff import (  # noqa: F401 — re-exported: callers use actions.X
+    DUPLICATES,
+    EXPAND,
+    HANDOFF_KEYS,
+    NOTES,
+    RECALL,
+    SECRETS,
+    STATUS,
+    Handoff,
+    _load_list,
+    pending_key,
+    take_pending,
+)
 from ctx.core.errors import CtxError
 from ctx.core.ids import short_id
 from ctx.core.model import TIER_PRIORITY, Node
@@ -28,14 +42,7 @@ if TYPE_CHECKING:  # session-start and prompt-submit use this module without par
     from ctx.core.guard import SecretEvent
     from ctx.core.projects import Scope
 
-RECALL = "recall_results"
-STATUS = "status_output"
-EXPAND = "expand_nodes"
-NOTES = "task_notes"
-SECRETS = "secret_notices"  # ctx.core.guard: a memory refused or redacted for holding a secret
-DUPLICATES = "duplicate_notices"  # ctx.core.dedupe: a memory not stored again, and its id
 CURRENT_TASK = "current_task"
-HANDOFF_KEYS = (RECALL, STATUS, EXPAND, NOTES, SECRETS, DUPLICATES)
 RECALL_LIMIT = 20
 FIELD_PREDICATE = re.compile(r"(?:^|[\s(])-?(?:type|tag|id|created|updated|tokens|has|from|to|"
                              r"project|scope):|"
@@ -107,10 +114,6 @@ class Memory(namedtuple("Memory", (
         dedupe: str | None      a likely duplicate: skip | keep | ask (None: $CTX_DEDUPE)"""
 
     __slots__ = ()
-
-
-def pending_key(base: str, session_id: str | None) -> str:
-    return f"{base}:{session_id}" if session_id else base
 
 
 def execute(store: Store, commands: list[Command], *, session_id: str | None = None,
@@ -465,72 +468,9 @@ def _append_pending(store: Store, key: str, entry: dict) -> None:
     store.set_pending(key, json.dumps(entries, ensure_ascii=False))
 
 
-def _load_list(raw: str | None) -> list:
-    try:
-        value = json.loads(raw) if raw else []
-    except ValueError:
-        return []
-    return value if isinstance(value, list) else []
-
-
 def _int(raw: str | None, default: int) -> int:
     try:
         value = int(raw) if raw is not None else default
     except ValueError:
         return default
     return value if value > 0 else default
-
-
-# ------------------------------------------------------------------------------ hand-off
-
-class Handoff(Value):
-    __slots__ = ("duplicates", "expand_ids", "notes", "recalls", "secrets", "status")
-
-    def __init__(self, recalls: list[dict], status: str | None, expand_ids: list[str],
-                 notes: list[dict], secrets: list[dict] | None = None,
-                 duplicates: list[dict] | None = None) -> None:
-        self.recalls = recalls
-        self.status = status
-        self.expand_ids = expand_ids
-        self.notes = notes
-        # memories refused/redacted (ctx.core.guard)
-        self.secrets = [] if secrets is None else secrets
-        # memories not stored again (ctx.core.dedupe)
-        self.duplicates = [] if duplicates is None else duplicates
-
-    def __bool__(self) -> bool:
-        return bool(self.recalls or self.status or self.expand_ids or self.notes or self.secrets
-                    or self.duplicates)
-
-
-def take_pending(store: Store, session_id: str | None, *, keys=HANDOFF_KEYS) -> Handoff:
-    """Pop this session's hand-offs (and session-less ones) in one transaction.
-
-    Does not write when there is nothing to take, so the common prompt stays read-only.
-    """
-    wanted = [pending_key(base, sid) for base in keys for sid in dict.fromkeys((session_id, None))]
-    marks = ",".join("?" * len(wanted))
-    if not store.conn.execute(f"SELECT 1 FROM pending WHERE key IN ({marks}) LIMIT 1", wanted).fetchone():
-        return Handoff([], None, [], [])
-    recalls, statuses, expand_ids, notes, secrets, duplicates = [], [], [], [], [], []
-    with store.transaction():
-        for sid in dict.fromkeys((None, session_id)):  # session-less first: they are older
-            if RECALL in keys:
-                recalls += _load_list(store.pop_pending(pending_key(RECALL, sid)))
-            if STATUS in keys:
-                text = store.pop_pending(pending_key(STATUS, sid))
-                if text:
-                    statuses = [text]  # only the newest status matters
-            if EXPAND in keys:
-                expand_ids += [i for i in _load_list(store.pop_pending(pending_key(EXPAND, sid)))
-                               if isinstance(i, str) and i not in expand_ids]
-            if NOTES in keys:
-                notes += _load_list(store.pop_pending(pending_key(NOTES, sid)))
-            if SECRETS in keys:
-                secrets += _load_list(store.pop_pending(pending_key(SECRETS, sid)))
-            if DUPLICATES in keys:
-                duplicates += _load_list(store.pop_pending(pending_key(DUPLICATES, sid)))
-    return Handoff([r for r in recalls if isinstance(r, dict)], statuses[0] if statuses else None,
-                   expand_ids, [n for n in notes if isinstance(n, dict)],
-                   [n for n in secrets if isinstance(n, dict)],
-                   [n for n in duplicates if isinstance(n, dict)])

@@ -7,12 +7,12 @@ Read-only commands open the file with `mode=ro` once it exists and is current; w
 """
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
-from ctx.core import paths
+from ctx.core import settings
 from ctx.core.errors import CorruptDatabaseError, DatabaseError
 from ctx.core.migrations import MIGRATIONS
 from cuectx import sqlite as shared
@@ -21,26 +21,28 @@ from cuectx.sqlite import BUSY_TIMEOUT_MS, enable_wal, transaction
 __all__ = ["BUSY_TIMEOUT_MS", "connect", "enable_wal", "opened", "transaction", "translate"]
 
 
-def translate(exc: sqlite3.Error, path: str | Path | None = None) -> DatabaseError:
+def translate(exc: sqlite3.Error, path: str | os.PathLike | None = None) -> DatabaseError:
     """Turn a sqlite3 error into a sentence a person can act on, naming the database file
     (`path` as --db gives it; None: $CTX_DB or the default, as `connect` opens it)."""
     return shared.translate(
-        exc, paths.db_path(path), program="ctx", database_error=DatabaseError,
+        exc, settings.db_file(path), program="ctx", database_error=DatabaseError,
         corrupt_error=CorruptDatabaseError,
         corrupt_hint="restore it from a backup or `ctx export`, or move it aside to start fresh")
 
 
-def connect(path: str | Path | None = None, *, readonly: bool = False,
+def connect(path: str | os.PathLike | None = None, *, readonly: bool = False,
             busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
-    """Open (creating if needed) the ctx database. Caller closes it (or use `opened`)."""
-    path = paths.db_path(path)
-    if not path.parent.is_dir():
-        if path.parent == paths.home():
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """Open (creating if needed) the ctx database. Caller closes it (or use `opened`).
+    (os.path, not pathlib: every hook opens the store here.)"""
+    path = settings.db_file(path)
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        if os.path.normpath(folder) == os.path.normpath(settings.home_dir()):
+            os.makedirs(folder, mode=0o700, exist_ok=True)
         else:
-            raise DatabaseError(f"folder {path.parent} does not exist; create it or choose "
+            raise DatabaseError(f"folder {folder} does not exist; create it or choose "
                                 f"another --db path")
-    if path.is_dir():
+    if os.path.isdir(path):
         raise DatabaseError(f"{path} is a folder, not a database file")
     try:
         return shared.connect(path, MIGRATIONS, readonly=readonly,
@@ -50,7 +52,7 @@ def connect(path: str | Path | None = None, *, readonly: bool = False,
 
 
 @contextmanager
-def opened(path: str | Path | None = None, *,
+def opened(path: str | os.PathLike | None = None, *,
            readonly: bool = False) -> Iterator[sqlite3.Connection]:
     conn = connect(path, readonly=readonly)
     try:

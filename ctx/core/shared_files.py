@@ -30,3 +30,16 @@ def record(conn: sqlite3.Connection, path: str, channel: str, st: os.stat_result
                  "size = excluded.size, mtime_ns = excluded.mtime_ns, hash = excluded.hash, "
                  "checked_at = excluded.checked_at",
                  (path, channel, st.st_size, st.st_mtime_ns, digest, when))
+
+
+def shared_file(scope) -> tuple[str, os.stat_result] | None:
+    """The scope's repository's shared memory file (`.ctx/memory.jsonl`) and its stat when
+    there is one, else None: one stat, what the session-start and stop hooks ask first."""
+    root = scope.project.root if scope.project is not None else (scope.ref.root if scope.ref else None)
+    if not root:
+        return None
+    path = os.path.join(root, ".ctx", "memory.jsonl")
+    try:
+        return path, os.stat(path)
+    except OSError:
+        return None

@@ -1,11 +1,11 @@
 """The two stamps records carry: when (`now_iso`) and which text (`content_hash`).
 
-Stdlib `time` and `hashlib` only: the hooks' cached session-start path imports this and
-nothing heavier (`datetime` and `dataclasses` cost more than a whole cached answer).
+Stdlib `time` (and `hashlib`, loaded on the first hash: it loads OpenSSL, a quarter of a
+bare interpreter's start, and a prompt that injects nothing hashes nothing): the hooks'
+cached session-start path imports this and nothing heavier.
 """
 from __future__ import annotations
 
-import hashlib
 import time
 
 
@@ -18,4 +18,6 @@ def now_iso() -> str:
 def content_hash(text: str) -> str:
     """What the index keys a node's chunks on (with the model id), and what a session keeps
     of the text it sent: a hash of the text."""
+    import hashlib
+
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]

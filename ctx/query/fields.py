@@ -34,11 +34,11 @@ MAX_INT = 2**63 - 1
 # Upper bound used when an interval runs past year 9999: sorts after every real timestamp.
 END_OF_TIME = "9999-12-31T24:00:00.000Z"
 
-_DATE = re.compile(
-    r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?"
-    r"([Zz]|[+-]\d{2}:?\d{2})?)?)?)?", re.ASCII
-)
-_RELATIVE = re.compile(r"(\d{1,9})([hdw])", re.IGNORECASE | re.ASCII)
+# Date patterns, compiled on first use (re caches them): most queries name no date, and
+# the Stop hook parses recall queries.
+_DATE = (r"(?a)(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?"
+         r"([Zz]|[+-]\d{2}:?\d{2})?)?)?)?")
+_RELATIVE = r"(?ai)(\d{1,9})([hdw])"
 _ID = re.compile(r"[0-9A-Za-z]+")
 _UNITS = {"h": "hours", "d": "days", "w": "weeks"}
 DATE_EXAMPLES = "a date like 2026-01-31, 2026-01-31T09:30, today, 7d, 12h or 2w"
@@ -132,11 +132,11 @@ def _interval(text: str, now: datetime) -> tuple[str, str, bool] | None:
         return stamp(day), _after(day, timedelta(days=1)), False
     if low == "now":
         return stamp(now), stamp(now), True
-    m = _RELATIVE.fullmatch(text)
+    m = re.fullmatch(_RELATIVE, text)
     if m:
         then = now - timedelta(**{_UNITS[m.group(2).lower()]: int(m.group(1))})
         return stamp(then), stamp(then), True
-    m = _DATE.fullmatch(text)
+    m = re.fullmatch(_DATE, text)
     if not m:
         return None
     year, month, day, hour, minute, second, frac, zone = m.groups()

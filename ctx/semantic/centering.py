@@ -25,24 +25,26 @@ Scores are cosines of centred vectors: -1..1, unrelated ≈ 0–0.25, answers �
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
 if TYPE_CHECKING:  # numpy loads only where vectors are scored: hooks that select nothing skip it
     import numpy as np
 
 SHORT_CHARS = 40
 SHORT_PENALTY = 0.3
 PRIOR_WEIGHT = 20.0     # chunks' worth of the overall mean mixed into each language's mean
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
-_LATIN = re.compile(r"[A-Za-z]")
+# Patterns, compiled on first use (re caches them): the Hangul class alone takes ~1 ms to
+# compile, and the prompt hook imports this module on prompts that never score a text.
+_HANGUL = r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]"
+_LATIN = r"[A-Za-z]"
 
 
 def hangul_share(text: str) -> float:
     """0 (no Korean) … 1 (Korean only); a syllable weighs as three Latin letters."""
-    h = len(_HANGUL.findall(text))
+    h = len(re.findall(_HANGUL, text))
     if not h:
         return 0.0
-    a = len(_LATIN.findall(text))
+    a = len(re.findall(_LATIN, text))
     return min(1.0, 3 * h / (3 * h + a))
 
 
@@ -51,7 +53,7 @@ def attrs_for(texts: list[str]) -> np.ndarray:
     length counts a Hangul syllable twice (it says about as much as two Latin letters)."""
     import numpy as np
 
-    return np.array([(hangul_share(t), len(t) + len(_HANGUL.findall(t))) for t in texts],
+    return np.array([(hangul_share(t), len(t) + len(re.findall(_HANGUL, t))) for t in texts],
                     dtype="<f4").reshape(-1, 2)
 
 

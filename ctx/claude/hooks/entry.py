@@ -181,11 +181,9 @@ def _run(call: HookCall) -> tuple[str | None, int]:
         import sqlite3
 
         if isinstance(exc, sqlite3.Error):
-            from pathlib import Path
+            from ctx.core import db
 
-            from ctx.core import db, paths
-
-            err = db.translate(exc, Path(paths.db_path(call.db)))
+            err = db.translate(exc, call.db)
             call.warn(f"Error: {err}" if isinstance(err, CorruptDatabaseError) else str(err))
             return None, 1 if isinstance(err, CorruptDatabaseError) else 0
         if settings.debug():

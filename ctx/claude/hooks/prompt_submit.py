@@ -14,12 +14,12 @@ FETCH_HINT = ("Ask again with a narrower <ctx:recall query=\"…\"/>, or run `ct
 
 
 def run(call: HookCall) -> str | None:
-    from ctx.claude import actions
+    from ctx.claude import handoff
 
     prompt = call.text("prompt") or ""
     with open_store(call) as store:
-        handoff = actions.take_pending(store, call.session_id)
-        text = render_handoff(store, handoff, call.max_chars) if handoff else ""
+        taken = handoff.take_pending(store, call.session_id)
+        text = render_handoff(store, taken, call.max_chars) if taken else ""
         remaining = call.max_chars - text_len(text) - (2 if text else 0)
         # semantic selection (SPEC §3): the memories relevant to this prompt that the
         # conversation does not hold yet, recorded per request, in what is left of the cap

@@ -20,7 +20,7 @@ from ctx.core.text import text_len
 
 
 def run(call: HookCall) -> str | None:
-    from ctx.claude import actions
+    from ctx.claude import handoff
 
     with open_store(call) as store:
         version = warm.store_version(store.conn)  # before reading: a change meanwhile is a miss
@@ -29,7 +29,7 @@ def run(call: HookCall) -> str | None:
             version = None  # memory came in just now: cache the next, settled answer instead
             if scope.project is None:
                 scope = hook_scope(call, store)  # the import created the project's row
-        expand = actions.take_pending(store, call.session_id, keys=(actions.EXPAND,))
+        expand = handoff.take_pending(store, call.session_id, keys=(handoff.EXPAND,))
         comp, text = _fit(store, call.max_chars, expand.expand_ids, scope)
         always = [n for n in comp.nodes if n.id not in set(expand.expand_ids)]
         project_id = _record_session(call, store, [n.id for n in always], scope)
@@ -39,27 +39,15 @@ def run(call: HookCall) -> str | None:
         return answer
 
 
-def shared_file(scope) -> tuple[str, os.stat_result] | None:
-    """The repository's shared memory file and its stat when there is one, else None."""
-    root = scope.project.root if scope.project is not None else (scope.ref.root if scope.ref else None)
-    if not root:
-        return None
-    path = os.path.join(root, ".ctx", "memory.jsonl")
-    try:
-        return path, os.stat(path)
-    except OSError:
-        return None
-
-
 def _refresh_shared(call: HookCall, store, scope) -> bool:
     """Import teammates' shared memory if the file changed (True when it was read). Never
     fails the hook: a broken file costs its bad lines (reported on stderr with their
     numbers), never the context."""
-    found = shared_file(scope)
-    if found is None:
-        return False
     from ctx.core import shared_files
 
+    found = shared_files.shared_file(scope)
+    if found is None:
+        return False
     if shared_files.unchanged(store.conn, *found):
         return False
     from ctx.core import share
@@ -98,7 +86,6 @@ def _record_session(call: HookCall, store, always: list[str], scope=None) -> int
 
 def _remember(call: HookCall, store, scope, version: int, project_id, answer, always) -> None:
     """Keep this answer for the next session start in this folder (ctx/claude/hooks/warm.py)."""
-    import os
 
     from ctx.core.stamps import content_hash
 

@@ -73,7 +73,7 @@ def run(call: HookCall) -> None:
 def _auto_share(call: HookCall, store) -> None:
     """`ctx project share --auto`: write the repository's shared file again when the
     project's memory changed. Only where a shared file exists (one stat otherwise)."""
-    from ctx.claude.hooks.session_start import shared_file
+    from ctx.core.shared_files import shared_file
 
     try:
         scope = hook_scope(call, store)
