@@ -8,13 +8,12 @@ first, and the rendering ends with a line saying how many were left out and how 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from ctx.core import model, paths
+from ctx.core import model, settings
 from ctx.core.ids import short_ids  # the one shortener (also imported from here by older code)
 from ctx.core.model import TYPE_TITLES, Edge, Node
 from ctx.core.store import Store
 from ctx.core.text import indent
+from cuectx.value import Value
 
 TYPE_SECTIONS = tuple(TYPE_TITLES.items())
 _FOOTER_RESERVE = 260  # room kept for the "left out" line when a cap is given
@@ -25,26 +24,32 @@ def tier_rank(node: Node) -> int:
     return model.tier_rank(node.tier)
 
 
-@dataclass
-class Composition:
-    nodes: list[Node]
-    edges: list[Edge]
-    short_ids: dict[str, str]
-    budget: int
-    query: str
-    view: str | None
-    token_count: int = 0
-    left_out: int = 0  # matched but not included (token budget or character cap)
-    left_out_tokens: int = 0
-    fetch_hint: str = ""
-    extra: dict = field(default_factory=dict)
-    project: str | None = None  # the scope's project, when composed for one
+class Composition(Value):
+    __slots__ = ("budget", "edges", "extra", "fetch_hint", "left_out", "left_out_tokens", "nodes",
+                 "project", "query", "short_ids", "token_count", "view")
+
+    def __init__(self, nodes: list[Node], edges: list[Edge], short_ids: dict[str, str], budget: int,
+                 query: str, view: str | None, token_count: int = 0, left_out: int = 0,
+                 left_out_tokens: int = 0, fetch_hint: str = "", extra: dict | None = None,
+                 project: str | None = None) -> None:
+        self.nodes = nodes
+        self.edges = edges
+        self.short_ids = short_ids
+        self.budget = budget
+        self.query = query
+        self.view = view
+        self.token_count = token_count
+        self.left_out = left_out  # matched but not included (token budget or character cap)
+        self.left_out_tokens = left_out_tokens
+        self.fetch_hint = fetch_hint
+        self.extra = {} if extra is None else extra
+        self.project = project  # the scope's project, when composed for one
 
 
 def resolve_budget(store: Store, view: str | None, budget: int | None) -> tuple[str, int]:
     """(query, budget) for a view: --budget > $CTX_DEFAULT_BUDGET > the view's budget."""
     v = store.get_view(view or "default")
-    return v.query, budget or paths.default_budget() or v.budget
+    return v.query, budget or settings.default_budget() or v.budget
 
 
 def compose(store: Store, query: str | None = None, *, view: str | None = "default",

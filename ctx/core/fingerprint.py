@@ -27,9 +27,15 @@ from collections import namedtuple
 
 FINGERPRINT_VERSION = 1
 _TOKEN = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*")
-_VALUE = re.compile(r"^v?\d+(?:[.:\-]\d+)*(?:[a-z%]{0,7}|[\uac00-\ud7a3]{1,2})$")  # 30s, 7701번
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+# Compiled on first use (re caches them): a Hangul class takes ~1 ms to compile, and a Stop
+# hook that stores an English memory without numbers needs neither.
+_VALUE = r"v?\d+(?:[.:\-]\d+)*(?:[a-z%]{0,7}|[\uac00-\ud7a3]{1,2})$"  # 30s, 7701번
+_HANGUL = r"[\uac00-\ud7a3]"
 _LATIN = re.compile(r"[a-z]")
+
+
+def _has_hangul(text: str) -> bool:
+    return not text.isascii() and re.search(_HANGUL, text) is not None
 
 def _words(text: str) -> list[str]:
     return text.split()
@@ -133,13 +139,13 @@ def normal_hash(text: str) -> str:
 
 def _stem(word: str) -> str:
     word = SYNONYMS.get(word, word)
-    if _HANGUL.search(word):
+    if _has_hangul(word):
         for end in _KO_ENDINGS:
             if word.endswith(end) and len(word) > len(end):
                 word = word[: -len(end)]
                 break
         word = SYNONYMS.get(word, word)
-        if _HANGUL.search(word):
+        if _has_hangul(word):
             return word
     if not word.isalpha() or len(word) < 4:
         return word
@@ -156,7 +162,7 @@ SOFT = frozenset(_stem(w) for w in _SOFT_WORDS) | frozenset(_SOFT_WORDS)
 
 
 def is_value(token: str) -> bool:
-    return bool(_VALUE.match(token)) and any(c.isdigit() for c in token)
+    return any(c.isdigit() for c in token) and re.match(_VALUE, token) is not None
 
 
 def value_key(token: str) -> str:
@@ -219,7 +225,7 @@ def analyse(text: str) -> Text:
         sequence=tuple(seq), tokens=frozenset(seq), values=values, negated=negated, done=done,
         replaces=any(p in folded for p in REPLACE_PHRASES),
         latin=frozenset(t for t in seq if _LATIN.search(t) or is_value(t)),
-        hangul=bool(_HANGUL.search(folded)))
+        hangul=_has_hangul(folded))
 
 
 # ---------------------------------------------------------------------------- LSH bands

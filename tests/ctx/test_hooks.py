@@ -370,6 +370,39 @@ def test_hooks_do_not_import_heavy_modules(ctx_bin, store, event, payload, allow
     assert imported.isdisjoint(forbidden), imported & forbidden
 
 
+# What a hook's own work needs is json, sqlite3 and re: bare Python costs about a third of a
+# prompt-submit. These cost more than the work does (SPEC §6 budgets are ratios to bare), so
+# ctx's hook path does without them (cuectx/value.py says how): dataclasses and typing (with
+# inspect, ast, dis, tokenize), pathlib, threading, and OpenSSL's hashlib where nothing is
+# hashed. A reply that remembers and recalls loads the query language and the guard, still
+# none of these.
+HOOK_PATH_FORBIDDEN = ("dataclasses", "typing", "inspect", "ast", "tokenize", "pathlib",
+                       "threading")
+
+
+@pytest.mark.parametrize("event,payload,also", [
+    ("session-start", start(), ()),
+    ("session-start", start(session_id="s2"), ()),  # the store unchanged: the cached answer
+    ("stop", stop(REMEMBER.format("a new fact, 한국어 포함") + '<ctx:recall query="type:fact AND '
+                  'created:>2026-01-01"/><ctx:status/>'), ()),
+    ("prompt-submit", prompt(), ("hashlib",)),  # nothing pending, semantic selection off
+    ("prompt-submit", prompt("recall it"), ()),  # the recall above pending: rendered
+])
+def test_hook_path_loads_only_what_its_work_needs(ctx_bin, store, event, payload, also):
+    store.add("something to compose, 한국어 and an emoji 🎉", tags=["tier:reference"])
+    imported = set()
+    for e, p in (("stop", stop(REMEMBER.format("warm the store"))), (event, payload)):
+        proc = subprocess.run([sys.executable, "-X", "importtime", ctx_bin, "hook", e],
+                              input=json.dumps(p).encode(), capture_output=True, timeout=30,
+                              check=False, env={**os.environ, "CTX_SEMANTIC": "0"})
+        assert proc.returncode == 0 and json.loads(proc.stdout) is not None, proc.stderr[-2000:]
+        imported = {line.rsplit("|", 1)[-1].strip()
+                    for line in proc.stderr.decode().splitlines() if line.startswith("import time:")}
+    assert "ctx.claude.hooks.entry" in imported and "sqlite3" in imported  # the probe works
+    assert imported.isdisjoint(HOOK_PATH_FORBIDDEN + also), \
+        sorted(imported & set(HOOK_PATH_FORBIDDEN + also))
+
+
 def test_db_option_before_or_after_the_event(ctx_bin, tmp_path):
     other = tmp_path / "other.db"
     conn = db.connect(other)
