@@ -155,9 +155,9 @@ def test_resolution_is_fast_and_spawns_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr(subprocess, "Popen", no_subprocess)
     monkeypatch.setattr(os, "system", no_subprocess)
     resolve(deep)
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: the suite shares two cores, so wall time measures neighbours
     for _ in range(50):
         ref = resolve(deep)
-    per_call_ms = (time.perf_counter() - t) * 1000 / 50
+    per_call_ms = (time.process_time() - t) * 1000 / 50
     assert ref.key == "github.com/acme/api"
-    assert per_call_ms < 2.0, per_call_ms  # SPEC §2.8 budget, with a wide margin on a busy box
+    assert per_call_ms < 2.0, per_call_ms  # SPEC §2.8 budget, with a wide margin
