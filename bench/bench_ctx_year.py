@@ -153,11 +153,16 @@ def run(bench: Bench) -> None:
         session = conn.execute("SELECT id FROM sessions ORDER BY last_seen_at DESC LIMIT 1").fetchone()[0]
     server = _Server(work)
     try:
+        first, ready = server.health()
+        bench.report("a heavy year: ctx ui health page, answered (ctx doctor starts behind it)",
+                     first, 300)
+        bench.report("  its findings shown after (ctx doctor's budget)", ready, 5, "s")
         for label, path in (("memory page", "/"), ("node page (requests that named it)", f"/node/{node}"),
                             ("sessions", "/sessions"), ("one session", f"/sessions/{session}"),
                             ("requests", "/requests"),
                             ("one request (View Context)", f"/requests/{request}"),
-                            ("session start text", "/context"), ("graph", "/graph")):
+                            ("session start text", "/context"), ("graph", "/graph"),
+                            ("health, memory unchanged", "/health")):
             try:
                 bench.report(f"a heavy year: ctx ui {label}", server.median_ms(path, runs=5), 300)
             except RuntimeError as exc:  # a page this version of the viewer does not have

@@ -28,6 +28,7 @@ from ctx.core.errors import CtxError, DatabaseError, NotFoundError
 from ctx.core.model import NODE_TYPES, TIERS, TYPE_TITLES
 from ctx.core.store import Store
 from ctx.web import cue_client, data, present
+from ctx.web.health import HealthChecks
 from ctx.web.security import CSRF_FIELD, Guard, same
 from ctx.web.thumbs import Refused, Thumbnails, frame_from_selection
 
@@ -36,6 +37,7 @@ STATIC_DIR = HERE / "static"
 STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                 ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon"}
 SEARCH_INDEX_SECONDS = 3.0
+HEALTH_PAGE = 100  # findings per Health page
 _ID_LIKE = re.compile(r"^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{8,26}$")
 
 
@@ -97,6 +99,7 @@ class Viewer:
         self.cue_home = cue_home
         self.thumbs = Thumbnails(token, cue_home)
         self.flashes: OrderedDict[str, tuple[str, str]] = OrderedDict()
+        self.health_checks = HealthChecks(self.conn)  # diagnoses made off the request
         # Static files: a fixed list read once from the package; a name not in it is a 404,
         # so no request can reach another file.
         self.static_files = {p.name: p.read_bytes() for p in STATIC_DIR.iterdir()
@@ -109,7 +112,8 @@ class Viewer:
             self.env.get_template(name)
         import importlib
 
-        for module in ("ctx.core.compose", "ctx.query", "ctx.claude.requests", "ctx.core.projects"):
+        for module in ("ctx.core.compose", "ctx.query", "ctx.claude.requests", "ctx.core.projects",
+                       "ctx.doctor.findings", "ctx.doctor.fixes", "ctx.claude.hooks.warm"):
             importlib.import_module(module)
 
     # ------------------------------------------------------------------ plumbing
@@ -315,30 +319,44 @@ class Viewer:
 
     # ------------------------------------------------------------------ health (ctx doctor)
     def health(self, request: Request) -> HTMLResponse:
-        """`ctx doctor` as a page: each finding with its evidence and a one-click fix."""
+        """`ctx doctor` as a page: each finding with its evidence and a one-click fix. The
+        diagnosis is made in the background (ctx/web/health.py): the page answers at once
+        with the newest one it has and reloads itself while a newer one is made."""
+        from ctx.claude.hooks.warm import store_version
         from ctx.core.ids import short_ids
         from ctx.doctor import fixes
-        from ctx.doctor.findings import KINDS, Options, diagnose
+        from ctx.doctor.findings import KINDS
 
         wanted = request.query_params.get("kind") or ""
         kinds = (wanted,) if wanted in KINDS else KINDS
-        t0 = time.perf_counter()
+        with self.conn() as conn:
+            version = store_version(conn)
+        diagnosis, current = self.health_checks.get(kinds, version)
+        if diagnosis is not None and diagnosis.error and not self.health_checks.running(kinds):
+            return self.error_page(request, f"The check could not finish: {diagnosis.error}", 503)
+        found = diagnosis.findings if diagnosis is not None else []
+        # a page of findings at a time: a generated or imported store can hold thousands
+        start = _int(request.query_params.get("start"), 0, 0, max(len(found) - 1, 0))
+        shown = found[start:start + HEALTH_PAGE]
         with self.conn() as conn:
             store = Store(conn)
-            found = diagnose(store, Options(kinds=kinds, vectors=False))
-            short = short_ids(store, list(dict.fromkeys(i for f in found for i in f.ids
+            short = short_ids(store, list(dict.fromkeys(i for f in shown for i in f.ids
                                                         if _ID_LIKE.match(i))))
             runs = fixes.history(store, 5)
+            live = store.live_counts().live
         counts: dict[str, int] = {}
         for f in found:
             counts[f.kind] = counts.get(f.kind, 0) + 1
-        return self.render(request, "health.html", findings=found, short=short, counts=counts,
-                           kinds=KINDS, wanted=wanted, runs=runs,
-                           elapsed_ms=(time.perf_counter() - t0) * 1000)
+        return self.render(request, "health.html", findings=shown, total=len(found), start=start,
+                           page_size=HEALTH_PAGE, short=short, counts=counts, kinds=KINDS,
+                           wanted=wanted, runs=runs, checked=diagnosis is not None,
+                           current=current, live=live,
+                           elapsed_ms=diagnosis.elapsed_ms if diagnosis is not None else 0.0)
 
     async def health_fix(self, request: Request):
         """Apply one finding. The finding is found again here from its kind and ids — what
         the form says is never run as it is — so a stale page cannot do anything else."""
+        from ctx.claude.hooks.warm import store_version
         from ctx.doctor import fixes
         from ctx.doctor.findings import KINDS, Options, diagnose
 
@@ -349,8 +367,12 @@ class Viewer:
                 raise CtxError("say which finding to fix")
             with self.conn(write=True) as conn:
                 store = Store(conn)
-                match = [f for f in diagnose(store, Options(kinds=(kind,), vectors=False))
-                         if f.ids == ids]
+                # the page's own diagnosis when the store has not changed since (a new one
+                # takes seconds over a large store), else the kind is diagnosed again now
+                match = self.health_checks.find(kind, ids, store_version(conn))
+                if match is None:
+                    match = [f for f in diagnose(store, Options(kinds=(kind,), vectors=False))
+                             if f.ids == ids]
                 if not match:
                     raise CtxError("that finding is no longer there (fixed already, or the "
                                    "memory changed); the page now shows what is")

@@ -746,11 +746,21 @@ def test_supersede_chain_reads_oldest_first_from_any_version(authed, store):
 
 # ------------------------------------------------------------------ health (ctx doctor)
 
+def health_page(client, path="/health"):
+    """The Health page once its background diagnosis is there (it reloads itself until then)."""
+    for _ in range(200):
+        page = client.get(path)
+        if 'http-equiv="refresh"' not in page.text:
+            return page
+        time.sleep(0.05)
+    raise AssertionError("the diagnosis never finished")
+
+
 def test_health_page_shows_findings_and_fixes_one_with_a_post(authed, store):
     old = store.add("The search service listens on port 7001 [/b]", created_at="2026-10-01T00:00:00.000Z")
     new = store.add("The search service listens on port 7002 [/b]", created_at="2026-11-01T00:00:00.000Z")
     store.conn.commit()
-    page = authed.get("/health")
+    page = health_page(authed)
     assert page.status_code == 200 and "contradiction" in page.text and "7001 vs 7002" in page.text
     assert authed.get(f"/health/fix?kind=contradiction&ids={old.id},{new.id}").status_code == 405
     r = authed.post("/health/fix", data={"kind": "contradiction", "ids": f"{old.id},{new.id}"})
@@ -765,3 +775,57 @@ def test_health_page_shows_findings_and_fixes_one_with_a_post(authed, store):
     r = post(authed, "/health/undo")
     assert "Undid 1 change" in authed.get(r.headers["location"]).text
     assert json.loads(ok("show", old.id, "--format", "json"))["superseded_by"] is None
+
+
+def test_health_page_answers_at_once_and_shows_the_diagnosis_when_it_is_made(authed, store,
+                                                                             monkeypatch):
+    """A diagnosis takes seconds over a large store: it is made in the background, the page
+    answers with what it has and reloads itself, and a store change starts a new one."""
+    import threading
+
+    from ctx.web import health
+
+    old = store.add("The search service listens on port 7001 [/b]", created_at="2026-10-01T00:00:00.000Z")
+    store.add("The search service listens on port 7002 [/b]", created_at="2026-11-01T00:00:00.000Z")
+    store.conn.commit()
+    release = threading.Event()
+    real = health.diagnose
+
+    def slow(*args, **kwargs):  # the real diagnosis, held until the test lets it finish
+        release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(health, "diagnose", slow)
+    t0 = time.perf_counter()
+    page = authed.get("/health")
+    assert time.perf_counter() - t0 < 5  # not held by the diagnosis
+    assert page.status_code == 200 and 'http-equiv="refresh"' in page.text
+    assert "Checking 2 memories" in page.text and "Not checked yet" in page.text
+    release.set()
+    page = health_page(authed)
+    assert "7001 vs 7002" in page.text and "Checking" not in page.text
+    # a change: the previous findings stay on the page, marked, while a new check runs
+    release.clear()
+    ok("tag", old.id, "tier:reference")
+    page = authed.get("/health")
+    assert "Memory changed since this check" in page.text and "7001 vs 7002" in page.text
+    release.set()
+
+
+def test_health_findings_come_a_page_at_a_time(authed, store, monkeypatch):
+    import ctx.web.app as web_app
+
+    monkeypatch.setattr(web_app, "HEALTH_PAGE", 1)
+    for service, port in (("search", 70), ("billing", 80)):
+        store.add(f"The {service} service listens on port {port}01", created_at="2026-10-01T00:00:00.000Z")
+        store.add(f"The {service} service listens on port {port}02", created_at="2026-11-01T00:00:00.000Z")
+    store.conn.commit()
+    first = health_page(authed).text
+    assert "2 findings (showing 1–1)" in first and 'id="next-findings"' in first
+    assert 'id="prev-findings"' not in first and first.count('class="finding ') == 1
+    second = authed.get("/health?start=1").text
+    assert "(showing 2–2)" in second and 'id="prev-findings"' in second
+    assert 'id="next-findings"' not in second
+    assert ("7001 vs 7002" in first) != ("7001 vs 7002" in second)  # each finding on one page
+    for odd in ("99999", "-5", "abc", "9" * 5000):  # clamped or ignored, never an error
+        assert authed.get(f"/health?start={odd}").status_code == 200
