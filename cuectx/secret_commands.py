@@ -2,20 +2,15 @@
 '…' ssh …`, `docker login -p …`, `redis-cli -a …`, `ldapsearch -w …`, `zip -P …`, `smbclient -U
 user%…`, `htpasswd -b file user …`, `echo '…' | sudo -S …`. Parsing only: each argument is
 handed back with how sure its place is, and cuectx.secrets judges the value. Imported only
-when a text names one of these programs (the Stop hook's guard stays cheap); stdlib and
-cuectx.secrets only.
+when a text names one of these programs (the Stop hook's guard stays cheap); stdlib only.
 Env assignments (`PGPASSWORD=… psql`) are labelled values, found by cuectx.secrets itself.
 
-`find_passwords(text)` is the whole finding, parsed and judged (with cuectx.secrets' value
-tests), for a caller that wants command-line passwords alone: cue's scrubber, which finds
-labelled values with its own recognizers.
+`names_a_program(text)` is the cheap test before parsing (cue's scrubber uses both).
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-
-from cuectx.secrets import _unwrap, is_placeholder, looks_random
 
 # Programs that take a password as an argument, and the flag that carries it.
 # "glued:-p": only `-pVALUE` (mysql's `-p VALUE` prompts, and VALUE is the database).
@@ -133,42 +128,8 @@ def _argument(flags: tuple[str, ...], args: list[tuple[int, str]], k: int, start
 # a text naming none of them holds no command-line password, and costs one search.
 _PROGRAM_RE = re.compile(r"(?<![\w.\-])(?:" + "|".join(
     re.escape(p) for p in sorted(PROGRAMS, key=lambda p: (-len(p), p))) + r")(?![\w\-])")
-_HANGUL_TAIL = re.compile("[가-힣ㄱ-ㆎ]+$")
-_NOT_ARGUMENTS = {"prompt", "flag", "option", "stdin", "file"}
 
 
 def names_a_program(text: str) -> bool:
     """Whether `text` names a program that takes a password as an argument."""
     return _PROGRAM_RE.search(text) is not None
-
-
-def find_passwords(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every password given as a command-line argument in `text`: the value
-    alone, without its quotes, trailing punctuation or a Korean particle glued to it
-    ("-pS3cr3t!로"), and never its flag. A reference (`$PASS`, `%PW%`, `<password>`), a path
-    (`-p ~/.pw`), a placeholder or a word like `prompt` is not a password."""
-    if not names_a_program(text):
-        return []
-    out = []
-    for start, raw, how in password_args(text):
-        value, lead = _unwrap(raw)
-        tail = _HANGUL_TAIL.search(value)
-        if tail and tail.start() > 0:
-            value = value[:tail.start()]
-        if how == "random":
-            ok = looks_random(value, min_len=16)
-        else:
-            ok = _argument_value(value, short_ok=how == "short")
-        if ok:
-            out.append((start + lead, start + lead + len(value)))
-    return out
-
-
-def _argument_value(value: str, *, short_ok: bool) -> bool:
-    if len(value) < (4 if short_ok else 6) or value.startswith("-"):
-        return False
-    if is_placeholder(value) or value.lower() in _NOT_ARGUMENTS:  # `%PW%`, `%(pw)s` included
-        return False
-    if value[0] in "$<{" or value.startswith(("/", "./", "~")):  # $PASS, <password>, {{ pw }}, a file
-        return False
-    return short_ok or any(not c.isalpha() for c in value) or len(value) >= 10

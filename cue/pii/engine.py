@@ -176,10 +176,10 @@ def context_recognizers(language: str = "en") -> list:
     Korean addresses and names without honorifics, capability URLs, meeting IDs and
     passcodes, obfuscated emails, bare SSNs next to the word SSN; and the card, phone and
     RRN shapes Presidio's own recognizers turn away (cue.pii.finders.numbers, korean); and
-    passwords given as command-line arguments (cuectx.secret_commands)."""
+    passwords given as command-line arguments (cuectx.secret_commands' parser)."""
     from cue.pii.finders import korean, numbers, phrases, urls
+    from cue.pii.finders.secrets import find_command_passwords
     from cue.pii.finders.spans import FunctionRecognizer
-    from cuectx.secret_commands import find_passwords
 
     def rec(name, entity, finder, score, trigger=None):
         return FunctionRecognizer(name, entity, finder, score, trigger=trigger,
@@ -206,7 +206,7 @@ def context_recognizers(language: str = "en") -> list:
             phrases.SSN_TRIGGER),
         # `mysql -pS3cret`, `sshpass -p …`, `redis-cli -a …`: the shared detector's parser
         # (ctx's guard uses it too); it searches for a program's name first.
-        rec("CommandPasswordRecognizer", "SECRET", find_passwords, 0.9),
+        rec("CommandPasswordRecognizer", "SECRET", find_command_passwords, 0.9),
     ]
 
 

@@ -24,6 +24,7 @@ from cuectx.secrets import (
     SECRET_WORD_PAIRS,
     SECRET_WORDS,
     is_placeholder,
+    looks_random,
 )
 
 # --- API keys, tokens, JWTs, private keys, Authorization headers ------------------------
@@ -183,3 +184,52 @@ _GENERIC_URL_USERS = {"git", "anonymous", "ftp", "guest", "hg", "svn"}
 def _is_url_secret(m: re.Match) -> bool:
     return m["v"].lower() not in _GENERIC_URL_USERS
 
+
+
+# --- passwords given as command-line arguments ------------------------------------------
+# `mysql -pS3cret`, `sshpass -p …`, `redis-cli -a …`: where they sit is the shared parser's
+# (cuectx.secret_commands, which ctx's write guard uses too); the value tests are cuectx's.
+
+_QUOTES = "'\"`"
+_NOT_ARGUMENTS = {"prompt", "flag", "option", "stdin", "file"}
+_HANGUL_TAIL = re.compile(f"[{_HANGUL}]+$")
+
+
+def find_command_passwords(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every password given as a command-line argument: the value alone,
+    without its quotes, trailing punctuation or a Korean particle glued to it
+    ("-pS3cr3t!로"), never its flag. A reference (`$PASS`, `%PW%`, `<password>`), a path
+    (`-p ~/.pw`), a placeholder or a word like `prompt` is not a password."""
+    from cuectx.secret_commands import names_a_program, password_args
+
+    if not names_a_program(text):
+        return []
+    out = []
+    for start, raw, how in password_args(text):
+        value, lead = _unquoted(raw)
+        tail = _HANGUL_TAIL.search(value)
+        if tail and tail.start() > 0:
+            value = value[:tail.start()]
+        ok = (looks_random(value, min_len=16) if how == "random"
+              else _argument_value(value, short_ok=how == "short"))
+        if ok:
+            out.append((start + lead, start + lead + len(value)))
+    return out
+
+
+def _unquoted(raw: str) -> tuple[str, int]:
+    """An argument without its quotes and trailing punctuation, and where it starts in `raw`."""
+    if len(raw) >= 2 and raw[0] in _QUOTES and raw[-1] == raw[0]:
+        return raw[1:-1], 1
+    lead = 1 if raw[:1] in _QUOTES else 0
+    return raw[lead:].rstrip(".,;)" + _QUOTES), lead
+
+
+def _argument_value(value: str, *, short_ok: bool) -> bool:
+    if len(value) < (4 if short_ok else 6) or value.startswith("-"):
+        return False
+    if is_placeholder(value) or value.lower() in _NOT_ARGUMENTS:  # `%PW%`, `%(pw)s` included
+        return False
+    if value[0] in "$<{" or value.startswith(("/", "./", "~")):  # $PASS, <password>, {{ pw }}, a file
+        return False
+    return short_ok or any(not c.isalpha() for c in value) or len(value) >= 10

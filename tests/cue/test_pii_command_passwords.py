@@ -1,14 +1,15 @@
-"""cuectx.secret_commands.find_passwords: command-line passwords alone, as cue's scrubber takes
-them (ctx's guard judges the same arguments through cuectx.secrets)."""
+"""Command-line passwords as cue's scrubber finds them (cue.pii.finders.secrets, over the
+shared parser cuectx.secret_commands that ctx's write guard uses too): the value alone."""
 from __future__ import annotations
 
 import pytest
 
-from cuectx.secret_commands import find_passwords, names_a_program
+from cue.pii.finders.secrets import find_command_passwords
+from cuectx.secret_commands import names_a_program
 
 
 def found(text: str) -> list[str]:
-    return [text[s:e] for s, e in find_passwords(text)]
+    return [text[s:e] for s, e in find_command_passwords(text)]
 
 
 @pytest.mark.parametrize(("text", "password"), [
