@@ -808,18 +808,15 @@ def _unwrap(raw: str) -> tuple[str, int]:
 
 
 def _words(window: str, limit: int = 9) -> list[tuple[int, str]]:
-    """Whitespace-separated words and where they start (no regex: this is on the hot path)."""
-    out, pos, n = [], 0, len(window)
-    while pos < n and len(out) < limit:
-        while pos < n and window[pos] in " \t\r":
-            pos += 1
-        if pos >= n:
-            break
-        end = pos
-        while end < n and window[end] not in " \t\r":
-            end += 1
-        out.append((pos, window[pos:end]))
-        pos = end
+    """Words separated by spaces, tabs or CRs, and where they start (str.split, not a regex
+    or a loop over characters: this runs for every label in every memory)."""
+    out, pos = [], 0
+    for word in window.replace("\t", " ").replace("\r", " ").split(" "):  # same length: offsets hold
+        if word:
+            out.append((pos, word))
+            if len(out) >= limit:
+                break
+        pos += len(word) + 1
     return out
 
 
@@ -837,6 +834,7 @@ _PROSE_HEADS = ("password", "passwd", "passphrase", "passcode", "pass", "pwd", "
 _QUALIFIERS = ("api", "auth", "access", "secret", "unseal", "master", "license", "licence", "signing",
                "encryption", "recovery", "deploy", "bot", "session", "refresh", "client", "app",
                "webhook", "private", "personal access", "runner", "registration")
+_QUALIFIED = tuple(q + sep for q in _QUALIFIERS for sep in (" ", "_", "-", ""))
 _BEFORE_LABEL = set("_-/.<:@#$%&=[") | set("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
@@ -852,13 +850,14 @@ def _find_prose(text: str, low: str, out: list) -> None:
                 end += 1
             nxt = low[end:end + 1]
             start = i
-            for q in _QUALIFIERS:  # "api key", "auth_token", "unseal-key"
-                for sep in (" ", "_", "-", ""):
-                    if low.startswith(q + sep, i - len(q) - len(sep)) and i - len(q) - len(sep) >= 0:
-                        start = i - len(q) - len(sep)
+            if low.endswith(_QUALIFIED, 0, i):  # one C call; which one, in the list's order:
+                for q in _QUALIFIERS:  # "api key", "auth_token", "unseal-key"
+                    for sep in (" ", "_", "-", ""):
+                        if low.startswith(q + sep, i - len(q) - len(sep)) and i - len(q) - len(sep) >= 0:
+                            start = i - len(q) - len(sep)
+                            break
+                    if start != i:
                         break
-                if start != i:
-                    break
             if (nxt in ("", " ", "\t", ",", ":", "=") and (start == 0 or low[start - 1] not in _BEFORE_LABEL)
                     and (head != "key" or start != i)):
                 _prose_after(text, end, text[start:end], out, korean=False)
