@@ -67,8 +67,10 @@ def early_argv(argv: list[str], command: str) -> tuple[list[str], list[str]] | N
 def root_options(options: list[tuple[str, str | None]]) -> dict:
     """The global options as the Typer root callback receives them (ctx/cli/state.start()):
     the last of a repeated option wins, and --db falls back to a non-empty $CTX_DB."""
+    from ctx.core import settings  # where every CTX_* is read (stdlib only)
+
     given = dict(options)
-    return {"db_path": given["--db"] if "--db" in given else os.environ.get("CTX_DB") or None,
+    return {"db_path": given["--db"] if "--db" in given else settings.db() or None,
             "project": given.get("-P"), "all_projects": "--all-projects" in given,
             "traceback": "--traceback" in given}
 

@@ -94,9 +94,20 @@ def answer(argv: list[str]) -> bool:
     text = data["entries"].get(key(argv)) if data else None
     if not isinstance(text, str):
         return False
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    _write(text)
     return True
+
+
+def _write(text: str) -> None:
+    """`text` on stdout; a reader that went away (`ctx --help | head -1`) ends the process
+    with exit 1 and no word, as Typer does."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(1)
 
 
 def render_and_keep(argv: list[str], render) -> None:
@@ -107,19 +118,19 @@ def render_and_keep(argv: list[str], render) -> None:
     k = key(argv)  # before rendering: what the run was asked under
     real, captured = sys.stdout, io.StringIO()
     sys.stdout = captured
-    code: object = 0
+    code: object = "raised"  # kept only on exit 0 (or a plain return)
     try:
         render()
+        code = 0
     except SystemExit as exc:
         code = exc.code
         raise
     finally:
         sys.stdout = real
         text = captured.getvalue()
-        real.write(text)
-        real.flush()
         if code in (0, None) and text:
             _keep(k, text)
+        _write(text)
 
 
 def _keep(k: str, text: str) -> None:

@@ -107,3 +107,17 @@ def test_only_plain_help_requests_are_kept(ctx_bin, home, args):
 def test_shell_completion_is_never_answered_from_the_cache(ctx_bin, home):
     ctx_run(ctx_bin, "--help")
     assert ctx_run(ctx_bin, "--help", env={"_CTX_COMPLETE": "bash_source"})[3]
+
+
+def test_a_reader_gone_early_ends_as_on_typers_path(ctx_bin, home):
+    """`ctx --help | head -0`: exit 1 and no traceback, kept text or not."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    results = []
+    for command in ([sys.executable, "-c", TYPER_ONLY.format(argv0=ctx_bin), "--help"],
+                    [ctx_bin, "--help"], [ctx_bin, "--help"]):  # Typer; rendered; kept
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        proc.stdout.close()
+        results.append((proc.wait(timeout=60), proc.stderr.read()))
+        proc.stderr.close()
+    assert results == [(1, b"")] * 3
+    assert (home / "help-cache.json").exists()
