@@ -64,17 +64,6 @@ def early_argv(argv: list[str], command: str) -> tuple[list[str], list[str]] | N
     return lead, argv[split[1] + 1:]
 
 
-def root_options(options: list[tuple[str, str | None]]) -> dict:
-    """The global options as the Typer root callback receives them (ctx/cli/state.start()):
-    the last of a repeated option wins, and --db falls back to a non-empty $CTX_DB."""
-    from ctx.core import settings  # where every CTX_* is read (stdlib only)
-
-    given = dict(options)
-    return {"db_path": given["--db"] if "--db" in given else settings.db() or None,
-            "project": given.get("-P"), "all_projects": "--all-projects" in given,
-            "traceback": "--traceback" in given}
-
-
 def hook_argv(argv: list[str]) -> list[str] | None:
     """The hook's arguments when `argv` is `[global options…] hook EVENT …`, else None;
     `--db PATH` and `--all-projects` go after the event (see early_argv)."""
@@ -161,28 +150,27 @@ def main() -> None:
         run_wire(serve)
         return
     argv = sys.argv[1:]
-    help_cache = None
     if argv[-1:] == ["--help"]:  # `ctx [COMMAND] --help`: the text an earlier run kept
         from ctx.cli import help_cache
 
-        if not help_cache.is_help_request(argv):
-            help_cache = None
-        elif help_cache.answer(argv):
+        if help_cache.is_help_request(argv):
+            if not help_cache.answer(argv):
+                from ctx.cli.app import run
+
+                help_cache.render_and_keep(argv, run)
             return
-    split = global_options(argv) if help_cache is None else None
+    split = global_options(argv)
     if split is not None and split[1] < len(argv):  # ctx show|list|query, before Typer
         from ctx.cli.fast import run as run_fast
 
         options, at = split
-        if run_fast(root_options(options), argv[at], argv[at + 1:]):
+        if run_fast(options, argv[at], argv[at + 1:]):
             _end_fast_read()
             return
     from ctx.cli.app import run
 
-    if help_cache is not None:
-        help_cache.render_and_keep(argv, run)
-    else:
-        run()
+    run()
+
 
 if __name__ == "__main__":
     main()

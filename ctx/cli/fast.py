@@ -48,6 +48,17 @@ ARGUMENTS: dict[str, tuple[str, str] | None] = {
 BODIES = {"show": "show", "list": "list_", "query": "query"}
 
 
+def root_options(options: list[tuple[str, str | None]]) -> dict:
+    """The global options as the Typer root callback receives them (ctx/cli/state.start()):
+    the last of a repeated option wins, and --db falls back to a non-empty $CTX_DB."""
+    from ctx.core import settings  # where every CTX_* is read (stdlib only)
+
+    given = dict(options)
+    return {"db_path": given["--db"] if "--db" in given else settings.db() or None,
+            "project": given.get("-P"), "all_projects": "--all-projects" in given,
+            "traceback": "--traceback" in given}
+
+
 def parse(command: str, args: list[str]) -> dict | None:
     """The keyword arguments of `command`'s body for `args`, or None: Typer's to parse."""
     from ctx.cli.output import NODE_FORMATS
@@ -105,10 +116,10 @@ def parse(command: str, args: list[str]) -> dict | None:
     return values
 
 
-def run(root: dict, command: str, args: list[str]) -> bool:
-    """Run `ctx [root options] COMMAND ARGS` here when this path takes it (True: done, the
+def run(options: list[tuple[str, str | None]], command: str, args: list[str]) -> bool:
+    """Run `ctx [global options] COMMAND ARGS` here when this path takes it (True: done, the
     exit status is set as Typer would set it); False: nothing was done, Typer's turn.
-    `root` holds the root options as ctx/cli/state.start() takes them."""
+    `options` are the global options as ctx/__main__.py's global_options() read them."""
     if command not in OPTIONS:
         return False
     values = parse(command, args)
@@ -121,7 +132,7 @@ def run(root: dict, command: str, args: list[str]) -> bool:
     from ctx.cli import reads, state
     from cuectx.edge import error_edge
 
-    state.start(**root)
+    state.start(**root_options(options))
     try:
         with error_edge(state.translate_sqlite, "CTX_DEBUG"):
             getattr(reads, BODIES[command])(**values)

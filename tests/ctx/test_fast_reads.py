@@ -15,8 +15,9 @@ import pytest
 import typer
 
 import ctx.cli.app as typer_app
-from ctx.__main__ import global_options, main, root_options
+from ctx.__main__ import global_options, main
 from ctx.cli import fast, nodes, reads
+from ctx.cli.fast import root_options
 from ctx.cli.output import NODE_FORMATS
 from ctx.core import db
 from ctx.core.projects import current_scope
