@@ -162,7 +162,8 @@ SOFT = frozenset(_stem(w) for w in _SOFT_WORDS) | frozenset(_SOFT_WORDS)
 
 
 def is_value(token: str) -> bool:
-    return any(c.isdigit() for c in token) and re.match(_VALUE, token) is not None
+    head = token[1:2] if token[:1] == "v" else token[:1]  # a value starts `v?\d`: most words don't
+    return head.isdigit() and re.match(_VALUE, token) is not None
 
 
 def value_key(token: str) -> str:
