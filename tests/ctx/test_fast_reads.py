@@ -326,9 +326,12 @@ def test_minus_p_equals_is_the_value_with_its_equals_sign_as_in_typer(store_tree
 # ------------------------------------------------------------ a real process, nothing heavy
 
 UI = ("typer", "click", "rich", "numpy", "onnxruntime", "presidio_analyzer", "anthropic")
+# What the hook path does without too (tests/ctx/test_hooks.py): a read needs none of them.
+SLOW_STDLIB = ("dataclasses", "typing", "inspect", "ast", "tokenize", "pathlib", "threading",
+               "hashlib")
 
 
-def test_fast_reads_load_no_typer_click_or_rich(ctx_bin, store_tree):
+def test_fast_reads_load_no_typer_click_rich_or_slow_stdlib(ctx_bin, store_tree):
     node = store_tree["ids"][3]
     for argv, code in ((["query", "type:decision AND NOT tag:tier:off-context", "-f", "ids"], 0),
                        (["query", "rollback flaky", "--limit", "50", "--format", "json"], 0),
@@ -344,6 +347,7 @@ def test_fast_reads_load_no_typer_click_or_rich(ctx_bin, store_tree):
         assert "ctx.cli.fast" in imported and "sqlite3" in imported  # the probe works
         tops = {name.split(".")[0] for name in imported}
         assert tops.isdisjoint(UI), (argv, tops & set(UI))
+        assert imported.isdisjoint(SLOW_STDLIB), (argv, sorted(imported & set(SLOW_STDLIB)))
         assert "ctx.cli.app" not in imported and "ctx.cli.nodes" not in imported, argv
         if code:
             assert lines[-1].startswith("Error: query syntax error")
