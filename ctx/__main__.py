@@ -150,7 +150,7 @@ def main() -> None:
         run_wire(serve)
         return
     argv = sys.argv[1:]
-    if argv[-1:] == ["--help"]:  # `ctx [COMMAND] --help`: the text an earlier run kept
+    if not argv or argv[-1] == "--help":  # help: the text an earlier run kept
         from ctx.cli import help_cache
 
         if help_cache.is_help_request(argv):

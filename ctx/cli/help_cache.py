@@ -1,18 +1,21 @@
-"""`ctx --help` and `ctx COMMAND --help` from a cache (issue 28: `ctx --help` ≤ 100 ms).
+"""`ctx --help`, `ctx COMMAND --help` and a bare `ctx` from a cache (issue 28: `ctx --help`
+≤ 100 ms).
 
 Rendering the help imports Typer, click and — for `ctx --help`, which lists every command
-with its description — every command module: ~150 ms here, for a text that only changes
+with its description — every command module: ~120 ms here, for a text that only changes
 when the code changes. So, as ctx/mcp/wire.py does for the MCP handshake:
 
-- a help request (`ctx [COMMAND [SUBCOMMAND]] --help`) that Typer answers with exit 0 is
-  kept, as the text written, in `$CTX_HOME/help-cache.json`;
-- a later run with the same key prints the kept text from here (stdlib only) and exits 0.
+- a help request (`ctx [COMMAND [SUBCOMMAND]] --help`, answered on stdout with exit 0, or a
+  bare `ctx`, answered on stderr with exit 2 as click does) is kept, as the text written and
+  the exit code, in `$CTX_HOME/help-cache.json`;
+- a later run with the same key prints the kept text from here (stdlib only), on the same
+  stream, and exits with the same code.
 
 The key is everything the text depends on: the arguments and the program name (`Usage:`
 shows it), the terminal width click wraps to (`$COLUMNS`, else the terminal's), every
-`CTX_*`, `TYPER_*` and locale variable, the interpreter and its import path — and the files that rendered it:
-every module loaded at the time (path, size, mtime; ctx's, Typer's, click's, the stdlib's),
-so an edit or an upgrade renders afresh (the cache then starts over). Shell completion
+`CTX_*`, `TYPER_*` and locale variable, the interpreter and its import path — and the files
+that rendered it: every module loaded at the time (path, size, mtime; ctx's, Typer's,
+click's, the stdlib's), so an edit or an upgrade renders afresh (the cache then starts over). Shell completion
 (`_CTX_COMPLETE`) is never answered from here. A damaged or unwritable file: Typer answers.
 """
 from __future__ import annotations
@@ -21,16 +24,17 @@ import json
 import os
 import sys
 
-FORMAT = 1
+FORMAT = 2
 MAX_ENTRIES = 64
 _ENV_PREFIXES = ("CTX_", "TYPER_", "_TYPER", "LC_")
 _ENV_NAMES = ("LANG", "LANGUAGE", "TERM", "NO_COLOR", "FORCE_COLOR")
 
 
 def is_help_request(argv: list[str]) -> bool:
-    """`[COMMAND [SUBCOMMAND …]] --help`: words, then --help last (no options, no values)."""
-    return (bool(argv) and argv[-1] == "--help" and len(argv) <= 4
-            and all(a[:1] not in ("-", "") for a in argv[:-1])
+    """Nothing (a bare `ctx`), or `[COMMAND [SUBCOMMAND …]] --help`: words, then --help last
+    (no options, no values)."""
+    return ((not argv or (argv[-1] == "--help" and len(argv) <= 4
+                          and all(a[:1] not in ("-", "") for a in argv[:-1])))
             and not any(k.startswith("_") and k.endswith("_COMPLETE") for k in os.environ))
 
 
@@ -89,21 +93,30 @@ def _load() -> dict | None:
 
 
 def answer(argv: list[str]) -> bool:
-    """Print the kept help for `argv` (True), or nothing (False: Typer's turn)."""
+    """Print the kept help for `argv` and exit with its code (True), or nothing (False:
+    Typer's turn)."""
     data = _load()
-    text = data["entries"].get(key(argv)) if data else None
-    if not isinstance(text, str):
+    entry = data["entries"].get(key(argv)) if data else None
+    if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)
+            and isinstance(entry[1], str) and isinstance(entry[2], int)):
         return False
-    _write(text)
+    out, err, code = entry
+    _write(out, err)
+    if code:
+        sys.exit(code)
     return True
 
 
-def _write(text: str) -> None:
-    """`text` on stdout; a reader that went away (`ctx --help | head -1`) ends the process
-    with exit 1 and no word, as Typer does."""
+def _write(out: str, err: str) -> None:
+    """What the help run wrote; a reader that went away (`ctx --help | head -1`) ends the
+    process with exit 1 and no word, as Typer does."""
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        if out:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+        if err:
+            sys.stderr.write(err)
+            sys.stderr.flush()
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -111,29 +124,32 @@ def _write(text: str) -> None:
 
 
 def render_and_keep(argv: list[str], render) -> None:
-    """Run `render()` (the Typer app) with stdout captured; an exit-0 answer is kept, and
-    whatever it wrote reaches the real stdout all the same."""
+    """Run `render()` (the Typer app) with stdout and stderr captured; what it wrote reaches
+    the real streams all the same, and is kept when it is help: on stdout with exit 0, or
+    (a bare `ctx`) on stderr with exit 2. Errors, such as an unknown command, are not kept."""
     import io
 
     k = key(argv)  # before rendering: what the run was asked under
-    real, captured = sys.stdout, io.StringIO()
-    sys.stdout = captured
-    code: object = "raised"  # kept only on exit 0 (or a plain return)
+    streams = sys.stdout, sys.stderr
+    out, err = io.StringIO(), io.StringIO()
+    sys.stdout, sys.stderr = out, err
+    code: object = "raised"  # a render that raised is never kept
     try:
         render()
         code = 0
     except SystemExit as exc:
-        code = exc.code
+        code = 0 if exc.code is None else exc.code
         raise
     finally:
-        sys.stdout = real
-        text = captured.getvalue()
-        if code in (0, None) and text:
-            _keep(k, text)
-        _write(text)
+        sys.stdout, sys.stderr = streams
+        text, problem = out.getvalue(), err.getvalue()
+        if (code == 0 and text and not problem) or (not argv and code == 2 and problem
+                                                    and not text):
+            _keep(k, [text, problem, code])
+        _write(text, problem)
 
 
-def _keep(k: str, text: str) -> None:
+def _keep(k: str, entry: list) -> None:
     files = {m.__file__ for m in list(sys.modules.values())
              if isinstance(getattr(m, "__file__", None), str)}
     data = _load() or {"format": FORMAT, "files": {}, "entries": {}}
@@ -141,7 +157,7 @@ def _keep(k: str, text: str) -> None:
         data["files"][path] = _stat(path)
     entries = data["entries"]
     entries.pop(k, None)
-    entries[k] = text
+    entries[k] = entry
     while len(entries) > MAX_ENTRIES:  # the oldest go first
         entries.pop(next(iter(entries)))
     path = cache_file()

@@ -1,5 +1,5 @@
-"""`ctx --help` kept from an earlier run (ctx/cli/help_cache.py): the same bytes as Typer's,
-printed without loading Typer; a change to what renders it renders afresh."""
+"""`ctx --help` (and a bare `ctx`) kept from an earlier run (ctx/cli/help_cache.py): the same
+bytes as Typer's, printed without loading Typer; a change to what renders it renders afresh."""
 from __future__ import annotations
 
 import json
@@ -17,10 +17,10 @@ def ctx_run(ctx_bin, *args, env=None):
     proc = subprocess.run([sys.executable, "-X", "importtime", ctx_bin, *args],
                           capture_output=True, timeout=60, check=False,
                           env={**os.environ, **(env or {})})
-    lines = proc.stderr.decode().splitlines()
+    lines = proc.stderr.decode().splitlines(keepends=True)
     typer = any(line.startswith("import time:") and line.rsplit("|", 1)[-1].strip() == "typer"
                 for line in lines)
-    err = "\n".join(line for line in lines if not line.startswith("import time:"))
+    err = "".join(line for line in lines if not line.startswith("import time:"))
     return proc.returncode, proc.stdout, err, typer
 
 
@@ -50,6 +50,17 @@ def test_first_run_renders_later_runs_print_the_same_without_typer(ctx_bin, home
     assert (home / "help-cache.json").stat().st_mode & 0o777 == 0o600
     later = ctx_run(ctx_bin, *args)
     assert later[:3] == (0, want[1], "") and not later[3]  # …then kept
+
+
+def test_a_bare_ctx_prints_the_help_on_stderr_with_exit_2_as_click_does(ctx_bin, home):
+    proc = subprocess.run([sys.executable, "-c", TYPER_ONLY.format(argv0=ctx_bin)],
+                          capture_output=True, timeout=60, check=False)
+    assert proc.returncode == 2 and proc.stdout == b"" and b"Usage: ctx" in proc.stderr
+    want = (2, b"", proc.stderr.decode())
+    first = ctx_run(ctx_bin)
+    assert first[:3] == want and first[3]
+    later = ctx_run(ctx_bin)
+    assert later[:3] == want and not later[3]
 
 
 def test_the_width_is_part_of_the_key(ctx_bin, home):
