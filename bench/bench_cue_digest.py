@@ -6,7 +6,10 @@ every 5 s (180 frames), and its MCAP log, built once under .bench/cue_digest/.
 - pipeline excluding model time: `run_digest` in one process with the frame cache and
   Presidio warm (what every run after the first pays), against an OpenAI-compatible stub
   on 127.0.0.1; model time (the HTTP round trip) is subtracted. Median of 5.
-- the same as a whole `cue digest` process (cold: Presidio, imports) — reported, no budget.
+- the same as a whole `cue digest` process (cold: Presidio, imports) — reported, no budget;
+  and that process's wall time minus the model's, the budget (SPEC §6: ≤ 1.0 s), against a
+  stub that answers in 2 s (the scrubber builds while the model works: cue.pii.prewarm) and
+  one that answers at once (nothing to overlap: reported, no budget).
 - local backend on the tiny random-weight Gemma (tests/cue/tiny_gguf.py), 10 frames,
   64 tokens: tokens/s of generation and the worker's start+load overhead. These are
   plumbing numbers (real weights are far slower); a drop here means the plumbing regressed.
@@ -56,7 +59,6 @@ def _run(bench: Bench) -> None:
     kdir, edir = _activity()
 
     from stubs import OpenAIStub
-    from tiny_gguf import make
 
     from cue.core import config as cue_config
     from cue.core.db import connect
@@ -73,26 +75,56 @@ def _run(bench: Bench) -> None:
         assert all(r.status == "ok" for r in rows), [r.status for r in rows]
         excl = [r.timings["total_ms"] - r.timings["model_ms"] for r in rows]
         med = statistics.median
-        bench.report("cue digest pipeline excl. model, 15-min window (warm)", med(excl), 1500)
+        bench.report("cue digest pipeline excl. model, 15-min window (warm)", med(excl), 1000)
         bench.report("  of which: select + timeline", med(r.timings["select_ms"] for r in rows))
         bench.report("  of which: prepare 10 frames (2560×1600 → 896)",
                      med(r.timings["prepare_ms"] for r in rows))
         bench.report("  of which: scrub", med(r.timings["scrub_ms"] for r in rows))
 
-        env = dict(os.environ, CUE_DIGEST_BACKEND="server", CUE_SERVER_URL=stub.url + "/v1")
-        cmd = [sys.executable, "-m", "cue", "digest", "--since", "15m", "--end",
-               str(START + 900), "--keyframes", str(kdir), "--events", str(edir)]
-        walls = []
-        for _ in range(3):
-            t0 = time.perf_counter()
-            proc = subprocess.run(cmd, env=env, capture_output=True, check=False)
-            walls.append((time.perf_counter() - t0) * 1000)
-            if proc.returncode != 0:
-                raise RuntimeError(proc.stderr.decode()[-500:])
+        walls, _ = _cold_runs(stub, kdir, edir, runs=3)
         bench.report("cue digest whole process, cold imports + Presidio (stub model)",
                      statistics.median(walls))
+    # What a person waits for beyond the model: a whole cold `cue digest` process minus the
+    # model's time, against a stub that answers in 2 s (a cloud model's usual; the scrubber
+    # builds while it works) and one that answers at once (nothing to overlap).
+    for delay, budget in ((2.0, 1000), (0.0, None)):
+        with OpenAIStub(reply="Worked on main.py in Code, then read design.pdf in Preview.",
+                        delay=delay) as stub:
+            walls, models = _cold_runs(stub, kdir, edir, runs=RUNS)
+        excl = [w - m for w, m in zip(walls, models)]
+        bench.report(f"cue digest whole process excl. model time, cold (model answers in {delay:g} s)",
+                     statistics.median(excl), budget)
 
-    # local backend plumbing on the tiny model
+    _local_plumbing(bench, kw)
+
+
+def _cold_runs(stub, kdir, edir, *, runs: int) -> tuple[list[float], list[float]]:
+    """Whole `cue digest` processes against `stub`: (wall ms, the run's model ms) each."""
+    from cue.core.db import connect
+    from cue.digest import latest_digest
+
+    env = dict(os.environ, CUE_DIGEST_BACKEND="server", CUE_SERVER_URL=stub.url + "/v1")
+    cmd = [sys.executable, "-m", "cue", "digest", "--since", "15m", "--end",
+           str(START + 900), "--keyframes", str(kdir), "--events", str(edir)]
+    walls, models = [], []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, env=env, capture_output=True, check=False)
+        walls.append((time.perf_counter() - t0) * 1000)
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr.decode()[-500:])
+        conn = connect()
+        models.append(latest_digest(conn).timings["model_ms"])
+        conn.close()
+    return walls, models
+
+
+def _local_plumbing(bench: Bench, kw: dict) -> None:
+    """The local backend's plumbing on the tiny model."""
+    from tiny_gguf import make
+
+    from cue.core import config as cue_config
+    from cue.core.db import connect
     from cue.digest import plan_digest
     from cue.llm.local import LocalVisionBackend
     from cue.llm.request import digest_parts

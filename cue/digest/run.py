@@ -182,6 +182,14 @@ def run_digest(conn: sqlite3.Connection, config: Config, *, window_secs: float,
                         summary=NO_ACTIVITY, timings=timings, **base)
         return store_digest(conn, digest, started=t0)
 
+    # The scrubber's first build (~0.8 s: Presidio imports spaCy) runs while the model works.
+    # The backend's client library is imported here first, so the two imports never wait on
+    # each other's module locks (spaCy imports httpx too).
+    from cue.llm.policy import preload
+    from cue.pii import prewarm
+
+    preload(config)
+    prewarm()
     outcome: Outcome = digest_with_policy(PROMPT, images, plan.timeline.render(),
                                           config=config)
     del images

@@ -11,6 +11,7 @@ registry here) and would let tldextract fetch the public-suffix list. So:
 """
 from __future__ import annotations
 
+import gc
 import importlib.util
 import re
 import threading
@@ -126,7 +127,27 @@ _BUILD_LOCK = threading.Lock()
 
 @cache
 def _engine():
-    return build_engine(spacy_model())
+    # Presidio's import (spaCy, pydantic, thinc: ~0.8 s) and the engine's build allocate
+    # hundreds of thousands of objects that live as long as the process; the cyclic garbage
+    # collector would scan them again and again while they are made (~0.1 s of a cold
+    # `cue scrub`). So it pauses for the build, and what the build made is frozen out of
+    # every later collection (gc.freeze): nothing of it is garbage.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        from cue.pii.load import import_presidio
+
+        import_presidio()
+        return build_engine(spacy_model())
+    finally:
+        gc.freeze()
+        if paused:
+            gc.enable()
+
+
+def built() -> bool:
+    """Whether this process has built its engine already."""
+    return _engine.cache_info().currsize > 0
 
 
 def engine():

@@ -56,14 +56,16 @@ from cue.pii.finders.secrets import (
 # --- meeting URLs ----------------------------------------------------------------------
 
 _HTTP = r"(?:https?://)?"
+# Only the hosts and paths are case-insensitive: the tail's class holds no letter, and
+# under (?i) each of its Hangul ranges compiles 11,172 case folds (14 ms of a cold scrub).
 MEETING_URL_RE = (
-    r"(?i:" + _HTTP + r"(?:[a-z0-9\-]+\.)*(?:zoom\.us|zoomgov\.com)/(?:j|my|w|s|wc/join|wc)/"
+    r"(?:(?i:" + _HTTP + r"(?:[a-z0-9\-]+\.)*(?:zoom\.us|zoomgov\.com)/(?:j|my|w|s|wc/join|wc)/)"
     + _URL_TAIL
-    + r"|" + _HTTP + r"meet\.google\.com/[a-z]{3}-[a-z]{4}-[a-z]{3}(?:[?#]" + _URL_TAIL + r")?"
-    + r"|" + _HTTP + r"teams\.microsoft\.com/(?:l/meetup-join|meet)/" + _URL_TAIL
-    + r"|" + _HTTP + r"teams\.live\.com/meet/" + _URL_TAIL
-    + r"|" + _HTTP + r"(?:[a-z0-9\-]+\.)*webex\.com/(?:meet|join|[a-z0-9\-]+/j\.php|"
-    r"wbxmjs/joinservice|[a-z0-9\-]+/m\.php)" + _URL_TAIL
+    + r"|(?i:" + _HTTP + r"meet\.google\.com/[a-z]{3}-[a-z]{4}-[a-z]{3})(?:[?#]" + _URL_TAIL + r")?"
+    + r"|(?i:" + _HTTP + r"teams\.microsoft\.com/(?:l/meetup-join|meet)/)" + _URL_TAIL
+    + r"|(?i:" + _HTTP + r"teams\.live\.com/meet/)" + _URL_TAIL
+    + r"|(?i:" + _HTTP + r"(?:[a-z0-9\-]+\.)*webex\.com/(?:meet|join|[a-z0-9\-]+/j\.php|"
+    r"wbxmjs/joinservice|[a-z0-9\-]+/m\.php))" + _URL_TAIL
     + r")"
 )
 

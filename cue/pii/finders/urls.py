@@ -16,8 +16,10 @@ from collections.abc import Iterator
 from urllib.parse import parse_qsl, urlsplit
 
 _STOP = r"\s'\"<>`\[\]{}()|\\가-힣ㄱ-ㆎ"
+# Case-insensitive only where letters are matched: under (?i) the Hangul ranges of the
+# tail would compile 11,172 case folds each (4 ms of a cold scrub) for nothing.
 _URL_RE = re.compile(
-    rf"(?i)(?:\bhttps?://|(?<![\w.@/\-])(?=(?:www\.)?[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z]{{2,}}/))"
+    rf"(?i:\bhttps?://|(?<![\w.@/\-])(?=(?:www\.)?[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z]{{2,}}/))"
     rf"[^{_STOP}]*[^{_STOP}.,;:!?]"
 )
 URL_TRIGGER = r"(?i)https?://|\.[a-z]{2,}/"
