@@ -453,24 +453,6 @@ class Store:
                                                 "SELECT from_id FROM edges WHERE to_id = ? LIMIT ?",
                                                 (node_id, node_id, limit))]
 
-    def most_linked(self, limit: int) -> tuple[list[str], bool]:
-        """The nodes with the most edges, and whether there were more. Two index-ordered
-        group-bys (edges out by the primary key, edges in by edges_by_to) give the candidates
-        — grouping a UNION of both would sort every edge in a temporary b-tree (~2x slower at
-        100k edges) — then their exact degrees rank them. A node in neither top list on its
-        own can be missed; fine for an overview."""
-        cands: dict[str, int] = {}
-        for col in ("from_id", "to_id"):
-            for node_id, _ in self.conn.execute(f"SELECT {col}, count(*) AS c FROM edges GROUP BY {col} "
-                                                "ORDER BY c DESC LIMIT ?", (limit + 1,)):
-                cands[node_id] = 0
-        for node_id in cands:
-            cands[node_id] = self.conn.execute(
-                "SELECT (SELECT count(*) FROM edges WHERE from_id = ?) + "
-                "(SELECT count(*) FROM edges WHERE to_id = ?)", (node_id, node_id)).fetchone()[0]
-        ranked = sorted(cands, key=lambda i: (-cands[i], i))
-        return ranked[:limit], len(ranked) > limit
-
     def raw_rows(self, ids: Sequence[str] | None = None) -> Iterator[tuple[str, str, str, list[str]]]:
         """(id, content, metadata as stored JSON, tags) of every node (superseded too) or of
         `ids`, in id order — the text exactly as stored, for checks over it (ctx.doctor)."""
