@@ -52,7 +52,7 @@ def run(bench: Bench) -> None:
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed ctx has its .pyc files; the warm-up writes them
     # SPEC §6: hook budgets are ratios to the bare interpreter, measured in the same run.
     bare = median_wall_ms([sys.executable, "-c", "pass"], runs=15)
-    bench.report("python -c pass (interpreter start-up: the hooks' ratios are to this)", bare, None, "ms")
+    bench.report("python -c pass (the hooks' ratios are to this)", bare, None, "ms")
     bench.report("  same, CPU time (user+sys)",
                  median_cpu_ms([sys.executable, "-c", "pass"], input=b"", env=env), None, "ms")
 

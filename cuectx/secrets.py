@@ -811,7 +811,8 @@ def _words(window: str, limit: int = 9) -> list[tuple[int, str]]:
     """Words separated by spaces, tabs or CRs, and where they start (str.split, not a regex
     or a loop over characters: this runs for every label in every memory)."""
     out, pos = [], 0
-    for word in window.replace("\t", " ").replace("\r", " ").split(" "):  # same length: offsets hold
+    # tabs and CRs become spaces: same length, so the offsets hold
+    for word in window.replace("\t", " ").replace("\r", " ").split(" "):
         if word:
             out.append((pos, word))
             if len(out) >= limit:

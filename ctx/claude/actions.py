@@ -5,9 +5,9 @@ Each command runs in its own savepoint inside one transaction: a command that fa
 unknown id, a bad type) is rolled back and reported, and the others still happen. What a
 command leaves for Claude (recall results, status, expanded nodes, task notes) goes to the
 `pending` table under a per-session key and is injected once, at that session's next
-prompt-submit (`take_pending` in ctx/claude/handoff.py, rendered by ctx/claude/hooks/prompt_submit.py). Entries written
-without a session (a person running `ctx hook stop --response …`) go under the bare key and
-reach the next prompt of any session.
+prompt-submit (`take_pending` in ctx/claude/handoff.py, rendered by
+ctx/claude/hooks/prompt_submit.py). Entries written without a session (a person running
+`ctx hook stop --response …`) go under the bare key and reach the next prompt of any session.
 """
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ fitted under the hook's cap (ctx/core/text.py). Every request is recorded with i
 include modes, scores, whether each was injected now or earlier, and the best candidates
 left out and why. How a record is shown: ctx/claude/request_view.py.
 
-Pure: takes a connection, returns value classes (cuectx.value); hooks and ctx/cli_semantic.py do the I/O.
+Pure: takes a connection, returns value classes (cuectx.value); the hooks and
+ctx/cli/semantic.py do the I/O.
 """
 from __future__ import annotations
 

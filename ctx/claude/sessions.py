@@ -11,7 +11,8 @@
   sent again).
 
 Request records (one per prompt) are ctx/claude/requests.py; how a record is shown,
-ctx/claude/request_view.py. Pure: takes a connection, returns value classes (cuectx.value).
+ctx/claude/request_view.py. Pure: takes a connection, returns value classes
+(cuectx.value).
 """
 from __future__ import annotations
 

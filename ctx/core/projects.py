@@ -9,8 +9,8 @@ for Claude reads *current project + global*; `Scope` says which, as SQL over `no
     current_scope(conn, project="global")            # global only
     current_scope(conn, all_projects=True)           # everything
 
-Pure core: takes a connection, returns value classes (cuectx.value), raises CtxError subclasses. Stdlib only
-(the hooks use it).
+Pure core: takes a connection, returns value classes (cuectx.value), raises CtxError
+subclasses. Stdlib only (the hooks use it).
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The query AST: small immutable value classes (cuectx.value). `str(expr)` is canonical query text that
-parses back to an equal expression (relative dates stay relative)."""
+"""The query AST: small immutable value classes (cuectx.value). `str(expr)` is canonical
+query text that parses back to an equal expression (relative dates stay relative)."""
 from __future__ import annotations
 
 from cuectx.value import Value
