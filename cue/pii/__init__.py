@@ -2,7 +2,7 @@
 
 Everything cue stores or logs about a summary, prompt or payload passes through `scrub`.
 The recognizers run inside Presidio's `AnalyzerEngine` (see `cue.pii.engine`), which is
-built explicitly so it works offline with no spaCy model. Presidio costs ~2 s to import,
+built explicitly so it works offline with no spaCy model. Presidio costs ~0.8 s to import,
 so nothing here imports it until the first `analyze`/`scrub` call.
 
 Contract:
