@@ -92,8 +92,8 @@ def _run(bench: Bench) -> None:
                         delay=delay) as stub:
             walls, models = _cold_runs(stub, kdir, edir, runs=RUNS)
         excl = [w - m for w, m in zip(walls, models)]
-        bench.report(f"cue digest whole process excl. model time, cold (model answers in {delay:g} s)",
-                     statistics.median(excl), budget)
+        bench.report("cue digest whole process excl. model time, cold "
+                     f"(model answers in {delay:g} s)", statistics.median(excl), budget)
 
     _local_plumbing(bench, kw)
 

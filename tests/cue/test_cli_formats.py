@@ -82,7 +82,8 @@ def test_digests_options_before_list_apply_to_it(tmp_path, monkeypatch):
     split = CliRunner().invoke(app, ["digests", "--status", "ok", "list", "-f", "json"])
     assert [d["summary"] for d in json.loads(split.stdout)] == ["First digest."]
     same = CliRunner().invoke(app, ["digests", "-f", "json", "list", "-f", "json"])
-    assert same.exit_code == 0 and same.stdout == json.dumps(json.loads(same.stdout), ensure_ascii=False) + "\n"
+    assert same.exit_code == 0
+    assert same.stdout == json.dumps(json.loads(same.stdout), ensure_ascii=False) + "\n"
 
 
 @pytest.mark.parametrize(("args", "says"), [

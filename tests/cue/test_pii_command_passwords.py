@@ -27,7 +27,8 @@ def test_the_value_alone_is_found(text, password):
 
 @pytest.mark.parametrize("text", [
     "mysql -u root -p billing", "mysql -u root -p", "ssh -p 22 host", "docker run -p 8080:80 nginx",
-    "sshpass -p \"$PASS\" ssh build-01", "mysql -p'%PW%' app", "mysql -p%(pw)s", "mysql -p<password>",
+    "sshpass -p \"$PASS\" ssh build-01", "mysql -p'%PW%' app", "mysql -p%(pw)s",
+    "mysql -p<password>",
     "sshpass -p ~/.pw ssh nas", "the mysql manual says -p prompts", "mysqlclient -pS3cr3t!x",
 ])
 def test_ports_prompts_references_and_files_are_not(text):

@@ -53,8 +53,8 @@ def test_command_line_decoys_stay(records):
 
     decoys = [r["text"] for r in records if r["case"] == "decoy_issue25" and r["decoy"] == "port"]
     decoys += [r["text"] for r in records if r["case"] == "decoy_issue25"
-               and any(w in r["text"] for w in ("-p", "--password", "sshpass", "PGPASSWORD", "MYSQL_PWD",
-                                                "curl -u", "redis-cli", "docker login"))]
+               and any(w in r["text"] for w in ("-p", "--password", "sshpass", "PGPASSWORD",
+                                                "MYSQL_PWD", "curl -u", "redis-cli", "docker login"))]
     assert len(decoys) >= 25
     assert [(t, scrub(t)) for t in decoys if scrub(t) != t] == []
 

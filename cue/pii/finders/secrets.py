@@ -96,7 +96,8 @@ CLI_SECRET_RE = (
 def _is_cli_secret(m: re.Match) -> bool:
     if m["v2"] is not None:  # not `-u $CI_USER:$CI_TOKEN`, nor `docker run -u 1000:1000`
         value = m["v2"]
-        return len(value) >= 4 and not value.isdigit() and value[0] not in "${<" and not is_placeholder(value)
+        return (len(value) >= 4 and not value.isdigit() and value[0] not in "${<"
+                and not is_placeholder(value))
     return not m["v"].startswith("-") and _is_secret_value(m)
 
 
@@ -230,6 +231,6 @@ def _argument_value(value: str, *, short_ok: bool) -> bool:
         return False
     if is_placeholder(value) or value.lower() in _NOT_ARGUMENTS:  # `%PW%`, `%(pw)s` included
         return False
-    if value[0] in "$<{" or value.startswith(("/", "./", "~")):  # $PASS, <password>, {{ pw }}, a file
+    if value[0] in "$<{" or value.startswith(("/", "./", "~")):  # $PASS, <password>, {{pw}}, files
         return False
     return short_ok or any(not c.isalpha() for c in value) or len(value) >= 10

@@ -745,40 +745,53 @@ def gen_issue25_cli():
         while True:
             pw = r.choice(["".join(r.choice(alphabet) for _ in range(r.randint(8, 16))),
                            f"{e.word().capitalize()}{r.randint(10, 9999)}{r.choice('!#*')}"])
-            if any(c.isdigit() for c in pw) and any(c.isalpha() for c in pw) and not pw.startswith("-"):
+            if any(c.isdigit() for c in pw) and any(c.isalpha() for c in pw) \
+                    and not pw.startswith("-"):
                 return pw
 
     forms = [
-        "mysql -u {u} -p{pw} -h db.internal billing", "mariadb -u{u} -p{pw} shop",
-        "/usr/bin/mysqldump -u {u} -p'{pw}' --single-transaction app", "mysqladmin -u root -p{pw} status",
-        "PGPASSWORD={pw} psql -h pg.internal -U {u} reports", "export PGPASSWORD='{pw}'",
-        "MYSQL_PWD={pw} mysql -u {u} app", "sshpass -p {pw} ssh {u}@bastion",
-        "sshpass -p'{pw}' rsync -av ./dist {u}@web-02:/srv", "mysql --user={u} --password={pw} orders",
-        "mongosh --username {u} --password {pw} mongodb.internal/app", "pg_restore --db-password={pw} dump.sql",
-        "curl -u {u}:{pw} https://ci.internal/api/json", "curl -s -u {u}:{pw} -X POST https://registry.internal/v2/",
-        "redis-cli -h cache-01 -a {pw} ping", "docker login -u {u} -p {pw} registry.internal",
+        "mysql -u {u} -p{pw} -h db.internal billing",
+        "mariadb -u{u} -p{pw} shop",
+        "/usr/bin/mysqldump -u {u} -p'{pw}' --single-transaction app",
+        "mysqladmin -u root -p{pw} status",
+        "PGPASSWORD={pw} psql -h pg.internal -U {u} reports",
+        "export PGPASSWORD='{pw}'",
+        "MYSQL_PWD={pw} mysql -u {u} app",
+        "sshpass -p {pw} ssh {u}@bastion",
+        "sshpass -p'{pw}' rsync -av ./dist {u}@web-02:/srv",
+        "mysql --user={u} --password={pw} orders",
+        "mongosh --username {u} --password {pw} mongodb.internal/app",
+        "pg_restore --db-password={pw} dump.sql",
+        "curl -u {u}:{pw} https://ci.internal/api/json",
+        "curl -s -u {u}:{pw} -X POST https://registry.internal/v2/",
+        "redis-cli -h cache-01 -a {pw} ping",
+        "docker login -u {u} -p {pw} registry.internal",
     ]
-    frames = [("{t}", "en", "digest"), ("xterm — {t}", "en", "title"), ("Terminal - {t}", "en", "title"),
-              ("Ran `{t}` in the terminal.", "en", "digest"), ("터미널에서 `{t}` 실행", "ko", "digest"),
-              ("터미널에서 {t} 실행", "ko", "digest"), ("$ {t}", "en", "digest")]
+    frames = [("{t}", "en", "digest"), ("xterm — {t}", "en", "title"),
+              ("Terminal - {t}", "en", "title"), ("Ran `{t}` in the terminal.", "en", "digest"),
+              ("터미널에서 `{t}` 실행", "ko", "digest"), ("터미널에서 {t} 실행", "ko", "digest"),
+              ("$ {t}", "en", "digest")]
     for i in range(2 * len(forms)):
         pw, u = password(), r.choice(["admin", "root", "deploy", e.user_name()])
         t, lang, shape = frames[i % len(frames)]
         text = t.format(t=forms[i % len(forms)].format(u=u, pw=pw))
-        after = text[text.index(pw) + len(pw):].lstrip("'").strip()  # the command and prose go on
+        after = text[text.index(pw) + len(pw):].lstrip("'").strip()  # the command goes on
         pos("cli_password", lang, shape, text, ("SECRET", pw), keep=[after] if after else [])
     # The flag's neighbours that are not passwords: ports, prompts, files, references, stdin.
-    ports = ["ssh -p 22 {u}@build-01", "ssh -p 2222 {u}@bastion", "scp -P 2222 backup.tgz {u}@nas:/vol1",
-             "docker run -p 8080:80 nginx", "psql -h pg.internal -p 5432 -U {u} reports",
-             "redis-cli -h cache-01 -p 6379 ping", "mysql -h db -P 3306 -u {u} -p", "npm run dev -- -p 3000",
+    ports = ["ssh -p 22 {u}@build-01", "ssh -p 2222 {u}@bastion",
+             "scp -P 2222 backup.tgz {u}@nas:/vol1", "docker run -p 8080:80 nginx",
+             "psql -h pg.internal -p 5432 -U {u} reports", "redis-cli -h cache-01 -p 6379 ping",
+             "mysql -h db -P 3306 -u {u} -p", "npm run dev -- -p 3000",
              "python -m http.server -b 127.0.0.1 8000", "kubectl port-forward svc/api 8080:80"]
-    words = ["mysql -u {u} -p", "mysql -u {u} -p -h db.internal billing", "mysql --password -u {u} orders",
-             "mysqldump --password-file ~/.mysql.pw app", "pg_restore --password-file /run/secrets/db dump.sql",
+    words = ["mysql -u {u} -p", "mysql -u {u} -p -h db.internal billing",
+             "mysql --password -u {u} orders", "mysqldump --password-file ~/.mysql.pw app",
+             "pg_restore --password-file /run/secrets/db dump.sql",
              "sshpass -f ~/.sshpass ssh {u}@bastion", "sshpass -e ssh {u}@bastion",
              "PGPASSWORD=$PGPASS psql -U {u}", "MYSQL_PWD=\"$DB_PASSWORD\" mysql -u {u}",
              "curl -u $CI_USER:$CI_TOKEN https://ci.internal/api/json",
-             "docker login -u {u} --password-stdin registry.internal", "redis-cli -a $REDIS_PASSWORD ping",
-             "mysql -p<password> -u {u}", "zip -r site.zip public/", "ssh-keygen -t ed25519 -C {u}",
+             "docker login -u {u} --password-stdin registry.internal",
+             "redis-cli -a $REDIS_PASSWORD ping", "mysql -p<password> -u {u}",
+             "zip -r site.zip public/", "ssh-keygen -t ed25519 -C {u}",
              "mysql --help | grep password"]
     for i, t in enumerate(ports + words):
         u = r.choice(["admin", "root", "deploy", e.user_name()])
@@ -786,7 +799,6 @@ def gen_issue25_cli():
         records.append({"kind": "decoy", "lang": lang, "shape": shape, "case": "decoy_issue25",
                         "decoy": "port" if t in ports else "common_words",
                         "text": frame.format(t=t.format(u=u)), "entities": []})
-
 
 def main() -> None:
     gen_addresses()
