@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 
+from cue.cli.options import group_options, option_value
 from cue.cli.output import LIST_FORMATS, Format, clock, dumps, formats, out, resolve, say
 from cue.core.errors import CueError, NotFoundError
 from cuectx.errors import UsageError
@@ -30,36 +31,6 @@ def digests_root(ctx: typer.Context, limit: LimitOpt = 20, status: StatusOpt = N
         _list(limit, status, format)
 
 
-def _from_group(ctx: typer.Context, **given):
-    """The options given before the subcommand (`cue digests -f json list`) folded into its
-    own: one the subcommand does not take, or the same option given differently in both
-    places, is a usage error (exit 2), never silently dropped."""
-    group = ctx.parent
-
-    def explicit(c: typer.Context, name: str) -> bool:  # typed, not the default
-        return getattr(c.get_parameter_source(name), "name", None) in ("COMMANDLINE", "ENVIRONMENT")
-
-    for param in group.command.params:
-        name = param.name
-        if not explicit(group, name):
-            continue
-        flag = param.opts[0]
-        if name not in given:
-            raise UsageError(f"{flag} applies to `cue digests list`, not to "
-                             f"`cue digests {ctx.info_name}`")
-        value = group.params[name]
-        if explicit(ctx, name) and _value(given[name]) != _value(value):
-            raise UsageError(f"{flag} given twice, before and after `{ctx.info_name}`, "
-                             "with different values; give it once")
-        given[name] = value
-    return given
-
-
-def _value(option):
-    """An option's value as typed: a choice's enum member gives its name."""
-    return getattr(option, "value", option)
-
-
 @app.command("list")
 def digests_list(ctx: typer.Context, limit: LimitOpt = 20, status: StatusOpt = None,
                  format: ListFormatOpt = Format.auto) -> None:
@@ -67,7 +38,7 @@ def digests_list(ctx: typer.Context, limit: LimitOpt = 20, status: StatusOpt = N
 
     Example: cue digests list --status skipped
     """
-    _list(**_from_group(ctx, limit=limit, status=status, format=format))
+    _list(**group_options(ctx, "`cue digests list`", limit=limit, status=status, format=format))
 
 
 def _list(limit: int, status: str | None, format: Format) -> None:
@@ -112,7 +83,8 @@ def digests_show(
 
     Example: cue digests show 12
     """
-    format = Format(_value(_from_group(ctx, format=format)["format"]))
+    given = group_options(ctx, "`cue digests list`", format=format)
+    format = Format(option_value(given["format"]))
     if format not in (Format.text, Format.json):  # `cue digests -f table show …`
         raise UsageError(f"`cue digests show` prints text or json, not {format.value}")
     from cue.core.db import connect

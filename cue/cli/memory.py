@@ -5,9 +5,10 @@ from typing import Annotated
 
 import typer
 
-from cue.cli.options import memory_config, seconds
+from cue.cli.options import group_options, memory_config, option_value, seconds
 from cue.cli.output import LIST_FORMATS, Format, clock, dumps, formats, out, resolve, say
 from cue.core.errors import NotFoundError
+from cuectx.errors import UsageError
 
 app = typer.Typer(no_args_is_help=False, add_completion=False)  # help: the callback
 
@@ -33,7 +34,9 @@ def memory_update(
     true and dropping what is stale. It sees only scrubbed text; its reply
     is scrubbed before it is written. If the model fails, nothing is
     written, the previous memory stays and the exit status is 5. With no
-    new digests nothing is called or written (exit 0).
+    new digests nothing is called or written (exit 0). Before `show` or `history`
+    only `-f` applies (`cue memory -f json show`); the update's options there are a
+    usage error.
 
     Example: cue memory --format json | ctx add --json -
     """
@@ -66,8 +69,12 @@ def memory_update(
          else memory.content)
 
 
+UPDATE = "`cue memory` alone (the update)"
+
+
 @app.command("show")
 def memory_show(
+    ctx: typer.Context,
     format: formats("text", "json", auto=False, help="text: memory.md as stored; json: the row with its "
         "metadata.") = Format.text,
 ) -> None:
@@ -76,6 +83,7 @@ def memory_show(
 
     Example: cue memory show --format json
     """
+    format = Format(option_value(group_options(ctx, UPDATE, format=format)["format"]))
     from cue.core.db import connect
     from cue.digest.memory import current_memory
 
@@ -91,6 +99,7 @@ def memory_show(
 
 @app.command("history")
 def memory_history(
+    ctx: typer.Context,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many.")] = 20,
     format: formats(*LIST_FORMATS) = Format.auto,
 ) -> None:
@@ -98,6 +107,10 @@ def memory_history(
 
     Example: cue memory history -n 7
     """
+    format = option_value(group_options(ctx, UPDATE, limit=limit, format=format)["format"])
+    if format not in ("auto", *LIST_FORMATS):  # `cue memory -f text history`
+        raise UsageError(f"`cue memory history` prints auto, {', '.join(LIST_FORMATS)}, "
+                         f"not {format}")
     from cue.core.db import connect
     from cue.digest.backfill import ensure_scrubbed
     from cue.digest.memory import list_memory

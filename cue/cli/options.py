@@ -13,6 +13,40 @@ EventsOpt = Annotated[Path | None, typer.Option(
     show_default=False)]
 
 
+def group_options(ctx: typer.Context, applies_to: str, **given):
+    """A subcommand's options with those given before it folded in (`cue digests -f json
+    list`): a group option the subcommand does not take (it `applies_to` another), or the
+    same option given differently in both places, is a usage error (exit 2) — never
+    silently dropped."""
+    from cuectx.errors import UsageError
+
+    group = ctx.parent
+
+    def explicit(c: typer.Context, name: str) -> bool:  # typed, not the default
+        return getattr(c.get_parameter_source(name), "name", None) in ("COMMANDLINE",
+                                                                       "ENVIRONMENT")
+
+    for param in group.command.params:
+        name = param.name
+        if not explicit(group, name):
+            continue
+        flag = param.opts[0]
+        if name not in given:
+            raise UsageError(f"{flag} applies to {applies_to}, not to "
+                             f"`cue {group.info_name} {ctx.info_name}`")
+        value = group.params[name]
+        if explicit(ctx, name) and option_value(given[name]) != option_value(value):
+            raise UsageError(f"{flag} given twice, before and after `{ctx.info_name}`, "
+                             "with different values; give it once")
+        given[name] = value
+    return given
+
+
+def option_value(option):
+    """An option's value as typed: a choice's enum member gives its name."""
+    return getattr(option, "value", option)
+
+
 def memory_config(backend: str | None):
     """cue's config, with `--backend` (memory.backend) for this run only."""
     from cue.core import config as cue_config

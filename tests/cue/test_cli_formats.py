@@ -107,3 +107,20 @@ def test_digests_json_before_show_applies(tmp_path, monkeypatch):
     result = CliRunner().invoke(app, ["digests", "-f", "json", "show", "latest"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["summary"] == "[skipped: no model]"
+
+
+def test_memory_options_before_a_subcommand(tmp_path, monkeypatch):
+    """`cue memory -f json history` is `cue memory history -f json`; the update's own options
+    (--since, --backend, --dry-run) before `show`/`history` are usage errors, not dropped."""
+    monkeypatch.setenv("CUE_HOME", str(tmp_path))
+    result = CliRunner().invoke(app, ["memory", "-f", "json", "history"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "[]\n"
+    for args, says in ((["memory", "--since", "3d", "show"], "--since applies to `cue memory`"),
+                       (["memory", "--dry-run", "history"], "--dry-run applies to"),
+                       (["memory", "-f", "text", "history"], "not text")):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2 and result.stdout == "", (args, result.output)
+        assert says in result.stderr, (args, result.stderr)
+    shown = CliRunner().invoke(app, ["memory", "-f", "json", "show"])
+    assert shown.exit_code == 3 and "no memory yet" in shown.stderr  # reached show itself
