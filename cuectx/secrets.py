@@ -493,7 +493,7 @@ _RULES: list[_Rule] = [
     # -- command-line flags
     _Rule("cli-secret", ("--", "-u "),
           r"(?<!\S)(?:--(?P<label>[A-Za-z0-9\-]*(?:password|passwd|token|secret|api-key|apikey)"
-          r"[A-Za-z0-9\-]*)(?:=|[ \t]+)[\"']?(?P<v>[^\s'\"]+)|-u[ \t]+[^:\s/]+:(?P<pw>[^\s'\"@/][^\s'\"@]*))",
+          r"[A-Za-z0-9\-]*)(?:=|[ \t]+)[\"']?(?P<v>[^\s'\"]+)|-u[ \t]+[^:\s/]+:(?P<pw>[^\s'\"@/][^\s'\"]*))",
           check=_cli_secret, priority=3),
     # -- labelled values
     _Rule("secret", _LABEL_ANCHORS, r"(?<![A-Za-z0-9])(?P<label>" + _LABEL + r")" + _ASSIGNED,
@@ -938,13 +938,15 @@ def _cli_value(value: str, *, short_ok: bool = False) -> bool:
     low = value.lower()
     if is_placeholder(value) or low in _NOT_VALUES or low in {"prompt", "flag", "option", "stdin", "file"}:
         return False
-    if value[0] in "$%<{" or value.startswith(("/", "./", "~")):
+    if value[0] in "$<{" or value.startswith(("/", "./", "~")):  # a %VAR% is a placeholder
         return False
     return short_ok or any(not c.isalpha() for c in value) or len(value) >= 10
 
 
 def _names_a_program(text: str) -> bool:
-    words = set(text.split())
+    """Whether a word of `text` is a program that takes a password argument (a command in
+    `backticks` or quotes counts: their marks are not part of the word)."""
+    words = set(text.replace("`", " ").replace('"', " ").replace("'", " ").split())
     return bool(_CLI_PROGRAMS & words) or any(
         w.rsplit("/", 1)[-1] in _CLI_PROGRAMS for w in words if "/" in w)
 

@@ -170,3 +170,22 @@ def test_a_second_differently_shaped_set_faker_values_and_passwords():
     recall, fp_rate, missed, flagged = evaluate(module.items(n_decoys=1500, n_passwords=300))
     assert recall >= 0.98, [m["text"] for m in missed][:10]
     assert fp_rate <= 0.01, [f["text"] for f in flagged][:10]
+
+
+@pytest.mark.parametrize(("text", "password"), [
+    # the forms cue's scrubber found and ctx's write guard missed (issue 25's dev set)
+    ("Ran `sshpass -p LFHQNnXTRK8vT ssh deploy@build-01` in the terminal.", "LFHQNnXTRK8vT"),
+    ("Ran `mariadb -uadmin -pW+Eo!StkU238px shop` in the terminal.", "W+Eo!StkU238px"),
+    ("`mysql -uroot -p%^YPj1O0UGBs`", "%^YPj1O0UGBs"),  # a % that is no %VAR% reference
+    ("curl -u admin:L@2zwc^v!d0 https://ci.internal/api/json", "L@2zwc^v!d0"),  # @ in it
+])
+def test_command_line_passwords_in_code_spans_and_with_odd_characters(text, password):
+    assert [text[f.start:f.end] for f in find(text)] == [password]
+
+
+@pytest.mark.parametrize("text", [
+    "`mysql -p'%PW%' app`", "mysql -p%(pw)s", "`sshpass -p \"$PASS\" ssh nas`",
+    "curl -u $USER:$TOKEN https://x.example", "docker run -u 1000:1000 img",
+])
+def test_command_line_references_are_not_passwords(text):
+    assert find(text) == []
