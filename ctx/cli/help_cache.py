@@ -160,16 +160,6 @@ def _keep(k: str, entry: list) -> None:
     entries[k] = entry
     while len(entries) > MAX_ENTRIES:  # the oldest go first
         entries.pop(next(iter(entries)))
-    path = cache_file()
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False)
-        os.replace(tmp, path)
-    except OSError:  # a read-only home: the next run renders again
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    from ctx.core.paths import save_cache
+
+    save_cache(cache_file(), data)  # not written (a read-only home): the next run renders again

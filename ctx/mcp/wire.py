@@ -124,20 +124,11 @@ class Wire:
     def save(self) -> None:
         if not self.learned:
             return
-        path = handshake_file()
-        data = {"fingerprint": self.fingerprint, "answers": {**self.answers, **self.learned}}
-        tmp = f"{path}.{os.getpid()}.tmp"
-        try:
-            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, ensure_ascii=False)
-            os.replace(tmp, path)
-        except OSError:  # a read-only home: the next run asks the SDK again
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        from ctx.core.paths import save_cache
+
+        # not written (a read-only home): the next run asks the SDK again
+        save_cache(handshake_file(),
+                   {"fingerprint": self.fingerprint, "answers": {**self.answers, **self.learned}})
 
 
 def load(fingerprint_now: list) -> dict:
