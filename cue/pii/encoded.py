@@ -148,11 +148,21 @@ def _keyish(a: str) -> bool:
             and any(c.isupper() for c in a))
 
 
+def _opens_prose(text: str, start: int, word: str) -> bool:
+    """The next line opens with a word and goes on ("ssh deploy@…", "Bearer eyJ…"): a
+    sentence or a command, not the rest of a key — joining would swallow the word and the
+    line break (cuectx.secrets joins wrapped keys by the same rule)."""
+    if not (word.isalpha() and word[1:].islower()):
+        return False
+    end = text.find("\n", start)
+    return bool(text[start + len(word):len(text) if end == -1 else end].strip())
+
+
 def _breaks(text: str) -> list[tuple[int, int, str]]:
     """(start, end, joiner) of each line break that may split a key or a card number."""
     out = []
     for m in _KEY_BREAK.finditer(text):
-        if _keyish(m["a"]):
+        if _keyish(m["a"]) and not _opens_prose(text, m.start("b"), m["b"]):
             out.append((m.end("a"), m.start("b"), ""))
     for m in _CARD_BREAK.finditer(text):
         digits = sum(c.isdigit() for c in m["a"] + m["b"])

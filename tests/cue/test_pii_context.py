@@ -176,6 +176,17 @@ def test_issue_17_decoys_are_left_alone(text):
     assert scrub(text) == text
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    # a key complete on its line, then a line that opens with a word: nothing joined
+    ("Slack: xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx\nssh deploy@build-01 now",
+     "Slack: [API_KEY]\nssh deploy@build-01 now"),
+    ("Stripe sk_live_51H8xYzAbCdEfGhIjKlMnOpQr\nnext line", "Stripe [API_KEY]\nnext line"),
+    ("token ghp_16C7e42F292c6912E7710c838347Ae178B4a\nthen we left", "token [API_KEY]\nthen we left"),
+])
+def test_a_complete_key_keeps_the_next_line(text, expected):
+    assert scrub(text) == expected
+
+
 def test_a_cut_off_private_key_keeps_the_text_after_it():
     text = ("pasted:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq2abcDEF123\n"
             "Then the user opened Slack and replied.")
