@@ -144,6 +144,8 @@ class Eligibility(Value):
                  where_params: tuple = ()) -> None:
         self.exclude = exclude
         self.params = params
+        # A condition over `nodes n` every result must meet (the project scope,
+        # ctx.core.projects): applied like a filter, so only the chunks of matching nodes are ranked.
         self.where = where
         self.where_params = where_params
 
