@@ -20,7 +20,7 @@ from cue.pii.entities import Entity
 
 # Bump when recognizers change in a way that should re-scrub stored text
 # (cue.digest.backfill.ensure_scrubbed runs once per bump).
-SCRUB_VERSION: int = 4
+SCRUB_VERSION: int = 5
 
 # Entity type → replacement token. Tokens are bracketed upper-case words, which no
 # recognizer matches (none accepts '[' or ']' and none matches bare capitals).
@@ -42,6 +42,8 @@ TOKENS: dict[str, str] = {
     "ADDRESS": "[ADDRESS]",
     "CAPABILITY_URL": "[CAPABILITY_URL]",
     "MEETING_CODE": "[MEETING_CODE]",
+    "PASSPORT": "[PASSPORT]",
+    "CARD_CVV": "[CVV]",
 }
 
 _TOKEN_RE = re.compile("|".join(re.escape(t) for t in TOKENS.values()))

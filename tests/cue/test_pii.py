@@ -119,6 +119,8 @@ ENTITY_SAMPLES = {
     "CAPABILITY_URL": ["https://app.example.com/reset-password/aB3dE5fG7hJ9kL1mN3pQ",
                        "https://docs.google.com/document/d/1aBcD3fGhIjKlMnOpQrStUvWxYz012345/edit"],
     "MEETING_CODE": ["Meeting ID: 812 3456 7890", "Passcode: 4f9Kx2"],
+    "PASSPORT": ["Passport: M12345678", "여권번호 M123A4567", "passport number is 123456789"],
+    "CARD_CVV": ["CVV 123", "CVC2: 0456", "보안코드 789"],
 }
 assert set(ENTITY_SAMPLES) == set(TOKENS)
 

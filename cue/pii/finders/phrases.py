@@ -1,5 +1,6 @@
 """Entities that only a phrase around them reveals: meeting IDs and passcodes written
-outside a URL, obfuscated email addresses, and a bare 9-digit SSN next to the word SSN.
+outside a URL, obfuscated email addresses, a bare 9-digit SSN next to the word SSN, and
+passport numbers and card security codes after their labels.
 
 Pure stdlib; cue.pii.engine wraps these finders in Presidio recognizers.
 """
@@ -139,3 +140,30 @@ def find_context_ssns(text: str) -> Iterator[tuple[int, int]]:
         digits = re.sub(r"\D", "", m[group])
         if len(digits) == 9 and _valid_ssn(digits):
             yield m.span(group)
+
+
+# --- passport numbers and card security codes, after their labels --------------------------
+# Their shapes alone are everyday numbers (an order, a build, a room); the label on a travel
+# booking or a checkout form is what makes them a document's number or a card's code.
+_PASSPORT_WORD = r"(?<![A-Za-z])(?i:passport(?:\s*(?:no\.?|number|num|#))?|여권\s?번호|여권)"
+# one or two letters + 6–8 digits (Korea M12345678, the US, much of Europe), Korea's newer
+# letter-3-digits-letter-4-digits, or 9 digits (the US, the UK)
+_PASSPORT_NO = r"[A-Z]{1,2}\d{6,8}|[A-Z]\d{3}[A-Z]\d{4}|\d{9}"
+PASSPORT_RE = re.compile(rf"{_PASSPORT_WORD}\s*(?i:is|는|은)?\s*[:：#=]?\s*"
+                         rf"(?<![A-Za-z0-9])(?P<v>{_PASSPORT_NO})(?![A-Za-z0-9])")
+PASSPORT_TRIGGER = r"(?i)passport|여권"
+_CARD_CODE_WORD = (r"(?<![A-Za-z])(?i:cvv2?|cvc2?|card\s+security\s+code|security\s+code|"
+                   r"card\s+code|card\s+verification\s+(?:code|value)|보안\s?코드|CVC\s?번호)")
+CARD_CODE_RE = re.compile(rf"{_CARD_CODE_WORD}\s*(?:\([^)\n]{{0,20}}\))?\s*(?i:is|는|은)?\s*[:：#=]?\s*"
+                          r"(?<!\d)(?P<v>\d{3,4})(?!\d|[\-/.:]\d)")  # not a date, a time or a decimal
+CARD_CODE_TRIGGER = r"(?i)cvv|cvc|security\s+code|card\s+code|card\s+verification|보안\s?코드"
+
+
+def find_passports(text: str) -> Iterator[tuple[int, int]]:
+    for m in PASSPORT_RE.finditer(text):
+        yield m.span("v")
+
+
+def find_card_codes(text: str) -> Iterator[tuple[int, int]]:
+    for m in CARD_CODE_RE.finditer(text):
+        yield m.span("v")

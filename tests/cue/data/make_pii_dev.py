@@ -800,6 +800,47 @@ def gen_issue25_cli():
                         "decoy": "port" if t in ports else "common_words",
                         "text": frame.format(t=t.format(u=u)), "entities": []})
 
+# --- passport numbers and card security codes after their labels ---------------------------------
+# Travel bookings and checkout forms. Its own seed, appended last: every record above stays.
+def gen_identity_numbers():
+    r = random.Random(SEED + 2811)
+
+    def passport():
+        return r.choice([
+            lambda: r.choice("MSROD") + "".join(r.choices(string.digits, k=8)),  # Korea
+            lambda: r.choice("MS") + "".join(r.choices(string.digits, k=3)) + r.choice(string.ascii_uppercase)
+            + "".join(r.choices(string.digits, k=4)),  # Korea since 2021
+            lambda: "".join(r.choices(string.digits, k=9)),  # the US, the UK
+            lambda: "".join(r.choices(string.ascii_uppercase, k=2)) + "".join(r.choices(string.digits, k=7)),
+        ])()
+
+    for _ in range(12):
+        p = passport()
+        text, lang = r.choice([
+            ("Passport: {p} (expires 2031-05-01)", "en"), ("Passport No. {p} entered on the booking form", "en"),
+            ("passport number is {p}", "en"), ("Traveler 1 — passport #{p} — Korean Air", "en"),
+            ("여권번호: {p} 확인 완료", "ko"), ("여권 번호 {p} 입력", "ko"), ("탑승객 여권번호는 {p}입니다", "ko"),
+        ])
+        text = text.format(p=p)
+        pos("passport_label", lang, "title" if " — " in text else "digest", text, ("PASSPORT", p))
+    for _ in range(12):
+        code = "".join(r.choices(string.digits, k=r.choice((3, 3, 4))))
+        text, lang = r.choice([
+            ("Card ending 4242, CVV {c}, expiry 09/27", "en"), ("CVC: {c} typed into the Stripe checkout", "en"),
+            ("security code {c} on the back of the card", "en"), ("Checkout — CVV2 {c} — Amex", "en"),
+            ("카드 보안코드 {c} 입력함", "ko"), ("CVC 번호: {c} 입력 후 결제", "ko"),
+        ])
+        text = text.format(c=code)
+        pos("card_code_label", lang, "title" if " — " in text else "digest", text, ("CARD_CVV", code))
+    for t in ["passport photo 2 attached", "Passport renewal opens in 2026", "passports: 3 scanned",
+              "CVV field is required", "cvc-tests passed 123 tests", "security code review on 2026-11-01",
+              "CVE-2024-12345 patched", "card code 12/28", "passport expires 2031-05-01",
+              "여권 사진 2장 제출", "보안코드 입력란 비어 있음"]:
+        lang = "ko" if any("가" <= c <= "힣" for c in t) else "en"
+        records.append({"kind": "decoy", "lang": lang, "shape": "digest", "case": "decoy_identity_numbers",
+                        "decoy": "common_words", "text": t, "entities": []})
+
+
 def main() -> None:
     gen_addresses()
     gen_roman_addresses()
@@ -813,6 +854,7 @@ def main() -> None:
     gen_decoys()
     gen_issue25()
     gen_issue25_cli()
+    gen_identity_numbers()
     with OUT.open("w", encoding="utf-8") as f:
         for rec in records:
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
