@@ -67,6 +67,8 @@ def open_store(*, readonly: bool = False, allow_secrets: bool = False) -> Iterat
     except sqlite3.Error as exc:
         raise db.translate(exc, state.db_path) from exc
     finally:
+        if not readonly:
+            db.optimize(conn)
         conn.close()
     if line:
         from ctx.core.guard import ENV

@@ -16,9 +16,10 @@ from ctx.core import settings
 from ctx.core.errors import CorruptDatabaseError, DatabaseError
 from ctx.core.migrations import MIGRATIONS
 from cuectx import sqlite as shared
-from cuectx.sqlite import BUSY_TIMEOUT_MS, enable_wal, transaction
+from cuectx.sqlite import BUSY_TIMEOUT_MS, enable_wal, optimize, transaction
 
-__all__ = ["BUSY_TIMEOUT_MS", "connect", "enable_wal", "opened", "transaction", "translate"]
+__all__ = ["BUSY_TIMEOUT_MS", "connect", "enable_wal", "opened", "optimize", "transaction",
+           "translate"]
 
 
 def translate(exc: sqlite3.Error, path: str | os.PathLike | None = None) -> DatabaseError:
@@ -58,4 +59,6 @@ def opened(path: str | os.PathLike | None = None, *,
     try:
         yield conn
     finally:
+        if not readonly:
+            optimize(conn)
         conn.close()

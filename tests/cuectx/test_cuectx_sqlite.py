@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 
 import pytest
 
@@ -141,3 +142,45 @@ def test_concurrent_first_opens_all_end_migrated(tmp_path):
     assert not errors
     conn = shared.connect(path, MIGRATIONS)
     assert conn.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 2
+
+
+def _stat_tables(conn) -> set[str]:
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone():
+        return set()
+    return {r[0] for r in conn.execute("SELECT tbl FROM sqlite_stat1")}
+
+
+def test_optimize_gives_the_planner_statistics_for_what_was_queried(tmp_path):
+    conn = shared.connect(tmp_path / "s.db", MIGRATIONS)
+    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT)")
+    conn.execute("CREATE INDEX t_k ON t (k)")
+    conn.executemany("INSERT INTO t (k) VALUES (?)", [(f"k{i % 50}",) for i in range(2000)])
+    conn.execute("SELECT count(*) FROM t WHERE k = 'k3'").fetchone()
+    assert _stat_tables(conn) == set()
+    shared.optimize(conn)
+    assert "t" in _stat_tables(conn)
+    conn.close()
+
+
+def test_optimize_never_waits_for_a_lock_or_raises(tmp_path):
+    path = tmp_path / "s.db"
+    conn = shared.connect(path, MIGRATIONS)
+    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT)")
+    conn.execute("CREATE INDEX t_k ON t (k)")
+    conn.executemany("INSERT INTO t (k) VALUES (?)", [(str(i % 50),) for i in range(2000)])
+    conn.execute("SELECT count(*) FROM t WHERE k = '3'").fetchone()  # optimize would analyze t
+    holder = shared.connect(path, MIGRATIONS)
+    holder.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+    t0 = time.perf_counter()
+    shared.optimize(conn)  # busy: skipped at once (the busy timeout is 5 s)
+    assert time.perf_counter() - t0 < 2
+    holder.execute("ROLLBACK")
+    conn.execute("BEGIN")
+    shared.optimize(conn)  # inside a transaction: left alone
+    assert conn.in_transaction
+    conn.execute("ROLLBACK")
+    for c in (conn, holder):
+        c.close()
+    readonly = shared.connect(path, MIGRATIONS, readonly=True)
+    shared.optimize(readonly)  # read-only: nothing to write, nothing raised
+    readonly.close()

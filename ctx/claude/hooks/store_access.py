@@ -27,6 +27,7 @@ def open_store(call: HookCall) -> Iterator:
     try:
         yield Store(conn)
     finally:
+        db.optimize(conn)  # the planner's statistics: hooks are the store's usual writers
         if not call.process_exits:
             conn.close()
         # Else the process is about to os._exit(): closing the last connection to a WAL
