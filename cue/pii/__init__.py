@@ -44,6 +44,7 @@ TOKENS: dict[str, str] = {
     "MEETING_CODE": "[MEETING_CODE]",
     "PASSPORT": "[PASSPORT]",
     "CARD_CVV": "[CVV]",
+    "DATE_OF_BIRTH": "[DATE_OF_BIRTH]",
 }
 
 _TOKEN_RE = re.compile("|".join(re.escape(t) for t in TOKENS.values()))

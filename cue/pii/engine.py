@@ -195,8 +195,8 @@ def build_engine(model: str | None = None):
 def context_recognizers(language: str = "en") -> list:
     """Recognizers that need a phrase around the entity or a URL's shape (issue 17):
     Korean addresses and names without honorifics, capability URLs, meeting IDs and
-    passcodes, obfuscated emails, bare SSNs next to the word SSN, passport numbers and card
-    security codes after their labels; and the card, phone and
+    passcodes, obfuscated emails, bare SSNs next to the word SSN, passport numbers, card
+    security codes and dates of birth after their labels; and the card, phone and
     RRN shapes Presidio's own recognizers turn away (cue.pii.finders.numbers, korean); and
     passwords given as command-line arguments (cuectx.secret_commands' parser)."""
     from cue.pii.finders import korean, numbers, phrases, urls
@@ -230,6 +230,8 @@ def context_recognizers(language: str = "en") -> list:
             phrases.PASSPORT_TRIGGER),
         rec("CardCodeRecognizer", "CARD_CVV", phrases.find_card_codes, 0.85,
             phrases.CARD_CODE_TRIGGER),
+        rec("BirthDateRecognizer", "DATE_OF_BIRTH", phrases.find_birth_dates, 0.85,
+            phrases.BIRTH_DATE_TRIGGER),
         # `mysql -pS3cret`, `sshpass -p …`, `redis-cli -a …`: the shared detector's parser
         # (ctx's guard uses it too); it searches for a program's name first.
         rec("CommandPasswordRecognizer", "SECRET", find_command_passwords, 0.9),

@@ -121,6 +121,7 @@ ENTITY_SAMPLES = {
     "MEETING_CODE": ["Meeting ID: 812 3456 7890", "Passcode: 4f9Kx2"],
     "PASSPORT": ["Passport: M12345678", "여권번호 M123A4567", "passport number is 123456789"],
     "CARD_CVV": ["CVV 123", "CVC2: 0456", "보안코드 789"],
+    "DATE_OF_BIRTH": ["DOB 1985-07-14", "생년월일: 1990.01.01", "Date of birth: 07/14/1985"],
 }
 assert set(ENTITY_SAMPLES) == set(TOKENS)
 

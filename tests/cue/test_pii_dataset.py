@@ -11,7 +11,7 @@ from cue.pii import TOKENS, analyze, scrub
 
 DATA = Path(__file__).parent / "data" / "pii_labelled.jsonl"
 # Types added since (scrub versions 2 and 5); the dev set (test_pii_devset.py) covers them.
-NEW_IN_V2 = {"ADDRESS", "CAPABILITY_URL", "MEETING_CODE", "PASSPORT", "CARD_CVV"}
+NEW_IN_V2 = {"ADDRESS", "CAPABILITY_URL", "MEETING_CODE", "PASSPORT", "CARD_CVV", "DATE_OF_BIRTH"}
 DECOY_KINDS = {"version", "git_sha", "uuid", "datetime", "port", "price", "order", "error_code"}
 
 

@@ -24,8 +24,9 @@ ISSUE_17_CASES = {"kr_address", "kr_name_role", "kr_name_list", "kr_name_chat", 
 # hyphen after their label, Meet codes in titles, "client secret (…)", a bare SSN after "SSN".
 ISSUE_25_CASES = {"private_key_inline", "cli_password", "kr_name_honorific", "kr_name_particle",
                   "kr_rrn_bare", "meet_code_title", "client_secret_paren", "ssn_after_label",
-                  # travel bookings and checkout forms: a passport number, a card's security code
-                  "passport_label", "card_code_label"}
+                  # travel bookings and checkout forms: a passport number, a card's security
+                  # code, a date of birth
+                  "passport_label", "card_code_label", "birth_date_label"}
 DECOY_KINDS = {"version", "hash", "order", "port", "public_url", "common_words"}
 
 

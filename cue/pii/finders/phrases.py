@@ -1,6 +1,6 @@
 """Entities that only a phrase around them reveals: meeting IDs and passcodes written
 outside a URL, obfuscated email addresses, a bare 9-digit SSN next to the word SSN, and
-passport numbers and card security codes after their labels.
+passport numbers, card security codes and dates of birth after their labels.
 
 Pure stdlib; cue.pii.engine wraps these finders in Presidio recognizers.
 """
@@ -166,4 +166,23 @@ def find_passports(text: str) -> Iterator[tuple[int, int]]:
 
 def find_card_codes(text: str) -> Iterator[tuple[int, int]]:
     for m in CARD_CODE_RE.finditer(text):
+        yield m.span("v")
+
+
+# --- dates of birth, after their labels -----------------------------------------------------
+# A date is left alone (deploys, meetings, versions); after "DOB" or "생년월일" it is a person's.
+_BIRTH_WORD = (r"(?<![A-Za-z])(?i:d\.?o\.?b\.?|date\s+of\s+birth|birth\s*date|birthday|born(?:\s+on)?)"
+               r"|생년월일|생일|출생일")
+_BIRTH_DATE = (r"(?:19|20)\d{2}[-./](?:0?[1-9]|1[0-2])[-./](?:0?[1-9]|[12]\d|3[01])"  # 1985-07-14
+               r"|(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])/(?:19|20)\d{2}"  # 07/14/1985
+               r"|(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])\.(?:19|20)\d{2}"  # 14.07.1985
+               r"|(?:19|20)\d{2}\s?년\s?(?:0?[1-9]|1[0-2])\s?월\s?(?:0?[1-9]|[12]\d|3[01])\s?일"  # 1985년 7월 14일
+               r"|(?i:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d{2})")
+BIRTH_DATE_RE = re.compile(rf"(?:{_BIRTH_WORD})\s*(?i:is|는|은)?\s*[:：=]?\s*"
+                           rf"(?<![\d.])(?P<v>{_BIRTH_DATE})(?![\d])")
+BIRTH_DATE_TRIGGER = r"(?i)d\.?o\.?b|birth|born|생년월일|생일|출생일"
+
+
+def find_birth_dates(text: str) -> Iterator[tuple[int, int]]:
+    for m in BIRTH_DATE_RE.finditer(text):
         yield m.span("v")

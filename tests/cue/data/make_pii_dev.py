@@ -832,10 +832,22 @@ def gen_identity_numbers():
         ])
         text = text.format(c=code)
         pos("card_code_label", lang, "title" if " — " in text else "digest", text, ("CARD_CVV", code))
+    for _ in range(12):
+        y, m, d = r.randint(1950, 2006), r.randint(1, 12), r.randint(1, 28)
+        date, lang = r.choice([
+            (f"{y}-{m:02d}-{d:02d}", "en"), (f"{m:02d}/{d:02d}/{y}", "en"), (f"{y}.{m:02d}.{d:02d}", "ko"),
+            (f"{y}년 {m}월 {d}일", "ko"),
+        ])
+        frames = {"en": ["DOB {d} on the insurance form", "Date of birth: {d}", "Patient — DOB: {d} — chart",
+                         "born on {d}, per the HR record"],
+                  "ko": ["생년월일: {d} 확인", "회원 생년월일 {d} 입력", "출생일 {d} (주민등록상)"]}
+        text = r.choice(frames[lang]).format(d=date)
+        pos("birth_date_label", lang, "title" if " — " in text else "digest", text, ("DATE_OF_BIRTH", date))
     for t in ["passport photo 2 attached", "Passport renewal opens in 2026", "passports: 3 scanned",
               "CVV field is required", "cvc-tests passed 123 tests", "security code review on 2026-11-01",
               "CVE-2024-12345 patched", "card code 12/28", "passport expires 2031-05-01",
-              "여권 사진 2장 제출", "보안코드 입력란 비어 있음"]:
+              "여권 사진 2장 제출", "보안코드 입력란 비어 있음", "birthday party on 2026-12-01",
+              "born in 1985", "DOB field left empty", "생일 축하 모임 2026.11.25", "release date 2026-11-25"]:
         lang = "ko" if any("가" <= c <= "힣" for c in t) else "en"
         records.append({"kind": "decoy", "lang": lang, "shape": "digest", "case": "decoy_identity_numbers",
                         "decoy": "common_words", "text": t, "entities": []})
