@@ -22,7 +22,7 @@ from ctx.core.text import text_len
 def run(call: HookCall) -> str | None:
     from ctx.claude import handoff
 
-    with open_store(call) as store:
+    with open_store(call, optimize=True) as store:
         version = warm.store_version(store.conn)  # before reading: a change meanwhile is a miss
         scope = hook_scope(call, store)
         if _refresh_shared(call, store, scope):

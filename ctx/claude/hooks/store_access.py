@@ -19,7 +19,10 @@ def hook_scope(call: HookCall, store):
 
 
 @contextmanager
-def open_store(call: HookCall) -> Iterator:
+def open_store(call: HookCall, *, optimize: bool = False) -> Iterator:
+    """The store for one hook. `optimize`: refresh the query planner's statistics as it ends
+    (ctx.core.db.optimize) — the session start does, once per session; prompt-submit and stop,
+    on every prompt's path, leave it to it."""
     from ctx.core import db
     from ctx.core.store import Store
 
@@ -27,7 +30,8 @@ def open_store(call: HookCall) -> Iterator:
     try:
         yield Store(conn)
     finally:
-        db.optimize(conn)  # the planner's statistics: hooks are the store's usual writers
+        if optimize:
+            db.optimize(conn)
         if not call.process_exits:
             conn.close()
         # Else the process is about to os._exit(): closing the last connection to a WAL
