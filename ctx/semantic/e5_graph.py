@@ -127,22 +127,13 @@ def build_graph(f: E5File, *, nbits: bool = True, accuracy: int = 4):
     """The transformer part as an onnx ModelProto (weights inline; the caller externalises)."""
     from onnx import TensorProto as TP
     from onnx import helper as h
-    from onnx import numpy_helper as nh
+
+    from ctx.semantic.onnx_graph import GraphParts
 
     H, NH, L = f.H, f.heads, f.layers
     HD = H // NH
-    inits, nodes = [], []
-
-    def init(name, arr):
-        inits.append(nh.from_array(np.ascontiguousarray(arr), name))
-        return name
-
-    def const(name, value, dtype=np.float32):
-        return init(name, np.array(value, dtype=dtype))
-
-    def node(op, inputs, name, **attrs):
-        nodes.append(h.make_node(op, inputs, [name], name=name + "_node", **attrs))
-        return name
+    parts = GraphParts()
+    inits, nodes, init, const, node = parts.inits, parts.nodes, parts.init, parts.const, parts.node
 
     def linear(x, w, b, out, nout, nin):
         B = init(out + ".b", f.f32(b))

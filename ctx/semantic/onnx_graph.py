@@ -22,6 +22,26 @@ from onnx import numpy_helper as nh
 from safetensors.numpy import load_file
 
 
+class GraphParts:
+    """A graph's initializers and nodes as they are written, one call each (both model builders,
+    this one and ctx/semantic/e5_graph.py, name things the same way)."""
+
+    def __init__(self) -> None:
+        self.inits: list = []
+        self.nodes: list = []
+
+    def init(self, name: str, arr) -> str:
+        self.inits.append(nh.from_array(np.ascontiguousarray(arr), name))
+        return name
+
+    def const(self, name: str, value, dtype=np.float32) -> str:
+        return self.init(name, np.array(value, dtype=dtype))
+
+    def node(self, op: str, inputs: list[str], name: str, **attrs) -> str:
+        self.nodes.append(h.make_node(op, inputs, [name], name=name + "_node", **attrs))
+        return name
+
+
 def build_graph(model_dir: Path) -> onnx.ModelProto:
     cfg = json.loads((model_dir / "config.json").read_text())
     H = cfg["hidden_size"]
@@ -32,18 +52,8 @@ def build_graph(model_dir: Path) -> onnx.ModelProto:
     assert cfg["hidden_act"] == "gelu" and cfg["position_embedding_type"] == "absolute"
 
     w = load_file(str(model_dir / "model.safetensors"))
-    inits, nodes = [], []
-
-    def init(name, arr):
-        inits.append(nh.from_array(np.ascontiguousarray(arr), name))
-        return name
-
-    def const(name, value, dtype=np.float32):
-        return init(name, np.array(value, dtype=dtype))
-
-    def node(op, inputs, name, **attrs):
-        nodes.append(h.make_node(op, inputs, [name], name=name + "_node", **attrs))
-        return name
+    parts = GraphParts()
+    inits, nodes, init, const, node = parts.inits, parts.nodes, parts.init, parts.const, parts.node
 
     def linear(x, prefix, out):
         # torch Linear stores weight [out, in]; MatMul wants [in, out]
