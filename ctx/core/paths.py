@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 
 from ctx.core import settings
 
@@ -31,32 +32,45 @@ def default_budget() -> int | None:
 
 
 def write_private(path: str | os.PathLike, data, *, encoding: str = "utf-8") -> Path:
-    """Write a file that holds memory (an export, a backup, a share file) — `data` is text,
-    bytes, or an iterable of either written as it comes (an export streams): mode 0600 from the
-    first byte (created that way, not chmod-ed after), atomically (a temporary file in the
-    same folder, then renamed over `path`), so no other user can read it even while it is
-    written and a crash leaves the old file. Returns the path written."""
+    """Write a file that holds memory (an export, a backup) — `data` is text, bytes, or an
+    iterable of either written as it comes (an export streams): mode 0600 from the first byte
+    (created that way, not chmod-ed after), atomically and synced (`replace_file`), so no other
+    user can read it even while it is written and a crash leaves the old file. Returns the
+    path written."""
     from pathlib import Path
 
     target = Path(path).expanduser()
     chunks = [data] if isinstance(data, (str, bytes)) else data  # or an iterable: streamed
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    replace_file(str(target), (c.encode(encoding) if isinstance(c, str) else c for c in chunks))
+    return target
+
+
+def replace_file(path: str, chunks: Iterable[bytes], *, mode: int = 0o600,
+                 sync: bool = True) -> None:
+    """The one way ctx replaces a file: `chunks` go to a temporary file beside `path`, created
+    with `mode` (less the umask) and never through a symlink, then renamed over `path` —
+    readers see the old file or the new one, a crash leaves the old one, a failure removes the
+    temporary file. `sync`: on disk before the rename (an export; a cache need not). Errors
+    name `path`, not the temporary file. os.path only: the fast paths write their caches so."""
+    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
     except OSError as exc:  # name the file asked for, not the temporary one
-        raise type(exc)(exc.errno, exc.strerror, str(target)) from None
+        raise type(exc)(exc.errno, exc.strerror, path) from None
     try:
         with os.fdopen(fd, "wb") as f:
             for chunk in chunks:
-                f.write(chunk.encode(encoding) if isinstance(chunk, str) else chunk)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o600)  # a umask cannot widen it, but be explicit on odd filesystems
-        os.replace(tmp, target)
+                f.write(chunk)
+            if sync:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
         raise
-    return target
 
 
 def save_cache(path: str, data) -> bool:
@@ -64,17 +78,9 @@ def save_cache(path: str, data) -> bool:
     atomically (a temporary file renamed over it), its folder made 0700 if missing. False
     when it cannot be written (a read-only home): a cache is never worth an error. os.path
     only: `ctx mcp` and `ctx --help` keep theirs before anything heavy loads."""
-    tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False)
-        os.replace(tmp, path)
+        replace_file(path, [json.dumps(data, ensure_ascii=False).encode("utf-8")], sync=False)
     except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         return False
     return True

@@ -462,7 +462,7 @@ def write_file(path: Path, text: str) -> bool:
     The mode is the ordinary one for a file in a repository (0666 less the umask, 0644
     usually) — not ctx's 0600 for private data: this file is meant to be committed and read
     by teammates, and it never holds a secret (the guard redacted them)."""
-    import tempfile
+    from ctx.core.paths import replace_file
 
     data = text.encode("utf-8")
     try:
@@ -471,20 +471,7 @@ def write_file(path: Path, text: str) -> bool:
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".memory.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp made it 0600
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_file(str(path), [data], mode=0o666, sync=False)  # 0666 less the umask, as git would
     return True
 
 
