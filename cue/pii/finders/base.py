@@ -49,6 +49,16 @@ def windowed(analyze: Callable[[str], list], text: str, trigger: re.Pattern | No
     return results
 
 
+def result(recognizer: LocalRecognizer, entity: str, start: int, end: int,
+           score: float) -> RecognizerResult:
+    """One finding of `recognizer`, named in its metadata as Presidio's own recognizers do."""
+    return RecognizerResult(entity_type=entity, start=start, end=end, score=score,
+                            recognition_metadata={
+                                RecognizerResult.RECOGNIZER_NAME_KEY: recognizer.name,
+                                RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: recognizer.id,
+                            })
+
+
 class SpanRecognizer(LocalRecognizer):
     """A regex recognizer whose entity is the whole match or its group `v` (or `v2`).
 
@@ -80,14 +90,7 @@ class SpanRecognizer(LocalRecognizer):
             start, end = m.span(group)
             if start == end:
                 continue
-            out.append(RecognizerResult(
-                entity_type=self.supported_entities[0], start=start, end=end,
-                score=self.score,
-                recognition_metadata={
-                    RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
-                    RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
-                },
-            ))
+            out.append(result(self, self.supported_entities[0], start, end, self.score))
         return out
 
 

@@ -9,12 +9,13 @@ import math
 import re
 from collections import Counter
 
-from presidio_analyzer import LocalRecognizer, RecognizerResult
+from presidio_analyzer import LocalRecognizer
 
 from cue.pii.finders.base import (
     _HANGUL,
     _STOP,
     _URL_TAIL,
+    result,
 )
 from cuectx.secrets import (
     KOREAN_PASSWORD_WORDS,
@@ -55,14 +56,8 @@ class SharedSecretRecognizer(LocalRecognizer):
             entity = "PRIVATE_KEY" if f.kind == "private-key" else "API_KEY"
             if entities and entity not in entities:
                 continue
-            out.append(RecognizerResult(
-                entity_type=entity, start=f.start, end=f.end,
-                score=1.0 if entity == "PRIVATE_KEY" else 0.95,
-                recognition_metadata={
-                    RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
-                    RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
-                },
-            ))
+            out.append(result(self, entity, f.start, f.end,
+                              1.0 if entity == "PRIVATE_KEY" else 0.95))
         return out
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 
-from cue.pii.finders.base import windowed
+from cue.pii.finders.base import result, windowed
 
 Finder = Callable[[str], Iterable[tuple]]
 
@@ -45,12 +45,6 @@ class FunctionRecognizer(LocalRecognizer):
             start, end = span[0], span[1]
             if start >= end:
                 continue
-            out.append(RecognizerResult(
-                entity_type=span[2] if len(span) > 2 else self.entity, start=start, end=end,
-                score=self.score,
-                recognition_metadata={
-                    RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
-                    RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
-                },
-            ))
+            out.append(result(self, span[2] if len(span) > 2 else self.entity, start, end,
+                              self.score))
         return out
