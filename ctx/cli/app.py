@@ -10,6 +10,8 @@ errors go to stderr; errors exit non-zero (cuectx.exits.ExitCode).
 """
 from __future__ import annotations
 
+import inspect
+from dataclasses import dataclass
 from typing import Annotated, ClassVar
 
 import typer
@@ -56,10 +58,20 @@ COMMANDS = {
 
 class CtxGroup(EdgeGroup):
     """Loads COMMANDS on first use; errors become one `Error: …` line on stderr and a
-    documented exit code (cuectx.cli.EdgeGroup)."""
+    documented exit code (cuectx.cli.EdgeGroup).
+
+    Converting a Typer command into a click command costs ~2 ms (Typer evaluates every
+    parameter's annotation), so only the command that runs, or whose --help is asked, is
+    converted. Listing them (`ctx --help`, a bare `ctx`) reads each one's help from what its
+    module registered (`Listed`): the module is imported, nothing is converted."""
 
     debug_env = "CTX_DEBUG"
     sections: ClassVar[dict[str, str]] = {name: section for name, (_, section) in COMMANDS.items()}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._modules: dict[str, tuple[typer.Typer, dict[str, object]]] = {}
+        self._listing = False
 
     def translate_sqlite(self, exc):
         return translate_sqlite(exc)
@@ -67,19 +79,70 @@ class CtxGroup(EdgeGroup):
     def list_commands(self, ctx):
         return list(COMMANDS)
 
+    def format_commands(self, ctx, formatter):
+        """EdgeGroup's listing, from each command's `Listed` help (see the class)."""
+        self._listing = True
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self._listing = False
+
     def get_command(self, ctx, name):
         if name not in self.commands and name in COMMANDS:
-            self._load(COMMANDS[name][0])
+            if self._listing:
+                return Listed.of(self._registered(COMMANDS[name][0])[1][name])
+            self.add_command(self._convert(name), name)
         return super().get_command(ctx, name)
 
-    def _load(self, module_name: str) -> None:
-        import importlib
+    def _registered(self, module_name: str) -> tuple[typer.Typer, dict[str, object]]:
+        """The Typer app a command module registered its commands on (imported once), and
+        its commands by name (each a Typer CommandInfo, or a TyperInfo for a group)."""
+        if module_name not in self._modules:
+            import importlib
 
-        sub = typer.Typer(rich_markup_mode=None)
-        importlib.import_module(module_name).register(sub)
-        group = typer.main.get_command(sub)
-        for name, command in getattr(group, "commands", {group.name: group}).items():
-            self.add_command(command, name)
+            sub = typer.Typer(rich_markup_mode=None)
+            importlib.import_module(module_name).register(sub)
+            infos: dict[str, object] = {
+                info.name or typer.main.get_command_name(info.callback.__name__): info
+                for info in sub.registered_commands}
+            for info in sub.registered_groups:
+                infos[typer.main.solve_typer_info_defaults(info).name] = info
+            self._modules[module_name] = sub, infos
+        return self._modules[module_name]
+
+    def _convert(self, name: str):
+        """The click command `name`, converted from its module's registration as a whole
+        module always was — a module of one command keeps the completion options Typer gives
+        a one-command app — but without converting its other commands."""
+        sub, infos = self._registered(COMMANDS[name][0])
+        if len(infos) > 1:
+            sub = typer.Typer(rich_markup_mode=None, add_completion=False)
+            info = infos[name]
+            if isinstance(info, typer.models.CommandInfo):
+                sub.registered_commands.append(info)
+            else:
+                sub.registered_groups.append(info)
+        command = typer.main.get_command(sub)
+        return getattr(command, "commands", {name: command})[name]
+
+
+@dataclass(frozen=True)
+class Listed:
+    """What the command listing reads of a command (cuectx.cli.one_line, `hidden`), taken as
+    Typer's conversion takes it (typer.main.get_command_from_info, get_group_from_info)."""
+
+    help: str | None
+    short_help: str | None
+    hidden: bool
+
+    @classmethod
+    def of(cls, info) -> Listed:
+        if isinstance(info, typer.models.CommandInfo):
+            help_ = (inspect.getdoc(info.callback) if info.help is None
+                     else inspect.cleandoc(info.help))
+            return cls(help_, info.short_help, info.hidden)
+        solved = typer.main.solve_typer_info_defaults(info)
+        return cls(solved.help, solved.short_help, solved.hidden)
 
 
 app = typer.Typer(
