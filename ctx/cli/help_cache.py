@@ -126,11 +126,16 @@ def _write(out: str, err: str) -> None:
 def render_and_keep(argv: list[str], render) -> None:
     """Run `render()` (the Typer app) with stdout and stderr captured; what it wrote reaches
     the real streams all the same, and is kept when it is help: on stdout with exit 0, or
-    (a bare `ctx`) on stderr with exit 2. Errors, such as an unknown command, are not kept."""
+    (a bare `ctx`) on stderr with exit 2. Errors, such as an unknown command, are not kept.
+
+    Run on the process's own streams, it then ends the process with the render's exit code,
+    without the interpreter's teardown: Typer and click leave ~10 ms of it (a caller that
+    swapped the streams, such as a test, gets the ordinary return or SystemExit)."""
     import io
 
     k = key(argv)  # before rendering: what the run was asked under
     streams = sys.stdout, sys.stderr
+    own = streams == (sys.__stdout__, sys.__stderr__)
     out, err = io.StringIO(), io.StringIO()
     sys.stdout, sys.stderr = out, err
     code: object = "raised"  # a render that raised is never kept
@@ -146,7 +151,9 @@ def render_and_keep(argv: list[str], render) -> None:
         if (code == 0 and text and not problem) or (not argv and code == 2 and problem
                                                     and not text):
             _keep(k, [text, problem, code])
-        _write(text, problem)
+        _write(text, problem)  # flushed: nothing else of this process is buffered
+        if own and isinstance(code, int):
+            os._exit(code)
 
 
 def _keep(k: str, entry: list) -> None:
