@@ -4,6 +4,9 @@ text must be exactly what converting every command gives."""
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
+import sys
 
 import pytest
 import typer
@@ -62,3 +65,19 @@ def test_a_command_alone_is_converted_as_its_whole_module_was(name):
         a, w = alone.get_command(sub_ctx, sub), whole.get_command(sub_ctx, sub)
         leaf = a.context_class(a, info_name=sub, parent=sub_ctx)
         assert a.get_help(leaf) == w.get_help(leaf), sub
+
+
+@pytest.mark.parametrize("args", [["--help"], ["query", "--help"], []])
+def test_a_first_help_run_loads_no_rich_and_lists_the_commands(ctx_bin, tmp_path, args):
+    """Typer's rich markup is off (rich_markup_mode=None): rendering the help needs no rich."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", ctx_bin, *args],
+                          capture_output=True, timeout=60, check=False,
+                          env={**os.environ, "CTX_HOME": str(tmp_path / "home")})
+    lines = proc.stderr.decode().splitlines()
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")}
+    assert "typer" in loaded and not {m for m in loaded if m.split(".")[0] == "rich"}
+    text = proc.stdout.decode() if args else "\n".join(
+        line for line in lines if not line.startswith("import time:"))
+    assert proc.returncode == (0 if args else 2) and "Usage: ctx" in text
+    if args != ["query", "--help"]:
+        assert all(f"\n  {name} " in text for name in COMMANDS)
