@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from presidio_analyzer import LocalRecognizer, RecognizerResult
+
+from cue.pii.finders.lazy import lazy_re
 
 # Characters that end a URL-ish or token-ish run.
 _STOP = r"\s'\"<>`\[\]{}()|\\"
@@ -68,15 +70,18 @@ class SpanRecognizer(LocalRecognizer):
     def __init__(self, name: str, entity: str, pattern: str, score: float,
                  flags: int = 0, check: Callable[[re.Match], bool] | None = None,
                  trigger: str | None = None, language: str = "en"):
-        self.regex = re.compile(pattern, flags)
-        self.trigger = re.compile(trigger) if trigger else None
-        self.groups = [g for g in ("v", "v2") if g in self.regex.groupindex]
+        self.regex = lazy_re(pattern, flags)
+        self.trigger = lazy_re(trigger) if trigger else None
         self.score = score
         self.check = check
         super().__init__(supported_entities=[entity], supported_language=language, name=name)
 
     def load(self) -> None:
         pass
+
+    @cached_property
+    def groups(self) -> list[str]:
+        return [g for g in ("v", "v2") if g in self.regex.groupindex]
 
     def analyze(self, text, entities, nlp_artifacts=None):
         return windowed(self._analyze, text, self.trigger)
@@ -95,7 +100,7 @@ class SpanRecognizer(LocalRecognizer):
 
 
 
-_HANGUL_RUN = re.compile(f"[{_HANGUL}]")
+_HANGUL_RUN = lazy_re(f"[{_HANGUL}]")
 
 
 @lru_cache(maxsize=4)

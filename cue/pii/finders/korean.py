@@ -13,6 +13,8 @@ import itertools
 import re
 from collections.abc import Iterator
 
+from cue.pii.finders.lazy import lazy_re
+
 # --- addresses ---------------------------------------------------------------------------
 
 _PROVINCE = (r"(?:서울|부산|대구|인천|광주|대전|울산|세종)(?:특별자치시|특별시|광역시|시)?"
@@ -35,9 +37,9 @@ _DETAIL = (r"(?P<detail>(?:,?\s?(?:지하\s?)?\d{1,4}(?:동|층|호)(?:\s?\d{1,5
 # number ("3개", "10분", "2번") means the number was a count, not a building number.
 _ADDRESS_TAIL = (r"(?:에서|에게|으로|로|에|의|은|는|이|가|을|를|와|과|도|까지|부터|근처|인근|쪽|"
                  r"앞|뒤|옆|소재|방면|일대|번지)")
-_PLACE_TAIL = re.compile(r"\s?(?:에서|에|근처|인근|쪽|앞|소재|방면|일대)")
+_PLACE_TAIL = lazy_re(r"\s?(?:에서|에|근처|인근|쪽|앞|소재|방면|일대)")
 
-KR_ADDRESS_RE = re.compile(
+KR_ADDRESS_RE = lazy_re(
     rf"(?<![가-힣0-9A-Za-z])(?:(?P<prov>{_PROVINCE})\s)?"
     rf"(?P<dist>(?:{_DISTRICT}\s){{0,3}})"
     rf"(?:(?P<road>{_ROAD})\s?(?P<bldg>{_BLDG})|(?P<area>{_AREA})\s(?P<lot>{_LOT})){_DETAIL}"
@@ -66,7 +68,7 @@ _NOT_PLACES_TEXT = """
 단가 정가 원가 시가 대가 특가 고가 저가 물가 인가 허가 휴가 부가 국가 작가 전문가 누가 어디가
 """
 _NOT_PLACES = set(_NOT_PLACES_TEXT.split())
-_ADDRESS_CONTEXT = re.compile(
+_ADDRESS_CONTEXT = lazy_re(
     r"(?i)주소|위치|소재지|배송지|배송|도로명|지번|자택|사무실|본사|지사|매장|지점|건물|"
     r"오시는 ?길|찾아오시는|address|located|office at|ship to")
 
@@ -119,7 +121,7 @@ _ROMAN_CITY = (r"Seoul|Busan|Incheon|Daegu|Daejeon|Gwangju|Ulsan|Sejong|Jeju|"
                rf"{_ROMAN_PLACE}-do|Gyeonggi(?:-do)?|Gangwon(?:-do)?")
 _ROMAN_NUM = r"\d{1,5}(?:-\d{1,4})?"
 _ROMAN_STREET = rf"{_ROMAN_PLACE}-(?:daero|ro|gil|dong|ri|ga)(?:\s\d{{1,4}}(?:beon)?-gil)?"
-KR_ROMAN_ADDRESS_RE = re.compile(
+KR_ROMAN_ADDRESS_RE = lazy_re(
     rf"\b(?:{_ROMAN_NUM},?\s{_ROMAN_STREET}|{_ROMAN_STREET},?\s{_ROMAN_NUM})"
     rf"(?:,?\s(?:{_ROMAN_PLACE}-dong|{_ROMAN_DISTRICT}))+(?:,?\s(?:{_ROMAN_CITY}))?"
     r"(?:,?\s(?:South\s)?Korea)?(?:\s\d{5})?\b")
@@ -136,12 +138,12 @@ def find_kr_roman_addresses(text: str) -> Iterator[tuple[int, int]]:
 # Presidio's KR RRN pattern insists on a real month and day; a dashed 6+7 run with a gender
 # digit 1-8 is an RRN shape even when its date is not (typos, generated test data, masked
 # dates), and nothing else is written that way.
-KR_RRN_SHAPE_RE = re.compile(r"(?<![\d\-])\d{2}[01]\d[0-3]\d-[1-8]\d{6}(?![\d\-])")
+KR_RRN_SHAPE_RE = lazy_re(r"(?<![\d\-])\d{2}[01]\d[0-3]\d-[1-8]\d{6}(?![\d\-])")
 RRN_TRIGGER = r"\d{6}-\d{7}|\d{13}"
 # Without the hyphen, 13 digits are an RRN only right after its label and with a real
 # month and day: "주민등록번호 9001011234567", "주민번호: …", "RRN …", "주민등록번호(…)".
 _RRN_LABEL = r"(?:주민\s?등록\s?번호|주민\s?번호|(?i:RRN|resident\s+registration(?:\s+(?:no\.?|number))?))"
-KR_RRN_BARE_RE = re.compile(
+KR_RRN_BARE_RE = lazy_re(
     rf"{_RRN_LABEL}\s*(?:는|은|이|가)?\s*[:：=(#\-]?\s*"
     r"(?P<v>\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])[1-8]\d{6})(?!\d)")
 
@@ -186,27 +188,27 @@ _ROLE = (
     r"by|with|name|full_?name|display_?name|nick_?name|user_?name|user|sender|recipient|customer|"
     r"contact|host|speaker)"
 )
-_ROLE_NAMES_RE = re.compile(
+_ROLE_NAMES_RE = lazy_re(
     rf"(?<![가-힣A-Za-z])(?:{_ROLE})(?:은|는|이|가)?\s*[:：=\-]?\s*(?P<first>{_NAME}){_NAME_END}")
-_LIST_ITEM_RE = re.compile(rf"{_PARTICLE}?(?:{_SEP})(?P<name>{_NAME}){_NAME_END}")
+_LIST_ITEM_RE = lazy_re(rf"{_PARTICLE}?(?:{_SEP})(?P<name>{_NAME}){_NAME_END}")
 # Chat headers and messenger window titles.
 _TIME = r"(?:오전|오후)\s?\d{1,2}:\d{2}|\d{1,2}:\d{2}(?:\s?[AaPp][Mm])?"
 _APPS = (r"카카오톡|KakaoTalk|Kakao|Slack|슬랙|Teams|팀즈|Microsoft Teams|LINE|라인|Discord|"
          r"디스코드|Telegram|텔레그램|WhatsApp|Messenger|메신저|잔디|JANDI|네이트온|Signal|DM")
 # A line opening with "김민수: …" is a chat line only for a likely name (see find_kr_names).
-_LINE_START_NAME = re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s*[:：]\s")
+_LINE_START_NAME = lazy_re(rf"(?m)^\s*(?P<n>{_NAME})\s*[:：]\s")
 _CHAT_RES = [
-    re.compile(rf"\[(?P<n>{_NAME})\]\s*\[?(?:{_TIME})"),                      # [김민수] [오후 3:12]
-    re.compile(rf"(?:{_TIME})\]?\s*,?\s*(?P<n>{_NAME})\s*[:：]"),              # 오후 3:12, 김민수 :
-    re.compile(rf"(?m)^\s*(?P<n>{_NAME})\s*[,—–\-]?\s*(?:오늘|어제)?\s*\[?(?:{_TIME})(?![0-9])"),  # 김민수 오후 3:12
-    re.compile(rf"(?m)^\[?(?:{_TIME})\]?\t+(?P<n>{_NAME})\t"),                   # LINE: 15:12<TAB>김민수<TAB>
-    re.compile(rf"(?m)^\s*\[?(?:{_TIME})\]?\s*(?P<n>{_NAME})\s*[:：]"),        # [15:12] 김민수:
+    lazy_re(rf"\[(?P<n>{_NAME})\]\s*\[?(?:{_TIME})"),                         # [김민수] [오후 3:12]
+    lazy_re(rf"(?:{_TIME})\]?\s*,?\s*(?P<n>{_NAME})\s*[:：]"),                 # 오후 3:12, 김민수 :
+    lazy_re(rf"(?m)^\s*(?P<n>{_NAME})\s*[,—–\-]?\s*(?:오늘|어제)?\s*\[?(?:{_TIME})(?![0-9])"),  # 김민수 오후 3:12
+    lazy_re(rf"(?m)^\[?(?:{_TIME})\]?\t+(?P<n>{_NAME})\t"),                      # LINE: 15:12<TAB>김민수<TAB>
+    lazy_re(rf"(?m)^\s*\[?(?:{_TIME})\]?\s*(?P<n>{_NAME})\s*[:：]"),           # [15:12] 김민수:
     _LINE_START_NAME,                                                           # 김민수: 네 확인
-    re.compile(rf"(?<![가-힣])(?P<n>{_NAME})\s*[-–—|·]\s*(?:{_APPS})\b"),      # 김민수 - 카카오톡
-    re.compile(rf"(?:{_APPS})\s*[-–—|:·]\s*(?P<n>{_NAME})(?![가-힣])"),        # Slack | 김민수
+    lazy_re(rf"(?<![가-힣])(?P<n>{_NAME})\s*[-–—|·]\s*(?:{_APPS})\b"),         # 김민수 - 카카오톡
+    lazy_re(rf"(?:{_APPS})\s*[-–—|:·]\s*(?P<n>{_NAME})(?![가-힣])"),           # Slack | 김민수
     # Slack | #ops — 김민수
-    re.compile(rf"(?:{_APPS})\s*[-–—|:·]\s*#[\w\-]{{1,40}}\s*[-–—|:·]\s*(?P<n>{_NAME})(?![가-힣])"),
-    re.compile(rf"(?<![가-힣])(?P<n>{_NAME})(?:와|과|님과)의\s?(?:대화|채팅|1:1)"),  # 김민수와의 대화
+    lazy_re(rf"(?:{_APPS})\s*[-–—|:·]\s*#[\w\-]{{1,40}}\s*[-–—|:·]\s*(?P<n>{_NAME})(?![가-힣])"),
+    lazy_re(rf"(?<![가-힣])(?P<n>{_NAME})(?:와|과|님과)의\s?(?:대화|채팅|1:1)"),  # 김민수와의 대화
 ]
 # Three-syllable words that start with a surname and use name syllables but are not names.
 _NOT_NAMES_TEXT = """
@@ -307,7 +309,7 @@ def find_kr_names(text: str) -> Iterator[tuple[int, int]]:
             yield span
 
 
-_BARE_LIST_RE = re.compile(
+_BARE_LIST_RE = lazy_re(
     rf"(?<![가-힣])(?P<a>{_NAME})(?:님|씨)?\s*[,，、·]\s*(?P<b>{_NAME})(?:님|씨)?{_NAME_END}")
 
 
@@ -316,20 +318,20 @@ _NOT_NAME_ENDINGS = set("시구군도동읍면리팀부실과사점장관청국�
 
 
 # With no label in front, a list of names must use common surnames (about 85% of people).
-_COMMON_SURNAME = re.compile("[김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유"
-                             "남심노하곽성차주우구민진나지엄]")
+_COMMON_SURNAME = lazy_re("[김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유"
+                          "남심노하곽성차주우구민진나지엄]")
 
 
 # "박지훈과 배포 일정을 논의했다", "이서연에게 메일을 보냈다": a name with a "with/to"
 # particle and, a few words on, something people do together.
-_WITH_NAME_RE = re.compile(
+_WITH_NAME_RE = lazy_re(
     rf"(?<![가-힣])(?P<n>{_NAME})(?:과|와|이랑|랑|하고|에게|한테|께|님과|님께)\s"
     r"[^\n]{0,24}?(?:논의|통화|회의|미팅|대화|메시지|메일|연락|상의|면담|협의|이야기|얘기|채팅|DM|"
     r"리뷰|공유|전달|보냈|보냄|받았|만났|만남|점심|저녁|식사|커피|약속|인사|질문|답장|문의|요청)")
 
 
 # "김민수가 PR을 승인했다": a name as the subject of something only people do.
-_SUBJECT_NAME_RE = re.compile(
+_SUBJECT_NAME_RE = lazy_re(
     rf"(?<![가-힣])(?P<n>{_NAME})(?:이|가|은|는|께서|님이|님은|님께서)\s"
     r"[^\n]{0,24}?(?:승인|리뷰|작성했|작성함|요청했|요청함|보냈|보냄|남겼|남김|공유했|공유함|말했|말함|답장|"
     r"참석했|참석함|올렸|올림|댓글|커밋했|머지했|병합했|전화했|전화함|연락했|연락함|물어|질문했|제안했|"
@@ -337,7 +339,7 @@ _SUBJECT_NAME_RE = re.compile(
 
 
 # "김민수/개발팀", "이서연 (PM)", "박지훈 | 디자인파트": a name with its team or role after it.
-_NAME_TEAM_RE = re.compile(
+_NAME_TEAM_RE = lazy_re(
     rf"(?<![가-힣])(?P<n>{_NAME})\s*(?:[/|·]\s*[가-힣A-Za-z]{{1,10}}"
     r"(?:팀|부|실|본부|센터|그룹|파트|셀|랩|사업부|TF)(?![가-힣])"
     r"|\(\s*(?:PM|PO|PL|FE|BE|QA|팀장|리더|매니저|대표|개발자|디자이너|인턴|[가-힣]{1,8}팀)\s*\))")
@@ -345,7 +347,7 @@ _NAME_TEAM_RE = re.compile(
 
 # "박지훈이 서버 로그를 확인했다.": a name opening a sentence (text start, after . ! ? or a
 # line's bullet) with a subject/topic/possessive particle and a space. Common surnames only.
-_SENTENCE_NAME_RE = re.compile(
+_SENTENCE_NAME_RE = lazy_re(
     rf"(?:^|(?<=[.!?。])\s+|(?m:^)\s*(?:[-*•·]|\d+[.)])\s+)(?P<n>{_NAME})"
     r"(?:이가|이는|이도|이의|에게|께서|이|가|은|는|도|의)\s")
 

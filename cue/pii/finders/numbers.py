@@ -15,9 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-_CARD_RE = re.compile(r"(?<![\d\-.])(?:\d[ \-]?){11,18}\d(?![\d\-]|\.\d)")
-_CARD_PREFIX = re.compile(r"(?:2[2-7]|3[0478]|35|4|5[0-8]|6|62|81|2131|1800|0604)")
-_CARD_WORD = re.compile(r"(?i)card|visa|master|amex|maestro|카드|결제")
+from cue.pii.finders.lazy import lazy_re
+
+_CARD_RE = lazy_re(r"(?<![\d\-.])(?:\d[ \-]?){11,18}\d(?![\d\-]|\.\d)")
+_CARD_PREFIX = lazy_re(r"(?:2[2-7]|3[0478]|35|4|5[0-8]|6|62|81|2131|1800|0604)")
+_CARD_WORD = lazy_re(r"(?i)card|visa|master|amex|maestro|카드|결제")
 CARD_TRIGGER = r"\d{4}"
 
 
@@ -48,12 +50,12 @@ def find_cards(text: str) -> Iterator[tuple[int, int]]:
         yield m.span()
 
 
-_NANP_RE = re.compile(
+_NANP_RE = lazy_re(
     r"(?<![\w.+\-])(?:(?:\+1|001)[\s.\-]?)?"
     r"(?:\(\d{3}\)\s?|\d{3}[\s.\-])\d{3}[\s.\-]\d{4}"
     r"(?:\s?(?:x|ext\.?|extension)\s?\d{1,6})?(?![\w\-]|\.\d)")
-_BARE_NANP_RE = re.compile(r"(?<![\w.+\-])(?:\+?1)?\d{10}(?:\s?x\d{1,6})?(?![\w\-]|\.\d)")
-_PHONE_WORD = re.compile(r"(?i)phone|tel\b|call|cell|mobile|sms|text|fax|contact|reach|dial|전화|연락|휴대")
+_BARE_NANP_RE = lazy_re(r"(?<![\w.+\-])(?:\+?1)?\d{10}(?:\s?x\d{1,6})?(?![\w\-]|\.\d)")
+_PHONE_WORD = lazy_re(r"(?i)phone|tel\b|call|cell|mobile|sms|text|fax|contact|reach|dial|전화|연락|휴대")
 
 
 def phone_word_before(text: str, start: int) -> bool:

@@ -12,7 +12,6 @@ after `password=`), so the rest of the text stays as it was.
 from __future__ import annotations
 
 import ipaddress
-import re
 
 from presidio_analyzer import LocalRecognizer
 from presidio_analyzer.predefined_recognizers import (
@@ -31,6 +30,7 @@ from cue.pii.finders.base import (
     SpanRecognizer,
     windowed,
 )
+from cue.pii.finders.lazy import lazy_re
 from cue.pii.finders.people import (
     _HONORIFIC_TRIGGER,
     EN_TITLE_NAME_RE,
@@ -76,8 +76,8 @@ KR_MOBILE_RE = r"(?<![\d+])(?:\+82[\-\s.]?1[016789]|01[016789])[\-\s.]?\d{3,4}[\
 
 # --- Presidio's recognizers, kept offline and precise -----------------------------------
 
-_AT = re.compile("@")
-_IP_TRIGGER = re.compile(r"\d\.\d{1,3}\.\d|[0-9A-Fa-f]:[0-9A-Fa-f]{0,4}:")
+_AT = lazy_re("@")
+_IP_TRIGGER = lazy_re(r"\d\.\d{1,3}\.\d|[0-9A-Fa-f]:[0-9A-Fa-f]{0,4}:")
 
 
 def _in_url_userinfo(text: str, pos: int) -> bool:
@@ -112,7 +112,7 @@ class OfflineEmailRecognizer(HangulBoundary, EmailRecognizer):
         return [r for r in found if not _in_url_userinfo(text, r.start)]
 
 
-_VERSION_BEFORE = re.compile(
+_VERSION_BEFORE = lazy_re(
     r"(?i)(?:\bv|\b(?:version|ver|build|release|rev|firmware)\s?|버전\s?|[\w.]\.)$")
 
 
@@ -150,14 +150,14 @@ class PreciseIpRecognizer(HangulBoundary, IpRecognizer):
         return end
 
 
-_DATE = re.compile(r"(?:19|20)\d{2}[.\-/]\d{1,2}[.\-/]\d{1,2}\b|\d{1,2}[.\-/]\d{1,2}[.\-/](?:19|20)\d{2}\b")
+_DATE = lazy_re(r"(?:19|20)\d{2}[.\-/]\d{1,2}[.\-/]\d{1,2}\b|\d{1,2}[.\-/]\d{1,2}[.\-/](?:19|20)\d{2}\b")
 
 
-_BRN = re.compile(r"\d{3}-\d{2}-\d{5}")  # Korean business registration number, not a phone
+_BRN = lazy_re(r"\d{3}-\d{2}-\d{5}")  # Korean business registration number, not a phone
 # Korean nationwide business numbers (1588-xxxx, 1600-xxxx, …) belong to companies, not people.
-_KR_REP_NUMBER = re.compile(r"1[5-8]\d{2}-\d{4}")
-_BARE_DIGITS = re.compile(r"\d+")
-_PHONE_CONTEXT = re.compile(
+_KR_REP_NUMBER = lazy_re(r"1[5-8]\d{2}-\d{4}")
+_BARE_DIGITS = lazy_re(r"\d+")
+_PHONE_CONTEXT = lazy_re(
     r"(?i)phone|tel\b|call|cell|mobile|sms|text(?:ed)?\b|whats ?app|signal|fax|contact|reach|"
     r"전화|연락|번호|휴대|핸드폰|폰|문자|카톡")
 
@@ -179,8 +179,8 @@ class CandidatePhoneRecognizer(HangulBoundary, PhoneRecognizer):
     the digit runs that could be a phone number: the same findings, far less work on
     long text (phonenumbers otherwise parses every number in the text once per region)."""
 
-    CANDIDATE = re.compile(r"(?<![A-Za-z0-9_.])"
-                           r"(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{1,5}\)[\s.\-]?)?\d[\d\s.\-/]{5,}\d")
+    CANDIDATE = lazy_re(r"(?<![A-Za-z0-9_.])"
+                        r"(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{1,5}\)[\s.\-]?)?\d[\d\s.\-/]{5,}\d")
 
     MARGIN = 3
 

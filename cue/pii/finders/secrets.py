@@ -17,6 +17,7 @@ from cue.pii.finders.base import (
     _URL_TAIL,
     result,
 )
+from cue.pii.finders.lazy import lazy_re
 from cuectx.secrets import (
     KOREAN_PASSWORD_WORDS,
     KOREAN_TOKEN_WORDS,
@@ -98,7 +99,7 @@ def _is_cli_secret(m: re.Match) -> bool:
 
 # The key must *be* a secret's name, word by word: DB_PASSWORD, apiKey, x-api-key,
 # client_secret — not max_tokens, tokenizer_path, bypass or compass.
-_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[가-힣]+")
+_KEY_WORDS = lazy_re(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[가-힣]+")
 def _key_kind(key: str) -> str | None:
     """'password', 'secret' or None for a key name like DB_PASSWORD or maxTokens."""
     words = [w.lower() for w in _KEY_WORDS.findall(key)]
@@ -125,7 +126,7 @@ def _entropy(s: str) -> float:
     return -sum(c / len(s) * math.log2(c / len(s)) for c in counts.values())
 
 
-_CRYPT_HASH = re.compile(r"\$[0-9a-z]{1,6}\$\S{8,}")
+_CRYPT_HASH = lazy_re(r"\$[0-9a-z]{1,6}\$\S{8,}")
 
 # A provider's secret shown in parentheses after its name, as consoles and chat paste it:
 # "client secret (GOCSPX-…)", "app secret (…)".
@@ -188,7 +189,7 @@ def _is_url_secret(m: re.Match) -> bool:
 
 _QUOTES = "'\"`"
 _NOT_ARGUMENTS = {"prompt", "flag", "option", "stdin", "file"}
-_HANGUL_TAIL = re.compile(f"[{_HANGUL}]+$")
+_HANGUL_TAIL = lazy_re(f"[{_HANGUL}]+$")
 
 
 def find_command_passwords(text: str) -> list[tuple[int, int]]:

@@ -7,12 +7,12 @@ Imported only from cue.pii.engine's build (it imports Presidio).
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 
 from presidio_analyzer import LocalRecognizer, RecognizerResult
 
 from cue.pii.finders.base import result, windowed
+from cue.pii.finders.lazy import lazy_re
 
 Finder = Callable[[str], Iterable[tuple]]
 
@@ -29,7 +29,7 @@ class FunctionRecognizer(LocalRecognizer):
         self.find = find
         self.score = score
         self.entity = entity
-        self.trigger = re.compile(trigger) if trigger else None
+        self.trigger = lazy_re(trigger) if trigger else None
         super().__init__(supported_entities=entities or [entity], supported_language=language,
                          name=name)
 

@@ -15,10 +15,12 @@ from collections import Counter
 from collections.abc import Iterator
 from urllib.parse import parse_qsl, urlsplit
 
+from cue.pii.finders.lazy import lazy_re
+
 _STOP = r"\s'\"<>`\[\]{}()|\\가-힣ㄱ-ㆎ"
 # Case-insensitive only where letters are matched: under (?i) the Hangul ranges of the
 # tail would compile 11,172 case folds each (4 ms of a cold scrub) for nothing.
-_URL_RE = re.compile(
+_URL_RE = lazy_re(
     rf"(?i:\bhttps?://|(?<![\w.@/\-])(?=(?:www\.)?[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z]{{2,}}/))"
     rf"[^{_STOP}]*[^{_STOP}.,;:!?]"
 )
@@ -61,9 +63,9 @@ _PATH_WORDS = {
 _SHORT_PATH_WORDS = {"s", "sh", "share", "shared", "link", "join"}
 # Chat invites: a named public server ("discord.gg/pallets") is an advertisement, a
 # random code ("discord.gg/RxKUF5JuHs") an invitation.
-_INVITE_HOSTS = re.compile(r"(?i)^(?:discord\.gg|(?:www\.)?discord(?:app)?\.com|t\.me|telegram\.me|"
-                           r"chat\.whatsapp\.com|open\.kakao\.com)$")
-_FILE_EXT = re.compile(r"\.(?:[a-z0-9]{1,4}|tar\.gz)$", re.IGNORECASE)
+_INVITE_HOSTS = lazy_re(r"(?i)^(?:discord\.gg|(?:www\.)?discord(?:app)?\.com|t\.me|telegram\.me|"
+                        r"chat\.whatsapp\.com|open\.kakao\.com)$")
+_FILE_EXT = lazy_re(r"\.(?:[a-z0-9]{1,4}|tar\.gz)$", re.IGNORECASE)
 
 # Share links of document/file/chat services: host pattern → path pattern.
 _SHARE_LINKS = [
@@ -99,9 +101,9 @@ _SHARE_LINKS = [
     (r"(?:app\.)?frame\.io|f\.io", r"/(?:reviews|presentations|share)/"),
     (r"(?:www\.)?typeform\.com|[a-z0-9\-]+\.typeform\.com", r"/to/"),
 ]
-_SHARE_RES = [(re.compile(rf"(?i)^(?:{h})$"), re.compile(p)) for h, p in _SHARE_LINKS]
+_SHARE_RES = [(lazy_re(rf"(?i)^(?:{h})$"), lazy_re(p)) for h, p in _SHARE_LINKS]
 
-_UUID = re.compile(r"(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_UUID = lazy_re(r"(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _PLACEHOLDERS = {"true", "false", "null", "none", "undefined", "yes", "no", "example", "xxx",
                  "token", "your_token", "your-token", "yourtoken", "<token>", "redacted"}
 
@@ -113,7 +115,7 @@ def _entropy(s: str) -> float:
 
 # A slug part: letters then digits or digits then letters, never interleaved ("arm64",
 # "2560px", "v3"); random tokens interleave ("3wx5vohc3").
-_WORDISH = re.compile(r"[A-Za-z]+\d*|\d+[A-Za-z]*")
+_WORDISH = lazy_re(r"[A-Za-z]+\d*|\d+[A-Za-z]*")
 
 
 def token_like(value: str, min_len: int = 16) -> bool:
