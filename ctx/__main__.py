@@ -84,29 +84,31 @@ def mcp_argv(argv: list[str]) -> str | None | bool:
     return lead[lead.index("--db") + 1] if "--db" in lead else None
 
 
-def _warm_session_start(args: list[str]) -> bytes | None:
-    """A session start the cache can answer ends here (ctx/claude/hooks/warm.py), before the
-    store and its dataclasses are imported. Else: the stdin it read, for the full path."""
-    if args[:1] != ["session-start"] or sys.stdin is None or sys.stdin.isatty():
-        return None
-    from ctx.claude.hooks.warm import MAX_STDIN_BYTES
+def run_hook(args: list[str]) -> int:
+    """`ctx hook ARGS…` in this process: its exit code, with stdout and stderr written (not
+    flushed). A session start the cache can answer ends in ctx/claude/hooks/warm.py, before
+    the store and its record classes are imported; else the full path gets the stdin read."""
+    stdin = None
+    if args[:1] == ["session-start"] and sys.stdin is not None and not sys.stdin.isatty():
+        from ctx.claude.hooks.warm import MAX_STDIN_BYTES
 
-    raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
-    if len(raw) <= MAX_STDIN_BYTES:
-        try:
-            from ctx.claude.hooks.warm import answer
-
-            out = answer(args, raw)
-        except Exception:  # noqa: BLE001 — any doubt: the full path answers (and says why)
-            out = None
-        if out is not None:
+        stdin = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+        if len(stdin) <= MAX_STDIN_BYTES:
             try:
-                sys.stdout.buffer.write(out)
-                sys.stdout.flush()
-            except OSError:
-                pass
-            os._exit(0)
-    return raw
+                from ctx.claude.hooks.warm import answer
+
+                out = answer(args, stdin)
+            except Exception:  # noqa: BLE001 — any doubt: the full path answers (and says why)
+                out = None
+            if out is not None:
+                try:
+                    sys.stdout.buffer.write(out)
+                except OSError:
+                    pass
+                return 0
+    from ctx.claude.hooks.entry import main as hook_main
+
+    return hook_main(args, process_exits=True, stdin=stdin)
 
 
 def _end_fast_read() -> None:
@@ -127,10 +129,11 @@ def _end_fast_read() -> None:
 def main() -> None:
     args = hook_argv(sys.argv[1:])
     if args is not None:
-        stdin = _warm_session_start(args)
-        from ctx.claude.hooks.entry import main as hook_main
+        from ctx.claude.hooks.client import served  # a server that has the imports done
 
-        code = hook_main(args, process_exits=True, stdin=stdin)
+        code = served(sys.argv)
+        if code is None:
+            code = run_hook(args)
         # Skip interpreter teardown and the close-time WAL checkpoint (see store_access).
         try:
             sys.stdout.flush()

@@ -380,15 +380,18 @@ HOOK_PATH_FORBIDDEN = ("dataclasses", "typing", "inspect", "ast", "tokenize", "p
                        "threading")
 
 
-@pytest.mark.parametrize("event,payload,also", [
+HOOK_PATH_CASES = [
     ("session-start", start(), ()),
     ("session-start", start(session_id="s2"), ()),  # the store unchanged: the cached answer
     ("stop", stop(REMEMBER.format("a new fact, 한국어 포함") + '<ctx:recall query="type:fact AND '
                   'created:>2026-01-01"/><ctx:status/>'), ()),
     ("prompt-submit", prompt(), ("hashlib",)),  # nothing pending, semantic selection off
     ("prompt-submit", prompt("recall it"), ()),  # the recall above pending: rendered
-])
-def test_hook_path_loads_only_what_its_work_needs(ctx_bin, store, event, payload, also):
+]
+
+
+def imported_by_hook(ctx_bin, store, event, payload) -> set[str]:
+    """Every module a hook imports in process (`-X importtime` keeps the server out)."""
     store.add("something to compose, 한국어 and an emoji 🎉", tags=["tier:reference"])
     imported = set()
     for e, p in (("stop", stop(REMEMBER.format("warm the store"))), (event, payload)):
@@ -399,8 +402,30 @@ def test_hook_path_loads_only_what_its_work_needs(ctx_bin, store, event, payload
         imported = {line.rsplit("|", 1)[-1].strip()
                     for line in proc.stderr.decode().splitlines() if line.startswith("import time:")}
     assert "ctx.claude.hooks.entry" in imported and "sqlite3" in imported  # the probe works
+    return imported
+
+
+@pytest.mark.parametrize("event,payload,also", HOOK_PATH_CASES)
+def test_hook_path_loads_only_what_its_work_needs(ctx_bin, store, event, payload, also):
+    imported = imported_by_hook(ctx_bin, store, event, payload)
     assert imported.isdisjoint(HOOK_PATH_FORBIDDEN + also), \
         sorted(imported & set(HOOK_PATH_FORBIDDEN + also))
+
+
+@pytest.mark.parametrize("event,payload,also", HOOK_PATH_CASES)
+def test_the_hook_server_has_loaded_what_a_hook_loads(ctx_bin, store, event, payload, also):
+    """ctx/claude/hooks/server.py PRELOAD: a module it misses still works (the child imports
+    it) but costs every served hook its import."""
+    imported = imported_by_hook(ctx_bin, store, event, payload)
+    proc = subprocess.run([sys.executable, "-c", "import sys\n"
+                           "from ctx.claude.hooks import server\n"
+                           "server.preload()\n"
+                           "print(' '.join(sys.modules))"],
+                          capture_output=True, check=True, text=True)
+    # (importtime's header line, and site's optional modules that no Python here has)
+    missing = imported - set(proc.stdout.split()) - {"imported package", "sitecustomize",
+                                                      "usercustomize"}
+    assert not missing, sorted(missing)
 
 
 def test_db_option_before_or_after_the_event(ctx_bin, tmp_path):

@@ -1,0 +1,410 @@
+"""The hook server: a process that has imported the hooks, and forks one child per hook.
+
+Started detached by the first hook that finds none (ctx/claude/hooks/client.py, which also
+says what a client sends). It listens on a Unix socket in a folder only its user can enter,
+and for each connection:
+
+1. checks that the peer is this user (SO_PEERCRED, where the platform has it) and that the
+   code it imported is still what is on disk (after a `git pull` or an upgrade it answers
+   `F` and exits: the client runs the hook itself, and the next hook starts a fresh server);
+2. hands the connection to a spare child it forked after the last hook (so the fork is not
+   on the hook's path), and forks the next spare;
+3. the child reads the request and the client's stdin, stdout and stderr, takes those as its
+   own fds 0-2, and the client's environment, working directory, umask and argv, says
+   `P<pid>`, runs the hook exactly as `ctx hook …` does in process (ctx.__main__.run_hook),
+   flushes, lets go of the client's streams, says `X<code>` and exits. Hooks of several
+   sessions run side by side.
+
+The server itself never opens a database, reads a hook's input or holds memory contents
+(it imports modules and compiles patterns on constant texts); a child starts from that
+state, and everything it learns dies with it. The server exits after
+$CTX_HOOK_SERVER_IDLE seconds without a hook (default 1800), when its socket is taken over
+or removed, or when its code changed. `ctx hook-server status|stop` shows and ends it.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sys
+import time
+
+from ctx.claude.hooks import client
+
+# What a hook imports (a test checks that no hook loads a module missing from here after
+# them). A module left out still works — the child imports it — it just costs that hook.
+PRELOAD = (
+    "json", "re", "sqlite3", "hashlib", "datetime", "encodings.utf_16_le",
+    "ctx.__main__", "ctx.claude.hooks.entry", "ctx.claude.hooks.warm",
+    "ctx.claude.hooks.session_start", "ctx.claude.hooks.prompt_submit", "ctx.claude.hooks.stop",
+    "ctx.claude.actions", "ctx.claude.handoff", "ctx.claude.requests", "ctx.claude.sessions",
+    "ctx.claude.session_record", "ctx.claude.tags", "ctx.claude.transcript",
+    "ctx.core.compose", "ctx.core.db", "ctx.core.dedupe", "ctx.core.fingerprint", "ctx.core.guard",
+    "ctx.core.ids", "ctx.core.migrations", "ctx.core.model", "ctx.core.projects",
+    "ctx.core.repo", "ctx.core.shared_files", "ctx.core.stamps", "ctx.core.store",
+    "ctx.core.text", "ctx.query.parser", "ctx.query.sql", "ctx.semantic.select",
+    "ctx.semantic.search", "ctx.semantic.centering", "ctx.semantic.model",
+    "cuectx.secrets", "cuectx.migrations",
+)
+# Texts that exercise what a hook compiles on first use (regular expressions the re module
+# then keeps, rules of the secret scanner): warmed once here, pure functions on constants.
+WARM_REPLY = ('<ctx:remember type="decision" tags="tier:working">We use v1.2 of the API '
+              'since 2026-01-31; 배포는 30s 안에 끝난다 (7701번).</ctx:remember> '
+              '<ctx:recall query="type:decision AND tag:project:x AND created>=7d AND '
+              'created<2026-01-31"/> <ctx:status/> <ctx:task>check the logs</ctx:task>')
+WARM_SECRET_TEXT = ("export API_KEY=sk_live_0000 password: hunter2 "
+                    "https://user:pass@example.com curl -u a:b 비밀번호는 x")
+DEFAULT_IDLE_S = 1800
+TICK_S = 30.0  # how often an idle server checks its socket and its code
+READ_TIMEOUT_S = 5.0  # a client that connects and says nothing does not hold up the rest
+MAX_REQUEST = 4 << 20
+
+
+def idle_limit() -> float:
+    raw = os.environ.get("CTX_HOOK_SERVER_IDLE", "").strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        return DEFAULT_IDLE_S
+    return value if value > 0 else DEFAULT_IDLE_S
+
+
+def preload() -> None:
+    """Import what hooks use and compile what they would compile on first use."""
+    for name in PRELOAD:
+        try:
+            __import__(name)
+        except Exception:  # noqa: BLE001, S112 — a module that fails here fails in the hook, which says so
+            continue
+    try:
+        from ctx.claude import tags
+        from ctx.core import fingerprint
+        from ctx.query import parser
+        from ctx.semantic import centering
+        from cuectx import secrets
+
+        for command in tags.parse(WARM_REPLY).commands:
+            command.items("tags")
+            if command.content:
+                fingerprint.analyse(command.content)
+                centering.hangul_share(command.content)
+            if "query" in command.attrs:
+                parser.parse(command.attrs["query"])
+        secrets.find(WARM_SECRET_TEXT)
+        for rule in secrets._RULES:  # compiled here, once, for every child
+            rule.compiled()
+    except Exception:  # noqa: BLE001, S110 — warming is an optimisation; the hook compiles what it needs
+        pass
+
+
+def code_files() -> dict[str, tuple[int, int]]:
+    """(mtime_ns, size) of the interpreter and of the source of every ctx and cuectx module
+    this process imported: what an upgrade or a `git pull` changes. (The standard library
+    changes with the interpreter; the hooks import no other package.)"""
+    paths = [sys.executable]
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] in ("ctx", "cuectx"):
+            paths.append(getattr(module, "__file__", None))
+    files = {}
+    for path in filter(None, paths):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        files[path] = (st.st_mtime_ns, st.st_size)
+    return files
+
+
+def code_changed(files: dict[str, tuple[int, int]]) -> bool:
+    for path, seen in files.items():
+        try:
+            st = os.stat(path)
+        except OSError:
+            return True
+        if (st.st_mtime_ns, st.st_size) != seen:
+            return True
+    return False
+
+
+def main(path: str) -> None:
+    """Serve hooks on `path` until idle, replaced or out of date (the boot line in client)."""
+    os.chdir("/")
+    if os.path.basename(path) != os.path.basename(client.socket_path()):
+        return  # started with other flags or another import path than its name says
+    directory = os.path.dirname(path)
+    if not client.private_dir(directory):
+        return
+    import fcntl
+
+    lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return  # another server has this socket
+    os.ftruncate(lock, 0)
+    os.write(lock, b"%d\n" % os.getpid())  # for `ctx hook-server status|stop`
+    preload()
+    files = code_files()
+    import gc
+
+    gc.collect()
+    gc.freeze()  # what the imports made is never traversed again: a child's pages stay shared
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old_mask = os.umask(0o177)
+    try:
+        listener.bind(path)
+    finally:
+        os.umask(old_mask)
+    listener.listen(64)
+    inode = os.stat(path).st_ino
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    signal.signal(signal.SIGTERM, _exit_on_signal)  # `ctx hook-server stop`: tidy up first
+    limit = idle_limit()
+    listener.settimeout(min(TICK_S, limit))
+    last = time.monotonic()
+    spare = None
+    try:
+        while True:
+            if spare is None:
+                spare = _fork_spare(listener, lock)
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                if (time.monotonic() - last > limit or code_changed(files)
+                        or not _still_ours(path, inode)):
+                    return
+                continue
+            except InterruptedError:
+                continue
+            last = time.monotonic()
+            with conn:
+                if not _same_user(conn):
+                    continue
+                if code_changed(files):
+                    _send(conn, b"F\n")
+                    return
+                if spare is None or not _hand_over(spare, conn):
+                    _send(conn, b"F\n")
+                if spare is not None:
+                    spare.close()
+                    spare = None
+    finally:
+        if spare is not None:
+            spare.close()  # the spare reads end-of-file and exits
+        if _still_ours(path, inode):
+            os.unlink(path)
+        listener.close()
+
+
+def _exit_on_signal(signum, _frame) -> None:
+    raise SystemExit(0)
+
+
+def servers(directory: str | None = None) -> list[tuple[str, int | None]]:
+    """(socket path, pid of the server holding it, or None) for every server socket or lock
+    in `directory` (the run dir)."""
+    import fcntl
+
+    directory = directory or client.run_dir()
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.startswith("hooks-")
+                       and n.endswith(".sock.lock"))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        path = os.path.join(directory, name)
+        pid = None
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # free: nobody serves this socket
+        except OSError:
+            raw = os.read(fd, 32).strip()
+            pid = int(raw) if raw.isdigit() else None
+        finally:
+            os.close(fd)
+        found.append((path.removesuffix(".lock"), pid))
+    return found
+
+
+def stop(directory: str | None = None, timeout_s: float = 5.0) -> list[int]:
+    """End every hook server in `directory`; the pids asked to end (each waited for, up to
+    `timeout_s` in all). A hook already running finishes: it is its own process."""
+    asked = []
+    for _path, pid in servers(directory):
+        if pid is None:
+            continue
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            continue
+        asked.append(pid)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and any(pid for _p, pid in servers(directory)):
+        time.sleep(0.02)
+    return asked
+
+
+def _fork_spare(listener: socket.socket, lock: int) -> socket.socket | None:
+    """A child forked ahead of the next hook, waiting for its connection (the fork and its
+    first page faults are paid between hooks, not in one). Returns our end of its channel."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        pid = os.fork()
+    except OSError:
+        ours.close()
+        theirs.close()
+        return None
+    if pid == 0:
+        code = 1
+        try:
+            listener.close()
+            os.close(lock)
+            ours.close()
+            code = _spare(theirs)
+        finally:
+            os._exit(code)
+    theirs.close()
+    return ours
+
+
+def _hand_over(spare: socket.socket, conn: socket.socket) -> bool:
+    try:
+        socket.send_fds(spare, [b"c"], [conn.fileno()])
+    except OSError:  # the spare is gone (killed): the client runs the hook itself
+        return False
+    return True
+
+
+def _spare(channel: socket.socket) -> int:
+    """Wait for a connection from the server, then become that client's hook process."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # as in a process of its own
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        _data, fds, _flags, _addr = socket.recv_fds(channel, 1, 1)
+    except OSError:
+        return 0
+    channel.close()
+    if not fds:
+        return 0  # the server ended
+    with socket.socket(fileno=fds[0]) as conn:
+        request = _read_request(conn)
+        if request is None:
+            _send(conn, b"F\n")
+            return 1
+        return _child(conn, *request)
+
+
+def _still_ours(path: str, inode: int) -> bool:
+    try:
+        return os.stat(path).st_ino == inode
+    except OSError:
+        return False
+
+
+def _same_user(conn: socket.socket) -> bool:
+    """The peer runs as this user (Linux: SO_PEERCRED; elsewhere the folder's 0700 decides)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    try:
+        raw = conn.getsockopt(socket.SOL_SOCKET, option, 12)
+    except OSError:
+        return False
+    return int.from_bytes(raw[4:8], sys.byteorder) == os.getuid()
+
+
+def _send(conn: socket.socket, data: bytes) -> None:
+    try:
+        conn.sendall(data)
+    except OSError:
+        pass
+
+
+def _read_request(conn: socket.socket) -> tuple[list[bytes], list[int]] | None:
+    """(fields, fds) of a well-formed request, else None (the fds received are closed)."""
+    conn.settimeout(READ_TIMEOUT_S)
+    fds: list[int] = []
+    try:
+        data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 3)
+        if len(data) < 4 or len(fds) != 3:
+            raise ValueError("no header or not three fds")
+        size = int.from_bytes(data[:4], "big")
+        if size > MAX_REQUEST:
+            raise ValueError("request too large")
+        body = bytearray(data[4:])
+        while len(body) < size:
+            chunk = conn.recv(min(1 << 16, size - len(body)))
+            if not chunk:
+                raise ValueError("request cut short")
+            body += chunk
+        fields = bytes(body).split(b"\0")
+        if fields[0] != client.PROTOCOL or len(fields) < 4 or not fields[3].isdigit():
+            raise ValueError("not this protocol")
+        return fields, fds
+    except (OSError, ValueError):
+        for fd in fds:
+            os.close(fd)
+        return None
+
+
+def _child(conn: socket.socket, fields: list[bytes], fds: list[int]) -> int:
+    """Become the client's hook process, run the hook, report its exit code."""
+    try:
+        cwd, mask, argc = fields[1], int(fields[2]), int(fields[3])
+        argv = [os.fsdecode(a) for a in fields[4:4 + argc]]
+        env = dict(e.split(b"=", 1) for e in fields[4 + argc:] if b"=" in e)
+        os.chdir(cwd)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+    except (OSError, ValueError):
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        _send(conn, b"F\n")
+        return 1
+    os.umask(mask)
+    _set_environment(env)
+    sys.argv = argv
+    conn.settimeout(None)
+    conn.sendall(b"P%d\n" % os.getpid())
+    from ctx.__main__ import hook_argv, run_hook
+
+    args = hook_argv(argv[1:])
+    code = run_hook(args if args is not None else ["--help"])
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    # Let go of the client's streams before saying the code: whoever reads them (Claude Code)
+    # sees their end as the client exits, not after this process has torn itself down.
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    _send(conn, b"X%d\n" % code)
+    return code
+
+
+def _set_environment(env: dict[bytes, bytes]) -> None:
+    """The client's environment, changing only what differs (usually nothing: the server
+    was started by a hook of the same Claude Code); a new TZ takes effect."""
+    current = os.environb
+    tz = current.get(b"TZ")
+    for name in [n for n in current if n not in env]:
+        del current[name]
+    for name, value in env.items():
+        if current.get(name) != value:
+            current[name] = value
+    if current.get(b"TZ") != tz:
+        time.tzset()

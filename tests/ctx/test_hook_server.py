@@ -1,0 +1,378 @@
+"""The hook server (ctx/claude/hooks/server.py, client.py): hooks answered by a fork of a
+process that has the imports done — the same bytes, exit codes and effects as in process."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ctx.claude.hooks import client, server
+from ctx.core import db
+from ctx.core.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+# A client that must be served: what ctx/__main__.py runs, minus the in-process fallback.
+SERVED = """\
+import os, sys
+sys.path[0] = os.path.dirname(sys.executable)  # as in the console script (the server's key)
+sys.argv = sys.argv[1:]
+from ctx.claude.hooks.client import served
+code = served(sys.argv)
+if code is None:
+    sys.stderr.write("NOT SERVED\\n")
+    os._exit(99)
+if os.environ.get("SHOW_MODULES"):
+    sys.stderr.write("MODULES " + " ".join(sorted(sys.modules)) + "\\n")
+os._exit(code)
+"""
+
+
+@pytest.fixture
+def run_dir(tmp_path, monkeypatch):
+    """A run dir of this test's own, so each test starts with no server."""
+    path = Path(f"/tmp/ctx-test-run-{os.getpid()}-{time.monotonic_ns()}")
+    path.mkdir(mode=0o700)
+    monkeypatch.setenv("CTX_RUN_DIR", str(path))
+    yield path
+    server.stop(str(path))
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def store_with(*contents, path=None):
+    conn = db.connect(path)
+    s = Store(conn)
+    for text in contents:
+        s.add(text, tags=["tier:reference"])
+    conn.close()
+
+
+def run_hook(ctx_bin, args, payload, *, env=None, served=None, cwd=None):
+    """`ctx hook ARGS` as Claude Code runs it; `served=True`: through SERVED (fails if the
+    server did not take it), `served=False`: in process (CTX_HOOK_SERVER=0)."""
+    env = {**os.environ, **(env or {})}
+    if served is False:
+        env["CTX_HOOK_SERVER"] = "0"
+    cmd = ([sys.executable, "-c", SERVED, "ctx", "hook", *args] if served
+           else [ctx_bin, "hook", *args])
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    proc = subprocess.run(cmd, input=data, capture_output=True, env=env, cwd=cwd, timeout=60,
+                          check=False)
+    assert b"NOT SERVED" not in proc.stderr, proc.stderr
+    return proc
+
+
+def wait_for_server(timeout=20.0):
+    """The socket of the one server in the run dir, once it listens."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [path for path, pid in server.servers() if pid and os.path.exists(path)]
+        if found:
+            [path] = found
+            return path
+        time.sleep(0.05)
+    raise AssertionError(f"no hook server came up in {os.environ['CTX_RUN_DIR']}")
+
+
+def start_server(ctx_bin):
+    """The first hook runs in process and starts a server; wait until it listens."""
+    proc = run_hook(ctx_bin, ["prompt-submit"], {})
+    assert proc.returncode == 0, proc.stderr
+    return wait_for_server()
+
+
+def server_pids():
+    return [pid for _path, pid in server.servers() if pid]
+
+
+def start(session_id="s1", cwd="/tmp"):
+    return {"session_id": session_id, "hook_event_name": "SessionStart", "source": "startup",
+            "cwd": cwd, "transcript_path": "/nonexistent/t.jsonl"}
+
+
+def prompt(text="hello", session_id="s1"):
+    return {"session_id": session_id, "hook_event_name": "UserPromptSubmit", "prompt": text,
+            "prompt_id": "p1"}
+
+
+def stop_event(message, session_id="s1", prompt_id="p1"):
+    return {"session_id": session_id, "hook_event_name": "Stop", "prompt_id": prompt_id,
+            "stop_hook_active": False, "last_assistant_message": message}
+
+
+REPLY = ('Noted. <ctx:remember type="decision" tags="tier:working">배포는 금요일에 하지 않는다 — '
+         'no deploys on Friday 🚫</ctx:remember> <ctx:recall query="type:decision"/> '
+         '<ctx:status/> <ctx:remember>token sk_live_4eC39HqLyjWDarjtT1zdp7dc here</ctx:remember>')
+# One session, as Claude Code drives it, then the odd inputs; each step on both databases.
+SCENARIO = [
+    (["session-start"], start()),
+    (["session-start"], start(session_id="s2")),  # unchanged store: the cached answer
+    (["stop"], stop_event(REPLY)),
+    (["stop"], stop_event(REPLY)),  # the same turn again: nothing done twice
+    (["prompt-submit"], prompt("what did we decide?")),
+    (["prompt-submit"], prompt("and now?")),
+    (["session-start", "--max-chars", "200", "-v"], start(session_id="s3")),
+    (["stop", "--response", '<ctx:recall query="tag:tier:working"/><ctx:bogus/>'],
+     stop_event("")),
+    (["prompt-submit"], b"not json at all"),
+    (["prompt-submit"], b""),
+    (["session-start"], b'["a list"]'),
+    (["no-such-hook"], {}),
+    (["--help"], b""),
+]
+
+
+def same_ids(data: bytes) -> bytes:
+    """Node ids numbered by first appearance: the two databases mint their own ids for what
+    the same reply remembers (ids hold the time)."""
+    seen: dict[bytes, bytes] = {}
+    return re.sub(rb"\b[0-9A-HJKMNP-TV-Z]{8,26}\b",
+                  lambda m: seen.setdefault(m[0], b"<id%d>" % len(seen)), data)
+
+
+def test_served_hooks_are_byte_for_byte_the_in_process_hooks(ctx_bin, tmp_path, run_dir):
+    served_db, local_db = tmp_path / "served.db", tmp_path / "local.db"
+    store_with("Staging DB is on port 6543", "한국어 메모: 서버는 6543 포트", path=served_db)
+    shutil.copy(served_db, local_db)
+    start_server(ctx_bin)
+    pid = server_pids()
+    for args, payload in SCENARIO:
+        env = {"CTX_SEMANTIC": "0"}
+        a = run_hook(ctx_bin, args, payload, env={**env, "CTX_DB": str(served_db)}, served=True)
+        b = run_hook(ctx_bin, args, payload, env={**env, "CTX_DB": str(local_db)}, served=False)
+        assert (a.returncode, same_ids(a.stdout), same_ids(a.stderr)) == \
+            (b.returncode, same_ids(b.stdout), same_ids(b.stderr)), args
+    assert server_pids() == pid  # one server answered them all
+    dump = [[list(r) for r in sqlite3.connect(p).execute(
+        "SELECT type, content, token_estimate FROM nodes ORDER BY content")]
+        for p in (served_db, local_db)]
+    assert dump[0] == dump[1] and any("금요일" in row[1] for row in dump[0])
+
+
+def test_a_corrupt_database_exits_1_served_as_in_process(ctx_bin, tmp_path, run_dir):
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not a database" * 100)
+    start_server(ctx_bin)
+    a = run_hook(ctx_bin, ["session-start"], start(), env={"CTX_DB": str(bad)}, served=True)
+    b = run_hook(ctx_bin, ["session-start"], start(), env={"CTX_DB": str(bad)}, served=False)
+    assert a.returncode == b.returncode == 1 and a.stdout == b.stdout == b"{}\n"
+    assert a.stderr == b.stderr and b"not a usable ctx database" in a.stderr
+
+
+def test_the_client_imports_next_to_nothing(ctx_bin, run_dir):
+    store_with("something")
+    start_server(ctx_bin)
+    proc = run_hook(ctx_bin, ["stop"], stop_event(REPLY), served=True,
+                    env={"SHOW_MODULES": "1"})
+    assert proc.returncode == 0, proc.stderr
+    modules = set(proc.stderr.decode().split("MODULES ", 1)[1].split())
+    assert "ctx.claude.hooks.client" in modules  # the probe works
+    assert modules.isdisjoint({"json", "re", "sqlite3", "socket", "enum", "ctx.core.store",
+                               "ctx.claude.hooks.entry"}), sorted(modules)
+
+
+def test_the_first_hook_starts_a_server_the_next_is_served(ctx_bin, run_dir):
+    store_with("Staging DB is on port 6543")
+    assert server.servers() == []
+    proc = run_hook(ctx_bin, ["session-start"], start())  # in process: there was none
+    assert b"6543" in proc.stdout
+    path = wait_for_server()
+    mode = os.stat(path).st_mode
+    assert stat.S_ISSOCK(mode) and mode & 0o077 == 0
+    proc = run_hook(ctx_bin, ["session-start"], start(session_id="s2"), served=True)
+    assert proc.returncode == 0 and b"6543" in proc.stdout
+
+
+def test_a_changed_source_file_retires_the_server(ctx_bin, tmp_path, run_dir):
+    """A `git pull` or an upgrade under a running server: the next hook runs the new code in
+    process and a fresh server starts; the old one exits."""
+    code = tmp_path / "code"
+    for package in ("ctx", "cuectx"):
+        shutil.copytree(ROOT / package, code / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    env = {"PYTHONPATH": str(code)}
+    store_with("Staging DB is on port 6543")
+    run_hook(ctx_bin, ["prompt-submit"], {}, env=env)
+    old = wait_for_server()
+    old_pids = server_pids()
+    assert run_hook(ctx_bin, ["session-start"], start(), env=env, served=True).returncode == 0
+    later = time.time() + 5
+    os.utime(code / "ctx" / "core" / "compose.py", (later, later))
+    proc = subprocess.run([sys.executable, "-c", SERVED, "ctx", "hook", "session-start"],
+                          input=json.dumps(start()).encode(), capture_output=True,
+                          env={**os.environ, **env}, check=False, timeout=60)
+    assert proc.returncode == 99 and b"NOT SERVED" in proc.stderr  # refused: run it here
+    deadline = time.monotonic() + 10
+    while any(p in server_pids() for p in old_pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(p in server_pids() for p in old_pids)
+    run_hook(ctx_bin, ["prompt-submit"], {}, env=env)  # starts the next one
+    assert wait_for_server() == old and server_pids() and server_pids() != old_pids
+
+
+@pytest.mark.parametrize("mode", [0o755, 0o770, 0o703])
+def test_a_run_dir_others_can_enter_is_never_used(ctx_bin, run_dir, mode):
+    store_with("Staging DB is on port 6543")
+    run_dir.chmod(mode)
+    for _ in range(3):
+        proc = run_hook(ctx_bin, ["session-start"], start())
+        assert proc.returncode == 0 and b"6543" in proc.stdout  # answered in process
+    time.sleep(0.5)
+    assert list(run_dir.iterdir()) == [] and server.servers() == []
+
+
+def test_a_link_in_place_of_the_run_dir_is_not_followed(ctx_bin, tmp_path, run_dir):
+    target = tmp_path / "elsewhere"
+    target.mkdir(mode=0o700)
+    run_dir.rmdir()
+    run_dir.symlink_to(target)
+    assert not client.private_dir(str(run_dir))
+    run_hook(ctx_bin, ["prompt-submit"], {})
+    time.sleep(0.5)
+    assert list(target.iterdir()) == []
+
+
+def test_a_missing_run_dir_is_created_private(ctx_bin, run_dir):
+    run_dir.rmdir()
+    start_server(ctx_bin)
+    assert stat.S_IMODE(os.stat(run_dir).st_mode) == 0o700
+
+
+def test_off_switch(ctx_bin, run_dir):
+    for value in ("0", "off", "no", "false"):
+        run_hook(ctx_bin, ["prompt-submit"], {}, env={"CTX_HOOK_SERVER": value})
+    time.sleep(0.5)
+    assert server.servers() == []
+    assert client.OFF_WORDS == __import__("ctx.core.settings").core.settings.OFF_WORDS
+
+
+def test_an_idle_server_exits(ctx_bin, run_dir):
+    run_hook(ctx_bin, ["prompt-submit"], {}, env={"CTX_HOOK_SERVER_IDLE": "0.3"})
+    path = wait_for_server()
+    deadline = time.monotonic() + 10
+    while os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(path) and server_pids() == []
+
+
+def test_stop_ends_servers_and_status_lists_them(ctx_bin, run_dir):
+    path = start_server(ctx_bin)
+    [(listed, pid)] = server.servers()
+    assert listed == path and pid > 0
+    assert server.stop() == [pid]
+    assert not os.path.exists(path) and server_pids() == []
+    assert not _alive(pid)
+
+
+def test_the_server_never_holds_a_database(ctx_bin, tmp_path, run_dir):
+    store_with("Staging DB is on port 6543")
+    start_server(ctx_bin)
+    for _ in range(3):
+        run_hook(ctx_bin, ["stop"], stop_event(REPLY), served=True)
+    [pid] = server_pids()
+    deadline = time.monotonic() + 5
+    while len(_children(pid)) > 1 and time.monotonic() < deadline:  # workers ending
+        time.sleep(0.02)
+    family = [pid, *_children(pid)]
+    assert len(family) == 2  # the server and its spare child
+    for p in family:
+        opened = [os.readlink(f"/proc/{p}/fd/{fd}") for fd in os.listdir(f"/proc/{p}/fd")]
+        assert not [f for f in opened if f.endswith((".db", "-wal", "-shm"))], opened
+
+
+def _alive(pid):
+    """Running (a zombie no init has reaped yet counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _parent(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return None
+
+
+def test_hooks_of_several_sessions_at_once(ctx_bin, run_dir):
+    store_with("seed")
+    start_server(ctx_bin)
+    results = []
+
+    def one(i):
+        reply = f'<ctx:remember type="fact">parallel fact number {i}</ctx:remember>'
+        results.append(run_hook(ctx_bin, ["stop"], stop_event(reply, session_id=f"s{i}"),
+                                served=True))
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [r.returncode for r in results] == [0] * 8
+    conn = sqlite3.connect(os.environ["CTX_DB"])
+    stored = {row[0] for row in conn.execute("SELECT content FROM nodes")}
+    assert {f"parallel fact number {i}" for i in range(8)} <= stored
+
+
+def test_a_signal_to_the_hook_ends_the_work_it_started(ctx_bin, run_dir):
+    """Claude Code ending a hook that ran too long (SIGTERM): the child doing the work ends
+    with it, and the client dies of the same signal, as an in-process hook would."""
+    store_with("seed")
+    start_server(ctx_bin)
+    [pid] = server_pids()
+    lock = sqlite3.connect(os.environ["CTX_DB"], isolation_level=None)
+    lock.execute("BEGIN IMMEDIATE")  # the Stop hook waits for the write lock (5 s)
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", SERVED, "ctx", "hook", "stop"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        proc.stdin.write(json.dumps(stop_event(REPLY)).encode())
+        proc.stdin.close()
+        deadline = time.monotonic() + 10
+        while len(_children(pid)) < 2 and time.monotonic() < deadline:  # spare + the worker
+            time.sleep(0.02)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+        assert proc.returncode == -signal.SIGTERM
+        deadline = time.monotonic() + 5
+        while len(_children(pid)) > 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(_children(pid)) == 1, "the worker outlived the hook"  # the spare is left
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+
+
+def _children(pid):
+    return [int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(int(p)) == pid
+            and _alive(int(p))]
+
+
+def test_the_client_s_cwd_decides_the_project(ctx_bin, tmp_path, run_dir):
+    """Working directory and environment are the client's, not the server's."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    start_server(ctx_bin)
+    reply = '<ctx:remember type="fact" tags="tier:pinned">only in this repository</ctx:remember>'
+    run_hook(ctx_bin, ["stop"], stop_event(reply), cwd=repo, served=True)
+    inside = run_hook(ctx_bin, ["session-start"], start(cwd=str(repo)), cwd=repo, served=True)
+    outside = run_hook(ctx_bin, ["session-start"], start(cwd=str(tmp_path)), cwd=tmp_path,
+                       served=True)
+    assert b"only in this repository" in inside.stdout
+    assert b"only in this repository" not in outside.stdout
