@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import traceback
 
@@ -11,6 +12,21 @@ from bench import ROOT, WORK, Bench
 def main(argv: list[str]) -> int:
     only = set(argv)
     WORK.mkdir(exist_ok=True)
+    # Hooks run here are served as Claude Code's are (ctx/claude/hooks/server.py), by servers
+    # of this run's own, which end with it.
+    run_dir = WORK / "run"
+    run_dir.mkdir(mode=0o700, exist_ok=True)
+    run_dir.chmod(0o700)
+    os.environ["CTX_RUN_DIR"] = str(run_dir)
+    try:
+        return _run(only)
+    finally:
+        from ctx.claude.hooks import server
+
+        server.stop(str(run_dir))
+
+
+def _run(only: set[str]) -> int:
     bench = Bench()
     failed = []
     for path in sorted((ROOT / "bench").glob("bench_*.py")):

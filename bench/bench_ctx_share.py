@@ -89,7 +89,8 @@ def run(bench: Bench) -> None:
     from ctx.core.store import Store
 
     dbfile, shared, plain = build()
-    env = {**os.environ, "CTX_DB": str(dbfile)}
+    # CPU time of the whole hook: in its own process (a served hook works in the server's child)
+    env = {**os.environ, "CTX_DB": str(dbfile), "CTX_HOOK_SERVER": "0"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
 
     def start(folder: Path) -> bytes:

@@ -15,6 +15,9 @@ through Typer too; everything else reads them here.
 | CTX_DEFAULT_BUDGET | token budget for `ctx compose` without --budget | the view's |
 | CTX_HOOK_MAX_CHARS | cap on what a hook injects (UTF-16 units) | 9500 |
 | CTX_HOOK_BUSY_TIMEOUT_MS | how long a hook waits for a locked database | 5000 |
+| CTX_HOOK_SERVER | 0/off: every hook runs in its own process (no hook server) | on |
+| CTX_HOOK_SERVER_IDLE | seconds a hook server waits for a hook before it exits | 1800 |
+| CTX_RUN_DIR | where hook servers listen (only you may enter it) | $XDG_RUNTIME_DIR/cue-ctx |
 | CTX_DEBUG | 1: tracebacks instead of one `Error:` line (`--traceback`) | off |
 | CTX_SEMANTIC | 0/off: no semantic selection in hooks | on |
 | CTX_SEMANTIC_FLOOR | minimum score for prompt-submit to inject | the model's (e5: 0.27 en, 0.28 ko) |
@@ -94,6 +97,36 @@ def hook_max_chars() -> int:
 def hook_busy_timeout_ms() -> int:
     raw = os.environ.get("CTX_HOOK_BUSY_TIMEOUT_MS", "").strip()
     return int(raw) if raw.isdigit() else DEFAULT_HOOK_BUSY_MS
+
+
+DEFAULT_HOOK_SERVER_IDLE_S = 1800.0
+
+
+def hook_server_enabled() -> bool:
+    """$CTX_HOOK_SERVER: hooks may be answered by a hook server (ctx/claude/hooks/client.py)."""
+    return os.environ.get("CTX_HOOK_SERVER", "").strip().lower() not in OFF_WORDS
+
+
+def hook_server_idle_s() -> float:
+    """$CTX_HOOK_SERVER_IDLE: seconds a hook server waits for the next hook (default 1800)."""
+    try:
+        value = float(os.environ.get("CTX_HOOK_SERVER_IDLE", "").strip())
+    except ValueError:
+        return DEFAULT_HOOK_SERVER_IDLE_S
+    return value if 0 < value < float("inf") else DEFAULT_HOOK_SERVER_IDLE_S
+
+
+def run_dir() -> str:
+    """Where hook servers listen: $CTX_RUN_DIR, else $XDG_RUNTIME_DIR/cue-ctx (the per-user
+    runtime folder), else <tmp>/cue-ctx-<uid>."""
+    explicit = os.environ.get("CTX_RUN_DIR", "").strip()
+    if explicit:
+        return os.path.expanduser(explicit)
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "").strip()
+    if runtime and os.path.isabs(runtime):
+        return os.path.join(runtime, "cue-ctx")
+    tmp = os.environ.get("TMPDIR", "").strip() or "/tmp"
+    return os.path.join(tmp, f"cue-ctx-{os.getuid()}")
 
 
 def default_budget() -> int | None:

@@ -417,11 +417,9 @@ def test_the_hook_server_has_loaded_what_a_hook_loads(ctx_bin, store, event, pay
     """ctx/claude/hooks/server.py PRELOAD: a module it misses still works (the child imports
     it) but costs every served hook its import."""
     imported = imported_by_hook(ctx_bin, store, event, payload)
-    proc = subprocess.run([sys.executable, "-c", "import sys\n"
-                           "from ctx.claude.hooks import server\n"
-                           "server.preload()\n"
-                           "print(' '.join(sys.modules))"],
-                          capture_output=True, check=True, text=True)
+    script = "import sys\nfrom ctx.claude.hooks import server\nserver.preload()\nprint(*sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, check=True,
+                          text=True)
     # (importtime's header line, and site's optional modules that no Python here has)
     missing = imported - set(proc.stdout.split()) - {"imported package", "sitecustomize",
                                                       "usercustomize"}

@@ -9,40 +9,29 @@ process, and reports the exit code, which this process then exits with. What Cla
 — the bytes on stdout and stderr, the exit code — is the same; only the imports are gone.
 
 This module is what a hook process runs first, so it imports nothing but `_socket` (a C
-module; the `socket` package imports enum and selectors). `served()` returns None whenever
+module; the `socket` package imports enum and selectors) and ctx.core.settings. `served()` returns None whenever
 the server can't take the hook — none running yet (one is started, detached, for the next
 hook), the socket's folder not private to this user, a server of another version, odd
 interpreter flags — and the hook then runs in this process as before: the server may only
 make a hook faster, never different. $CTX_HOOK_SERVER=0 turns it off.
 
-The socket is `<run dir>/hooks-<key>.sock`: the run dir is $CTX_RUN_DIR, else
-$XDG_RUNTIME_DIR/cue-ctx, else /tmp/cue-ctx-<uid>, and must be a directory of this user's
-that nobody else can enter (else no server is used: another user could otherwise listen
-there and read what hooks are given). The key is a hash of what decides which code a server
-runs and how: the interpreter, its flags and import path, the PYTHON* and locale variables.
+The socket is `<run dir>/hooks-<key>.sock`. The run dir (ctx.core.settings.run_dir:
+$CTX_RUN_DIR, else $XDG_RUNTIME_DIR/cue-ctx, else /tmp/cue-ctx-<uid>) must be a directory
+of this user's that nobody else can enter, else no server is used: another user could
+otherwise listen there and read what hooks are given. The key is a hash of what decides
+which code a server runs and how: the interpreter, its flags and import path, the PYTHON*
+and locale variables.
 """
 from __future__ import annotations
 
 import os
 import sys
 
+from ctx.core import settings
+
 PROTOCOL = b"ctx-hook-1"
-OFF_WORDS = ("0", "off", "false", "no")  # ctx.core.settings.OFF_WORDS (a test keeps them equal)
 _ENV_FOR_KEY = ("PYTHON", "LC_", "LANG")
 _MAX_REPLY = 64
-
-
-def run_dir() -> str:
-    """Where hook servers listen: $CTX_RUN_DIR, else $XDG_RUNTIME_DIR/cue-ctx, else
-    <tmp>/cue-ctx-<uid>."""
-    explicit = os.environ.get("CTX_RUN_DIR", "").strip()
-    if explicit:
-        return os.path.expanduser(explicit)
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "").strip()
-    if runtime and os.path.isabs(runtime):
-        return os.path.join(runtime, "cue-ctx")
-    tmp = os.environ.get("TMPDIR", "").strip() or "/tmp"
-    return os.path.join(tmp, f"cue-ctx-{os.getuid()}")
 
 
 def private_dir(path: str) -> bool:
@@ -67,13 +56,13 @@ def key() -> str:
 
 
 def socket_path(directory: str | None = None) -> str:
-    return os.path.join(directory or run_dir(), f"hooks-{key()}.sock")
+    return os.path.join(directory or settings.run_dir(), f"hooks-{key()}.sock")
 
 
 def usable() -> bool:
     """The server may serve this process's hooks: not turned off, and an interpreter without
     command-line options that change how code runs (a server could not reproduce them)."""
-    if os.environ.get("CTX_HOOK_SERVER", "").strip().lower() in OFF_WORDS:
+    if not settings.hook_server_enabled():
         return False
     if sys.platform == "win32" or sys._xoptions:  # `-X …` options (importtime, dev…)
         return False
@@ -97,12 +86,17 @@ def served(argv: list[str]) -> int | None:
     """The hook's exit code when the server ran it; None when it did not (run it here)."""
     if not usable():
         return None
-    directory = run_dir()
+    directory = settings.run_dir()
     if not private_dir(directory):
         start_server(directory)  # creates the folder (0700) when it is missing
         return None
     path = socket_path(directory)
     if len(os.fsencode(path)) > 100:  # sun_path holds 108 bytes
+        return None
+    try:  # a closed stdin/stdout/stderr: the socket could take its number and be passed on
+        for fd in (0, 1, 2):
+            os.fstat(fd)
+    except OSError:
         return None
     import _socket
 
@@ -177,6 +171,14 @@ def _forward_signals(pid: int) -> None:
         _signal.signal(signum, forward)
 
 
+def _flag_options() -> list[str]:
+    """The command-line options that give a server this interpreter's sys.flags (part of its
+    key). The environment, passed on whole, sets the rest; usable() refuses the others."""
+    f = sys.flags
+    return (["-B"] * f.dont_write_bytecode + ["-s"] * f.no_user_site + ["-O"] * f.optimize
+            + ["-b"] * f.bytes_warning + ["-q"] * f.quiet + ["-P"] * getattr(f, "safe_path", 0))
+
+
 def _die_of(signum: int) -> None:
     import _signal
 
@@ -196,8 +198,8 @@ def start_server(directory: str) -> None:
                 "import sys; sys.path[:] = sys.argv[2:]\n"
                 "from ctx.claude.hooks.server import main; main(sys.argv[1])")
         null = os.devnull
-        os.posix_spawn(sys.executable, [sys.executable, "-c", boot, socket_path(directory),
-                                        *sys.path],
+        os.posix_spawn(sys.executable, [sys.executable, *_flag_options(), "-c", boot,
+                                        socket_path(directory), *sys.path],
                        os.environ, setsid=True,
                        file_actions=[(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
                                      (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),

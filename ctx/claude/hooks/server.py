@@ -30,6 +30,7 @@ import sys
 import time
 
 from ctx.claude.hooks import client
+from ctx.core import settings
 
 # What a hook imports (a test checks that no hook loads a module missing from here after
 # them). A module left out still works — the child imports it — it just costs that hook.
@@ -54,19 +55,10 @@ WARM_REPLY = ('<ctx:remember type="decision" tags="tier:working">We use v1.2 of 
               'created<2026-01-31"/> <ctx:status/> <ctx:task>check the logs</ctx:task>')
 WARM_SECRET_TEXT = ("export API_KEY=sk_live_0000 password: hunter2 "
                     "https://user:pass@example.com curl -u a:b 비밀번호는 x")
-DEFAULT_IDLE_S = 1800
 TICK_S = 30.0  # how often an idle server checks its socket and its code
 READ_TIMEOUT_S = 5.0  # a client that connects and says nothing does not hold up the rest
 MAX_REQUEST = 4 << 20
-
-
-def idle_limit() -> float:
-    raw = os.environ.get("CTX_HOOK_SERVER_IDLE", "").strip()
-    try:
-        value = float(raw)
-    except ValueError:
-        return DEFAULT_IDLE_S
-    return value if value > 0 else DEFAULT_IDLE_S
+_SET_BY_IMPORTS: dict[bytes, bytes] = {}  # environment the preloaded modules set as they loaded
 
 
 def preload() -> None:
@@ -143,7 +135,10 @@ def main(path: str) -> None:
         return  # another server has this socket
     os.ftruncate(lock, 0)
     os.write(lock, b"%d\n" % os.getpid())  # for `ctx hook-server status|stop`
+    before = dict(os.environb)
     preload()
+    # What the imports set (search.py: OPENBLAS_NUM_THREADS) they set in every hook process.
+    _SET_BY_IMPORTS.update((k, v) for k, v in os.environb.items() if k not in before)
     files = code_files()
     import gc
 
@@ -163,7 +158,7 @@ def main(path: str) -> None:
     inode = os.stat(path).st_ino
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     signal.signal(signal.SIGTERM, _exit_on_signal)  # `ctx hook-server stop`: tidy up first
-    limit = idle_limit()
+    limit = settings.hook_server_idle_s()
     listener.settimeout(min(TICK_S, limit))
     last = time.monotonic()
     spare = None
@@ -209,7 +204,7 @@ def servers(directory: str | None = None) -> list[tuple[str, int | None]]:
     in `directory` (the run dir)."""
     import fcntl
 
-    directory = directory or client.run_dir()
+    directory = directory or settings.run_dir()
     try:
         names = sorted(n for n in os.listdir(directory) if n.startswith("hooks-")
                        and n.endswith(".sock.lock"))
@@ -398,7 +393,9 @@ def _child(conn: socket.socket, fields: list[bytes], fds: list[int]) -> int:
 
 def _set_environment(env: dict[bytes, bytes]) -> None:
     """The client's environment, changing only what differs (usually nothing: the server
-    was started by a hook of the same Claude Code); a new TZ takes effect."""
+    was started by a hook of the same Claude Code), plus what the preloaded modules set at
+    import where the client has no value of its own, as in process; a new TZ takes effect."""
+    env = {**_SET_BY_IMPORTS, **env}
     current = os.environb
     tz = current.get(b"TZ")
     for name in [n for n in current if n not in env]:
