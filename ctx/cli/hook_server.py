@@ -17,16 +17,15 @@ def _records() -> list[dict]:
     from ctx.claude.hooks import client, server
 
     mine = client.socket_path() if client.usable() else None
-    return [{"pid": pid, "socket": path, "running": pid is not None,
-             "this_installation": path == mine}
+    return [{"pid": pid, "socket": path, "this_installation": path == mine}
             for path, pid in server.servers()]
 
 
 @hook_server_app.command("status")
 def status(fmt: RecordFormatOpt = Format.auto) -> None:
-    """List the hook servers in the run dir ($CTX_RUN_DIR, else $XDG_RUNTIME_DIR/cue-ctx,
-    else /tmp/cue-ctx-<uid>): pid, socket, whether it is this installation's. Exit 0 either
-    way; `running` false is a socket whose server has ended.
+    """List the hook servers running (run dir: $CTX_RUN_DIR, else $XDG_RUNTIME_DIR/cue-ctx,
+    else /tmp/cue-ctx-<uid>): pid, socket, whether it serves this installation. Exit 0
+    either way.
 
     Example: ctx hook-server status --format json
     """
@@ -38,8 +37,7 @@ def status(fmt: RecordFormatOpt = Format.auto) -> None:
         say(f"no hook server in {settings.run_dir()} (hook server {enabled}; the next hook "
             "starts one)")
         return
-    emit_records(records, fmt, columns=["pid", "running", "this_installation", "socket"],
-                 free="socket")
+    emit_records(records, fmt, columns=["pid", "this_installation", "socket"], free="socket")
 
 
 @hook_server_app.command("stop")

@@ -76,7 +76,7 @@ def wait_for_server(timeout=20.0):
     """The socket of the one server in the run dir, once it listens."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        found = [path for path, pid in server.servers() if pid and os.path.exists(path)]
+        found = [path for path, _pid in server.servers() if os.path.exists(path)]
         if found:
             [path] = found
             return path
@@ -92,7 +92,7 @@ def start_server(ctx_bin):
 
 
 def server_pids():
-    return [pid for _path, pid in server.servers() if pid]
+    return [pid for _path, pid in server.servers()]
 
 
 def start(session_id="s1", cwd="/tmp"):
@@ -375,3 +375,18 @@ def test_the_client_s_cwd_decides_the_project(ctx_bin, tmp_path, run_dir):
                        served=True)
     assert b"only in this repository" in inside.stdout
     assert b"only in this repository" not in outside.stdout
+
+
+def test_ctx_hook_server_status_and_stop(ctx_bin, run_dir):
+    quiet = subprocess.run([ctx_bin, "hook-server", "status"], capture_output=True, text=True,
+                           check=False)
+    assert quiet.returncode == 0 and "no hook server in" in quiet.stderr
+    path = start_server(ctx_bin)
+    [pid] = server_pids()
+    listed = subprocess.run([ctx_bin, "hook-server", "status", "--format", "json"],
+                            capture_output=True, text=True, check=True)
+    assert json.loads(listed.stdout) == [{"pid": pid, "socket": path, "this_installation": True}]
+    stopped = subprocess.run([ctx_bin, "hook-server", "stop"], capture_output=True, text=True,
+                             check=True)
+    assert f"stopped 1 hook server(s): {pid}" in stopped.stderr
+    assert not _alive(pid) and server.servers() == [] and not os.path.exists(path)

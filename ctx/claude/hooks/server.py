@@ -199,9 +199,10 @@ def _exit_on_signal(signum, _frame) -> None:
     raise SystemExit(0)
 
 
-def servers(directory: str | None = None) -> list[tuple[str, int | None]]:
-    """(socket path, pid of the server holding it, or None) for every server socket or lock
-    in `directory` (the run dir)."""
+def servers(directory: str | None = None) -> list[tuple[str, int]]:
+    """(socket path, pid) of every hook server running in `directory` (the run dir): the
+    holders of its `hooks-*.sock.lock` files (a lock file outlives its server; it is only
+    ever locked by a live one)."""
     import fcntl
 
     directory = directory or settings.run_dir()
@@ -213,19 +214,18 @@ def servers(directory: str | None = None) -> list[tuple[str, int | None]]:
     found = []
     for name in names:
         path = os.path.join(directory, name)
-        pid = None
         try:
             fd = os.open(path, os.O_RDONLY)
         except OSError:
             continue
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # free: nobody serves this socket
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # taken: nobody serves this socket
         except OSError:
             raw = os.read(fd, 32).strip()
-            pid = int(raw) if raw.isdigit() else None
+            if raw.isdigit():
+                found.append((path.removesuffix(".lock"), int(raw)))
         finally:
             os.close(fd)
-        found.append((path.removesuffix(".lock"), pid))
     return found
 
 
@@ -234,15 +234,13 @@ def stop(directory: str | None = None, timeout_s: float = 5.0) -> list[int]:
     `timeout_s` in all). A hook already running finishes: it is its own process."""
     asked = []
     for _path, pid in servers(directory):
-        if pid is None:
-            continue
         try:
             os.kill(pid, signal.SIGTERM)
         except OSError:
             continue
         asked.append(pid)
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and any(pid for _p, pid in servers(directory)):
+    while time.monotonic() < deadline and servers(directory):
         time.sleep(0.02)
     return asked
 
