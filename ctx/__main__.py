@@ -1,5 +1,6 @@
 """`ctx` entry point. Some commands are answered before Typer loads: `ctx hook …` (hooks are
-on every prompt's path; a cached session start ends in ctx/claude/hooks/warm.py), a plain
+on every prompt's path: the hook server answers them, ctx/claude/hooks/client.py, else
+ctx/claude/hooks/run.py here), a plain
 `ctx mcp` (its handshake is answered by ctx/mcp/wire.py while the SDK loads), the common
 forms of `ctx show|list|query` (ctx/cli/fast.py: same bodies, same error edge), and a help
 text an earlier run kept (ctx/cli/help_cache.py). Everything else goes to the Typer app in
@@ -84,33 +85,6 @@ def mcp_argv(argv: list[str]) -> str | None | bool:
     return lead[lead.index("--db") + 1] if "--db" in lead else None
 
 
-def run_hook(args: list[str]) -> int:
-    """`ctx hook ARGS…` in this process: its exit code, with stdout and stderr written (not
-    flushed). A session start the cache can answer ends in ctx/claude/hooks/warm.py, before
-    the store and its record classes are imported; else the full path gets the stdin read."""
-    stdin = None
-    if args[:1] == ["session-start"] and sys.stdin is not None and not sys.stdin.isatty():
-        from ctx.claude.hooks.warm import MAX_STDIN_BYTES
-
-        stdin = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
-        if len(stdin) <= MAX_STDIN_BYTES:
-            try:
-                from ctx.claude.hooks.warm import answer
-
-                out = answer(args, stdin)
-            except Exception:  # noqa: BLE001 — any doubt: the full path answers (and says why)
-                out = None
-            if out is not None:
-                try:
-                    sys.stdout.buffer.write(out)
-                except OSError:
-                    pass
-                return 0
-    from ctx.claude.hooks.entry import main as hook_main
-
-    return hook_main(args, process_exits=True, stdin=stdin)
-
-
 def _end_fast_read() -> None:
     """A read answered before Typer: flush and end without the interpreter's teardown (~4 ms
     of a ~60 ms command), as the hooks do. Only for the process's own streams (a caller that
@@ -131,8 +105,10 @@ def main() -> None:
     if args is not None:
         from ctx.claude.hooks.client import served  # a server that has the imports done
 
-        code = served(sys.argv)
+        code = served(sys.argv, args)
         if code is None:
+            from ctx.claude.hooks.run import run_hook
+
             code = run_hook(args)
         # Skip interpreter teardown and the close-time WAL checkpoint (see store_access).
         try:

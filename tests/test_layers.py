@@ -28,8 +28,8 @@ ALLOWED = {
     "ctx.mcp": (*DOMAIN, "ctx.semantic", "ctx.doctor", "ctx.claude", "ctx.mcp"),
     "ctx.web": (*DOMAIN, "ctx.semantic", "ctx.doctor", "ctx.claude", "ctx.web"),
     "ctx.cli": (*DOMAIN, "ctx.semantic", "ctx.doctor", "ctx.claude", "ctx.mcp", "ctx.web", "ctx.cli"),
-    "ctx.__main__": ("ctx.claude.hooks.entry", "ctx.claude.hooks.warm", "ctx.mcp.wire", "ctx.mcp.server",
-                     "ctx.cli.app", "ctx.cli.fast", "ctx.cli.help_cache"),
+    "ctx.__main__": ("ctx.claude.hooks.client", "ctx.claude.hooks.run", "ctx.mcp.wire",
+                     "ctx.mcp.server", "ctx.cli.app", "ctx.cli.fast", "ctx.cli.help_cache"),
     "cuectx": ("cuectx",),
     # cue, bottom up: cue.core < cue.pii, cue.inputs < cue.select, cue.llm < cue.digest;
     # cue.inputs < cue.record; all of them < cue.cli < cue.__main__. The seed's names
@@ -173,8 +173,8 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_sees_every_package():
     assert {m.split(".")[0] for m in GRAPH} == set(PACKAGES)
-    # it resolves deferred imports too: ctx.__main__ loads the hook entry inside main()
-    assert "ctx.claude.hooks.entry" in GRAPH["ctx.__main__"]
+    # it resolves deferred imports too: ctx.__main__ loads the in-process hook inside main()
+    assert "ctx.claude.hooks.run" in GRAPH["ctx.__main__"]
 
 
 def test_no_import_circle_anywhere():

@@ -28,7 +28,7 @@ import os, sys
 sys.path[0] = os.path.dirname(sys.executable)  # as in the console script (the server's key)
 sys.argv = sys.argv[1:]
 from ctx.claude.hooks.client import served
-code = served(sys.argv)
+code = served(sys.argv, sys.argv[2:])
 if code is None:
     sys.stderr.write("NOT SERVED\\n")
     os._exit(99)

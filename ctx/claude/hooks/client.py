@@ -8,12 +8,13 @@ its argv, environment, working directory and umask, runs exactly what `ctx hook 
 process, and reports the exit code, which this process then exits with. What Claude Code sees
 — the bytes on stdout and stderr, the exit code — is the same; only the imports are gone.
 
-This module is what a hook process runs first, so it imports nothing but `_socket` (a C
-module; the `socket` package imports enum and selectors) and ctx.core.settings. `served()` returns None whenever
-the server can't take the hook — none running yet (one is started, detached, for the next
-hook), the socket's folder not private to this user, a server of another version, odd
-interpreter flags — and the hook then runs in this process as before: the server may only
-make a hook faster, never different. $CTX_HOOK_SERVER=0 turns it off.
+This module is what a hook process runs first, so it imports nothing but ctx.core.settings
+and `_socket` (a C module; the `socket` package imports enum and selectors). `served()`
+returns None whenever the server can't take the hook — none running yet (one is started,
+detached, for the next hook), the socket's folder not private to this user, a server of
+another version, odd interpreter flags — and the hook then runs in this process as before
+(ctx/claude/hooks/run.py): the server may only make a hook faster, never different.
+$CTX_HOOK_SERVER=0 turns it off.
 
 The socket is `<run dir>/hooks-<key>.sock`. The run dir (ctx.core.settings.run_dir:
 $CTX_RUN_DIR, else $XDG_RUNTIME_DIR/cue-ctx, else /tmp/cue-ctx-<uid>) must be a directory
@@ -29,7 +30,7 @@ import sys
 
 from ctx.core import settings
 
-PROTOCOL = b"ctx-hook-1"
+PROTOCOL = b"ctx-hook-2"
 _ENV_FOR_KEY = ("PYTHON", "LC_", "LANG")
 _MAX_REPLY = 64
 
@@ -71,19 +72,22 @@ def usable() -> bool:
                 or f.verbose)
 
 
-def request(argv: list[str]) -> bytes:
-    """The request: protocol, working directory, umask, argv, environment — NUL-separated
-    bytes (paths and variables need not be UTF-8), after a 4-byte length."""
+def request(argv: list[str], args: list[str]) -> bytes:
+    """The request: protocol, working directory, umask, argv (sys.argv), the hook's arguments
+    (ctx/__main__.py took ctx's global options off), environment — NUL-separated bytes
+    (paths and variables need not be UTF-8), after a 4-byte length."""
     mask = os.umask(0o022)
     os.umask(mask)
     fields = [PROTOCOL, os.fsencode(os.getcwd()), b"%d" % mask, b"%d" % len(argv),
-              *map(os.fsencode, argv), *(k + b"=" + v for k, v in os.environb.items())]
+              b"%d" % len(args), *map(os.fsencode, argv), *map(os.fsencode, args),
+              *(k + b"=" + v for k, v in os.environb.items())]
     body = b"\0".join(fields)
     return len(body).to_bytes(4, "big") + body
 
 
-def served(argv: list[str]) -> int | None:
-    """The hook's exit code when the server ran it; None when it did not (run it here)."""
+def served(argv: list[str], args: list[str]) -> int | None:
+    """The exit code of `ctx hook ARGS…` (`argv`: this process's sys.argv) when the server
+    ran it; None when it did not (run it here)."""
     if not usable():
         return None
     directory = settings.run_dir()
@@ -108,7 +112,7 @@ def served(argv: list[str]) -> int | None:
             start_server(directory)
             return None
         try:
-            data = request(argv)
+            data = request(argv, args)
             fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))
             sent = sock.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
             if sent < len(data):

@@ -11,7 +11,7 @@ and for each connection:
    on the hook's path), and forks the next spare;
 3. the child reads the request and the client's stdin, stdout and stderr, takes those as its
    own fds 0-2, and the client's environment, working directory, umask and argv, says
-   `P<pid>`, runs the hook exactly as `ctx hook …` does in process (ctx.__main__.run_hook),
+   `P<pid>`, runs the hook exactly as `ctx hook …` does in process (ctx.claude.hooks.run),
    flushes, lets go of the client's streams, says `X<code>` and exits. Hooks of several
    sessions run side by side.
 
@@ -36,7 +36,7 @@ from ctx.core import settings
 # them). A module left out still works — the child imports it — it just costs that hook.
 PRELOAD = (
     "json", "re", "sqlite3", "hashlib", "datetime", "encodings.utf_16_le",
-    "ctx.__main__", "ctx.claude.hooks.entry", "ctx.claude.hooks.warm",
+    "ctx.claude.hooks.run", "ctx.claude.hooks.entry", "ctx.claude.hooks.warm",
     "ctx.claude.hooks.session_start", "ctx.claude.hooks.prompt_submit", "ctx.claude.hooks.stop",
     "ctx.claude.actions", "ctx.claude.handoff", "ctx.claude.requests", "ctx.claude.sessions",
     "ctx.claude.session_record", "ctx.claude.tags", "ctx.claude.transcript",
@@ -46,6 +46,14 @@ PRELOAD = (
     "ctx.core.text", "ctx.query.parser", "ctx.query.sql", "ctx.semantic.select",
     "ctx.semantic.search", "ctx.semantic.centering", "ctx.semantic.model",
     "cuectx.secrets", "cuectx.migrations",
+)
+# What a prompt's semantic selection adds (the query is embedded in numpy: no onnxruntime,
+# which starts a thread as it loads). Loaded only where numpy starts no threads of its own
+# (OPENBLAS_NUM_THREADS=1, which ctx.semantic.search sets unless the user chose otherwise):
+# a fork copies only the thread that calls it.
+SEMANTIC_PRELOAD = (
+    "numpy", "ctx.semantic.chunk", "ctx.semantic.embed", "ctx.semantic.index",
+    "ctx.semantic.e5_tokenizer", "ctx.semantic.e5_graph", "ctx.semantic.e5_numpy",
 )
 # Texts that exercise what a hook compiles on first use (regular expressions the re module
 # then keeps, rules of the secret scanner): warmed once here, pure functions on constants.
@@ -63,11 +71,9 @@ _SET_BY_IMPORTS: dict[bytes, bytes] = {}  # environment the preloaded modules se
 
 def preload() -> None:
     """Import what hooks use and compile what they would compile on first use."""
-    for name in PRELOAD:
-        try:
-            __import__(name)
-        except Exception:  # noqa: BLE001, S112 — a module that fails here fails in the hook, which says so
-            continue
+    _import(PRELOAD)
+    if os.environ.get("OPENBLAS_NUM_THREADS", "").strip() == "1":  # ctx.semantic.search's
+        _import(SEMANTIC_PRELOAD)
     try:
         from ctx.claude import tags
         from ctx.core import fingerprint
@@ -87,6 +93,14 @@ def preload() -> None:
             rule.compiled()
     except Exception:  # noqa: BLE001, S110 — warming is an optimisation; the hook compiles what it needs
         pass
+
+
+def _import(names: tuple[str, ...]) -> None:
+    for name in names:
+        try:
+            __import__(name)
+        except Exception:  # noqa: BLE001, S112 — a module that fails here fails in the hook, which says so
+            continue
 
 
 def code_files() -> dict[str, tuple[int, int]]:
@@ -339,7 +353,8 @@ def _read_request(conn: socket.socket) -> tuple[list[bytes], list[int]] | None:
                 raise ValueError("request cut short")
             body += chunk
         fields = bytes(body).split(b"\0")
-        if fields[0] != client.PROTOCOL or len(fields) < 4 or not fields[3].isdigit():
+        if (fields[0] != client.PROTOCOL or len(fields) < 5 or not fields[3].isdigit()
+                or not fields[4].isdigit()):
             raise ValueError("not this protocol")
         return fields, fds
     except (OSError, ValueError):
@@ -351,9 +366,10 @@ def _read_request(conn: socket.socket) -> tuple[list[bytes], list[int]] | None:
 def _child(conn: socket.socket, fields: list[bytes], fds: list[int]) -> int:
     """Become the client's hook process, run the hook, report its exit code."""
     try:
-        cwd, mask, argc = fields[1], int(fields[2]), int(fields[3])
-        argv = [os.fsdecode(a) for a in fields[4:4 + argc]]
-        env = dict(e.split(b"=", 1) for e in fields[4 + argc:] if b"=" in e)
+        cwd, mask, argc, nargs = fields[1], int(fields[2]), int(fields[3]), int(fields[4])
+        argv = [os.fsdecode(a) for a in fields[5:5 + argc]]
+        args = [os.fsdecode(a) for a in fields[5 + argc:5 + argc + nargs]]
+        env = dict(e.split(b"=", 1) for e in fields[5 + argc + nargs:] if b"=" in e)
         os.chdir(cwd)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
@@ -371,10 +387,9 @@ def _child(conn: socket.socket, fields: list[bytes], fds: list[int]) -> int:
     sys.argv = argv
     conn.settimeout(None)
     conn.sendall(b"P%d\n" % os.getpid())
-    from ctx.__main__ import hook_argv, run_hook
+    from ctx.claude.hooks.run import run_hook
 
-    args = hook_argv(argv[1:])
-    code = run_hook(args if args is not None else ["--help"])
+    code = run_hook(args)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
