@@ -120,8 +120,8 @@ def run_dir() -> str:
     """Where hook servers listen: $CTX_RUN_DIR, else $XDG_RUNTIME_DIR/cue-ctx (the per-user
     runtime folder), else <tmp>/cue-ctx-<uid>."""
     explicit = os.environ.get("CTX_RUN_DIR", "").strip()
-    if explicit:
-        return os.path.expanduser(explicit)
+    if explicit:  # absolute: a server works from / and is handed the client's path
+        return os.path.abspath(os.path.expanduser(explicit))
     runtime = os.environ.get("XDG_RUNTIME_DIR", "").strip()
     if runtime and os.path.isabs(runtime):
         return os.path.join(runtime, "cue-ctx")
