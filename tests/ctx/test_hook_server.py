@@ -390,3 +390,27 @@ def test_ctx_hook_server_status_and_stop(ctx_bin, run_dir):
                              check=True)
     assert f"stopped 1 hook server(s): {pid}" in stopped.stderr
     assert not _alive(pid) and server.servers() == [] and not os.path.exists(path)
+
+
+def test_the_server_holds_no_pipe_its_first_hook_inherited(ctx_bin, run_dir):
+    """A caller that reads a pipe to its end (the hook passed it on, inheritable) must not
+    wait half an hour for the server the hook started."""
+    read, write = os.pipe()
+    os.set_inheritable(write, True)
+    proc = subprocess.Popen([ctx_bin, "hook", "prompt-submit"], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            pass_fds=(write,))
+    proc.communicate(b"{}", timeout=30)
+    os.close(write)
+    wait_for_server()
+    os.set_blocking(read, False)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            if os.read(read, 1) == b"":
+                break  # end of file: nobody holds the write end any more
+        except BlockingIOError:
+            time.sleep(0.05)
+    else:
+        raise AssertionError("the hook server kept its first hook's pipe open")
+    os.close(read)

@@ -135,6 +135,7 @@ def code_changed(files: dict[str, tuple[int, int]]) -> bool:
 def main(path: str) -> None:
     """Serve hooks on `path` until idle, replaced or out of date (the boot line in client)."""
     os.chdir("/")
+    _close_inherited_fds()
     if os.path.basename(path) != os.path.basename(client.socket_path()):
         return  # started with other flags or another import path than its name says
     directory = os.path.dirname(path)
@@ -207,6 +208,21 @@ def main(path: str) -> None:
         if _still_ours(path, inode):
             os.unlink(path)
         listener.close()
+
+
+def _close_inherited_fds() -> None:
+    """Close what the hook that started this process left open beyond stdio (a pipe its
+    caller reads to the end, say): a server living half an hour must not hold it."""
+    try:
+        fds = [int(fd) for fd in os.listdir("/proc/self/fd")]
+    except OSError:  # no /proc (macOS): the usual limit
+        fds = list(range(3, 256))
+    for fd in fds:
+        if fd > 2:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 def _exit_on_signal(signum, _frame) -> None:
