@@ -47,7 +47,8 @@ ALLOWED = {
         ("cue.cli", ("cue.pii", "cue.inputs", "cue.select", "cue.llm", "cue.digest",
                      "cue.record")),
     )},
-    "cue.__main__": ("cue.cli.app",),
+    # `cue digest` starts the scrubber's child before Typer loads (cue.pii.prewarm).
+    "cue.__main__": ("cue.cli.app", "cue.pii"),
 }
 # Layers that never load the terminal UI stack (hooks, MCP and the web viewer must not pay
 # for it, and the domain must not print).

@@ -165,6 +165,12 @@ def run_digest(conn: sqlite3.Connection, config: Config, *, window_secs: float,
                now: float | None = None) -> Digest:
     """The whole pipeline; returns the stored row (status ok, skipped, failed or empty)."""
     t0 = time.perf_counter()
+    # The scrubber's first build (~0.9 s of one core: Presidio imports spaCy) runs in a child
+    # process on the other core while this one selects and prepares frames and asks the
+    # model (cue.pii.worker). Started first: the backfill below may scrub, too.
+    from cue.pii import prewarm
+
+    prewarm()
     _ensure_scrubbed(conn)
     plan, images = plan_digest(conn, window_secs=window_secs, end=end,
                                keyframe_dir=keyframe_dir, events_dir=events_dir,
@@ -182,14 +188,6 @@ def run_digest(conn: sqlite3.Connection, config: Config, *, window_secs: float,
                         summary=NO_ACTIVITY, timings=timings, **base)
         return store_digest(conn, digest, started=t0)
 
-    # The scrubber's first build (~0.8 s: Presidio imports spaCy) runs while the model works.
-    # The backend's client library is imported here first, so the two imports never wait on
-    # each other's module locks (spaCy imports httpx too).
-    from cue.llm.policy import preload
-    from cue.pii import prewarm
-
-    preload(config)
-    prewarm()
     outcome: Outcome = digest_with_policy(PROMPT, images, plan.timeline.render(),
                                           config=config)
     del images

@@ -51,20 +51,6 @@ def make_backend(name: str, config: Config):
     return CloudVisionBackend(config)
 
 
-# What each backend's call imports (the in-process model runs in a worker process).
-_CLIENT_MODULES = {"server": ("httpx", "httpcore"), "cloud": ("anthropic",), "local": ()}
-
-
-def preload(config: Config) -> None:
-    """Import the configured backend's client library now, in this thread, before anything
-    else is imported in the background (cue.pii.prewarm): then the call never waits for a
-    module lock the background import holds, and the two never import across each other."""
-    import importlib
-
-    for name in _CLIENT_MODULES.get(config["digest.backend"], ()):
-        importlib.import_module(name)
-
-
 def gate(parts: list[Part], *, config: Config, purpose: str = "digest") -> Outcome:
     """Ask the configured backend, applying the fail-closed policy."""
     primary = config["digest.backend"]

@@ -12,9 +12,7 @@ Contract:
 """
 from __future__ import annotations
 
-import contextlib
 import re
-import threading
 
 from cue.pii.entities import Entity
 
@@ -59,35 +57,32 @@ def analyze(text: str) -> list[Entity]:
     """
     if not text:
         return []
-    from cue.pii.engine import find
+    from cue.pii import worker
 
-    found = find(text)
+    found = worker.find(text) if worker.running() else None
+    if found is None:
+        from cue.pii.engine import find
+
+        found = find(text)
     if "[" in text:
         tokens = [m.span() for m in _TOKEN_RE.finditer(text)]
         found = [e for e in found if not any(s < e.end and e.start < t for s, t in tokens)]
     return _merge(found)
 
 
-def prewarm() -> threading.Thread | None:
-    """Start building the scrubber in a background thread, for a caller with other work to
-    do first (a digest: preparing frames, waiting for the model). Presidio's import and the
-    engine's build take ~0.8 s of one core; the first `scrub` waits for the build if it has
-    not finished. A build that fails is not reported here: the first `scrub` builds again
-    and raises the error where it can be shown. Returns the thread (None: already built)."""
-    from cue.pii import engine
+def prewarm() -> bool:
+    """Start building the scrubber in a child process (cue.pii.worker), for a caller with
+    other work to do first (a digest: selecting and preparing frames, asking the model).
+    Presidio's import and the engine's build take ~0.9 s of one core; until they are done
+    the first `scrub` waits for the child. A child that fails to build, dies or hangs is
+    dropped and that scrub builds in this process instead, raising the error where it can
+    be shown. Returns whether a child is building (False: this process has built its own
+    already, or the platform cannot run one)."""
+    from cue.pii import engine, worker
 
     if engine.built():
-        return None
-    thread = threading.Thread(target=_warm, name="cue-pii-prewarm")
-    thread.start()
-    return thread
-
-
-def _warm() -> None:
-    # The first analysis pays for tldextract's suffix trie and phonenumbers' patterns. An
-    # error is not lost: the first scrub builds again and raises it.
-    with contextlib.suppress(Exception):
-        analyze("jane@example.com, +82 10-1234-5678, (415) 555-2671")
+        return False
+    return worker.start()
 
 
 def scrub(text: str) -> str:

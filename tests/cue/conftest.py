@@ -32,3 +32,15 @@ def cloud(monkeypatch, request):
     with AnthropicStub(reply=request.module.REPLY) as stub:
         monkeypatch.setenv("CUE_CLOUD_BASE_URL", stub.url)
         yield stub
+
+
+@pytest.fixture(autouse=True)
+def _no_scrub_child_left():
+    """A test that digests may leave its scrubbing child (cue.pii.worker) running; the next
+    test scrubs in this process, with its own environment."""
+    yield
+    import sys
+
+    worker = sys.modules.get("cue.pii.worker")
+    if worker is not None:
+        worker.stop()
