@@ -95,21 +95,19 @@ def cloud_key_check(config: Config, *, blocking: bool) -> Check:
 
 # ------------------------------------------------------------------ server
 def server_checks(config: Config) -> list[Check]:
-    import httpx
+    from cue.llm.httpclient import Client, HttpError
 
     url = config["server.url"].rstrip("/")
     want = config["server.model"]
     try:
-        with httpx.Client(timeout=SERVER_PROBE_SECS, trust_env=False) as client:
+        with Client(timeout=SERVER_PROBE_SECS) as client:
             response = client.get(f"{url}/models")
-    except httpx.HTTPError as exc:
-        from cue.llm.server import http_failure
-
-        return [Check("server", False, f"{url} unreachable: {http_failure(exc)}",
+    except HttpError as exc:
+        return [Check("server", False, f"{url} unreachable: {exc}",
                       "start the server (`ollama serve`, or `llama-server -hf "
                       "ggml-org/gemma-3-4b-it-GGUF --port 8080`) or fix server.url", True)]
-    if response.status_code >= 400:
-        return [Check("server", False, f"{url}/models answered HTTP {response.status_code}",
+    if response.status >= 400:
+        return [Check("server", False, f"{url}/models answered HTTP {response.status}",
                       "is server.url the API root (ending in /v1)?", True)]
     try:
         served = [m["id"] for m in response.json()["data"]]

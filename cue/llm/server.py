@@ -1,15 +1,15 @@
-"""An OpenAI-compatible chat-completions endpoint over httpx: llama-server, Ollama
-(`/v1`), LM Studio. Treated as an on-device backend by the policy, so its failures are
-LocalUnavailable / LocalTimeout and fail closed like the in-process model."""
+"""An OpenAI-compatible chat-completions endpoint (over the standard library's http.client,
+cue.llm.httpclient): llama-server, Ollama (`/v1`), LM Studio. Treated as an on-device backend
+by the policy, so its failures are LocalUnavailable / LocalTimeout and fail closed like the
+in-process model."""
 from __future__ import annotations
 
 import time
 
-import httpx
-
 from cue.core.config import Config
 from cue.llm.deadline import DeadlineExceeded, call_with_deadline
 from cue.llm.errors import LocalTimeout, LocalUnavailable
+from cue.llm.httpclient import Client, HttpError, HttpTimeout
 from cue.llm.request import Part, Reply, clean_reply, openai_content
 
 
@@ -30,34 +30,29 @@ class ServerVisionBackend:
             "temperature": 0.2,
             "stream": False,
         }
-        # A plain-http server (llama-server, Ollama on localhost) has no certificate to check:
-        # loading the CA bundle for it cost ~40 ms of every digest. https keeps verification.
-        client = httpx.Client(timeout=httpx.Timeout(self.timeout), trust_env=False,
-                              verify=not self.url.lower().startswith("http://"))
+        client = Client(timeout=self.timeout)
         t0 = time.perf_counter()
         try:
             response = call_with_deadline(
-                lambda: client.post(f"{self.url}/chat/completions", json=body),
+                lambda: client.post_json(f"{self.url}/chat/completions", body),
                 self.timeout, on_abandon=client.close)
         except DeadlineExceeded:
             raise LocalTimeout(f"server {self.url} gave no answer within "
                                f"{self.timeout:g}s: raise server.timeout or lower "
                                "digest.max_frames") from None
-        except httpx.TimeoutException as exc:
-            raise LocalTimeout(f"server {self.url} timed out ({type(exc).__name__}): raise "
-                               "server.timeout or lower digest.max_frames") from None
-        except httpx.HTTPError as exc:
-            raise LocalUnavailable(f"server {self.url} unreachable: {http_failure(exc)} — start "
+        except HttpTimeout as exc:
+            raise LocalTimeout(f"server {self.url} {exc}: raise server.timeout or lower "
+                               "digest.max_frames") from None
+        except HttpError as exc:
+            raise LocalUnavailable(f"server {self.url} unreachable: {exc} — start "
                                    "llama-server or Ollama there, or set server.url") from None
-        finally:
-            client.close()
         model_ms = (time.perf_counter() - t0) * 1000
-        if response.status_code >= 400:
+        if response.status >= 400:
             hint = (f"; is server.model {self.model!r} one it serves? `cue doctor` lists them"
-                    if response.status_code in (400, 404) else "")
-            raise LocalUnavailable(f"server {self.url} answered HTTP {response.status_code}: "
+                    if response.status in (400, 404) else "")
+            raise LocalUnavailable(f"server {self.url} answered HTTP {response.status}: "
                                    f"{response.text[:300]}",
-                                   f"server {self.url} answered HTTP {response.status_code}: "
+                                   f"server {self.url} answered HTTP {response.status}: "
                                    f"{' '.join(response.text[:160].split())}{hint}")
         try:
             data = response.json()
@@ -74,15 +69,6 @@ class ServerVisionBackend:
             output_tokens=usage.get("completion_tokens"),
             model_ms=model_ms,
         )
-
-
-def http_failure(exc: httpx.HTTPError) -> str:
-    """"connection refused (ConnectError)" rather than "[Errno 111] Connection refused"."""
-    text = str(exc)
-    if "]" in text and text.startswith("[Errno"):
-        text = text.split("]", 1)[1]
-    text = " ".join(text.split()).strip().rstrip(".")
-    return f"{text[:1].lower()}{text[1:]} ({type(exc).__name__})" if text else type(exc).__name__
 
 
 def _model_name(name: str) -> str:

@@ -76,7 +76,7 @@ def test_server_down_names_the_url(cue_bin, env):
     proc = cue(cue_bin, env, "digest", "--check")
     assert proc.returncode == 5
     assert (f"fix  server   http://127.0.0.1:{port}/v1 unreachable: connection refused "
-            "(ConnectError)") in proc.stdout
+            "(ConnectionRefusedError)") in proc.stdout
     assert "ollama serve" in proc.stdout
 
 

@@ -112,7 +112,7 @@ def test_a_server_that_is_down_names_the_url_and_what_happened(cue_bin, env, act
     proc = cue(cue_bin, env, "digest", "--end", str(activity.end))
     assert proc.returncode == 5 and proc.stdout == ""
     assert proc.stderr.startswith(f"Error: digest skipped: server http://127.0.0.1:{port}/v1 "
-                                  "unreachable: connection refused (ConnectError)"), proc.stderr
+                                  "unreachable: connection refused (ConnectionRefusedError)"), proc.stderr
 
 
 def test_garbage_from_the_model_is_a_failed_digest_and_never_reaches_ctx(cue_bin, env,
