@@ -181,6 +181,7 @@ def main(path: str) -> None:
         while True:
             if spare is None:
                 spare = _fork_spare(listener, lock)
+                code_changed(files)  # its pages copied now (fork shares them), not in a hook
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
@@ -310,6 +311,7 @@ def _spare(channel: socket.socket) -> int:
     """Wait for a connection from the server, then become that client's hook process."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # as in a process of its own
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _set_environment(dict(os.environb))  # a no-op that copies the pages it touches now
     try:
         _data, fds, _flags, _addr = socket.recv_fds(channel, 1, 1)
     except OSError:
