@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import types
 
 
 def import_presidio() -> None:
@@ -22,3 +23,29 @@ def import_presidio() -> None:
         import presidio_analyzer  # noqa: F401
     finally:
         del os.environ["OPENBLAS_NUM_THREADS"]
+
+
+def without_spacy_cli() -> None:
+    """Let `import spacy` skip spaCy's command-line package, in a process that only scrubs
+    without a spaCy model (the scrubber's child, cue.pii.worker). `spacy/__init__.py`
+    imports `spacy.cli.info` for its `spacy.info()` helper, and with it the whole command
+    line — typer, weasel, requests, jinja2, the download and training commands: ~0.25 s of
+    a ~0.8 s Presidio import, none of which scrubbing touches (spaCy's own code imports
+    nothing else from it). Here `spacy.cli` is a plain module whose `info` says it is not
+    loaded, so nothing can half-work: `import spacy.cli.download` fails, and so would
+    Presidio's `spacy.cli.download(model)` — which never runs here (no model; and cue never
+    downloads at run time anyway). Does nothing once spaCy is imported. If a later spaCy
+    needs more of its command line at import, the build fails and the caller builds in its
+    own process (cue.pii.worker): slower, never weaker."""
+    if "spacy" in sys.modules or "spacy.cli" in sys.modules:
+        return
+
+    def info(*args, **kwargs):
+        raise RuntimeError("spaCy's command line is not loaded in cue's scrubber process")
+
+    cli = types.ModuleType("spacy.cli", "A stand-in: see cue.pii.load.without_spacy_cli.")
+    cli_info = types.ModuleType("spacy.cli.info", cli.__doc__)
+    cli_info.info = info
+    cli.info = cli_info
+    sys.modules["spacy.cli"] = cli
+    sys.modules["spacy.cli.info"] = cli_info

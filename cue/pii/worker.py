@@ -137,6 +137,12 @@ def _drop() -> None:
 def main() -> None:
     from cue.pii import engine
 
+    with contextlib.suppress(Exception):  # the build below raises what is wrong
+        if engine.spacy_model() is None:
+            from cue.pii.load import without_spacy_cli
+
+            without_spacy_cli()  # this process only scrubs, with no spaCy pipeline
+
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 
     def say(answer: dict) -> None:

@@ -110,3 +110,30 @@ def test_a_digest_scrubs_through_the_child(fresh_engine, tmp_path, monkeypatch):
     assert row.status == "ok", row.reason
     assert row.summary == "Edited main.py in the editor, then wrote to [EMAIL]."
     assert worker.running() and not engine.built()
+
+
+def test_the_child_imports_no_spacy_command_line():
+    """Without a spaCy model the child skips spaCy's command-line package (cue.pii.load):
+    typer, weasel and jinja2 stay out, and the engine finds what it always found."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from cue.pii.load import without_spacy_cli; without_spacy_cli(); "
+            "from cue.pii import engine; e = engine.find('mail jane@example.com'); "
+            "assert [(x.type, x.start, x.end) for x in e] == [('EMAIL_ADDRESS', 5, 21)], e; "
+            "print(' '.join(m for m in ('typer', 'weasel', 'jinja2', 'spacy.cli.download')"
+            " if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == ""
+
+
+def test_the_stand_in_leaves_a_loaded_spacy_alone():
+    import sys
+
+    pytest.importorskip("spacy")
+    from cue.pii.load import without_spacy_cli
+
+    real = sys.modules["spacy.cli"]
+    without_spacy_cli()
+    assert sys.modules["spacy.cli"] is real
