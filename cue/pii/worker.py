@@ -5,7 +5,7 @@ all of it under one interpreter lock: a background thread slows the caller's own
 down by about as much as it saves. A child process builds it on the other core instead,
 while the caller loads, selects and prepares frames and asks its model.
 
-    start()        # spawn `python -m cue.pii.worker`; returns at once
+    start()        # spawn the child (cue.pii.worker.main); returns at once
     find(text)     # the child's `cue.pii.engine.find(text)`, or None: ask in this process
 
 The child runs the same `find` this process would (same code, same environment, so the
@@ -62,14 +62,20 @@ def start() -> bool:
         if _proc is not None:
             return True
         _ready = False
-        env = dict(os.environ)
-        # The child imports this very package, wherever it was imported from.
+        # The child imports this very package, wherever it was imported from (put on its
+        # path only when the interpreter would not find it there anyway).
         root = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         _proc = subprocess.Popen(
-            [sys.executable, "-m", "cue.pii.worker"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, close_fds=True)
+            [sys.executable, "-c", _CHILD, root], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
         return True
+
+
+_CHILD = ("import sys\n"
+          "if sys.argv[1] not in sys.path:\n"
+          "    sys.path.insert(0, sys.argv[1])\n"
+          "from cue.pii.worker import main\n"
+          "main()\n")
 
 
 def running() -> bool:
