@@ -70,3 +70,27 @@ def median_wall_ms(cmd: list[str], *, runs: int = 7, input: bytes | None = None,
         if i >= warmup:
             times.append(dt)
     return statistics.median(times)
+
+
+def paired_wall_ms(cmd: list[str], *, input: bytes | None = None, env: dict | None = None,
+                   runs: int = 15, warmup: int = 2) -> tuple[float, float]:
+    """(median of `cmd`, median of a bare `python -c pass`) in milliseconds, the two run
+    alternately: on a shared machine whose speed drifts by the minute, a ratio of two
+    medians taken minutes apart measures the drift as much as the command."""
+    import sys
+
+    bare = [sys.executable, "-c", "pass"]
+    ours, base = [], []
+    for i in range(warmup + runs):
+        for command, data, out in ((cmd, input, ours), (bare, b"", base)):
+            t0 = time.perf_counter()
+            proc = subprocess.run(command, input=data, env=env, capture_output=True,
+                                  check=False)
+            dt = (time.perf_counter() - t0) * 1000
+            if proc.returncode != 0:
+                raise RuntimeError(f"{command} failed ({proc.returncode}): "
+                                   f"{proc.stderr.decode()[-500:]}")
+            if i >= warmup:
+                out.append(dt)
+    return statistics.median(ours), statistics.median(base)
+

@@ -2,15 +2,17 @@
 
 Started detached by the first hook that finds none (ctx/claude/hooks/client.py, which also
 says what a client sends). It listens on a Unix socket in a folder only its user can enter,
-and for each connection:
+and:
 
-1. checks that the peer is this user (SO_PEERCRED, where the platform has it) and that the
-   code it imported is still what is on disk (after a `git pull` or an upgrade it answers
-   `F` and exits: the client runs the hook itself, and the next hook starts a fresh server);
-2. hands the connection to a spare child it forked after the last hook (so the fork is not
-   on the hook's path), and forks the next spare;
-3. the child reads the request and the client's stdin, stdout and stderr, takes those as its
-   own fds 0-2, and the client's environment, working directory, umask and argv, says
+1. it keeps one spare child, forked after the last hook (so the fork is not on a hook's
+   path), waiting to accept the next connection: the kernel hands it straight to the spare,
+   which tells the server (`t`), and the server forks the next spare while this one works;
+2. the spare checks that the peer is this user (SO_PEERCRED, where the platform has it) and
+   that the code the server imported is still what is on disk (after a `git pull` or an
+   upgrade it answers `F` and the server exits: the client runs the hook itself, and the
+   next hook starts a fresh server);
+3. it reads the request and the client's stdin, stdout and stderr, takes those as its own
+   fds 0-2, and the client's environment, working directory, umask and argv, says
    `P<pid>`, runs the hook exactly as `ctx hook …` does in process (ctx.claude.hooks.run),
    flushes, lets go of the client's streams, says `X<code>` and exits. Hooks of several
    sessions run side by side.
@@ -24,6 +26,7 @@ or removed, or when its code changed. `ctx hook-server status|stop` shows and en
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import sys
@@ -174,41 +177,39 @@ def main(path: str) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     signal.signal(signal.SIGTERM, _exit_on_signal)  # `ctx hook-server stop`: tidy up first
     limit = settings.hook_server_idle_s()
-    listener.settimeout(min(TICK_S, limit))
+    listener.setblocking(False)  # the spare waits in select(): it also watches its channel
     last = time.monotonic()
     spare = None
     try:
         while True:
             if spare is None:
-                spare = _fork_spare(listener, lock)
+                spare = _fork_spare(listener, lock, files)
                 code_changed(files)  # its pages copied now (fork shares them), not in a hook
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
+            ready = select.select([spare] if spare else [], [], [], min(TICK_S, limit))[0]
+            if not ready:  # a tick without a hook (or a fork that failed: tried again)
                 if (time.monotonic() - last > limit or code_changed(files)
                         or not _still_ours(path, inode)):
                     return
                 continue
-            except InterruptedError:
-                continue
+            word = _receive(spare)  # the spare took a connection (or died): fork the next
+            spare.close()
+            spare = None
             last = time.monotonic()
-            with conn:
-                if not _same_user(conn):
-                    continue
-                if code_changed(files):
-                    _send(conn, b"F\n")
-                    return
-                if spare is None or not _hand_over(spare, conn):
-                    _send(conn, b"F\n")
-                if spare is not None:
-                    spare.close()
-                    spare = None
+            if word == b"s":
+                return  # the code changed under us: the client was told to run the hook itself
     finally:
         if spare is not None:
             spare.close()  # the spare reads end-of-file and exits
         if _still_ours(path, inode):
             os.unlink(path)
         listener.close()
+
+
+def _receive(channel: socket.socket) -> bytes:
+    try:
+        return channel.recv(1)
+    except OSError:
+        return b""
 
 
 def _close_inherited_fds() -> None:
@@ -276,9 +277,12 @@ def stop(directory: str | None = None, timeout_s: float = 5.0) -> list[int]:
     return asked
 
 
-def _fork_spare(listener: socket.socket, lock: int) -> socket.socket | None:
-    """A child forked ahead of the next hook, waiting for its connection (the fork and its
-    first page faults are paid between hooks, not in one). Returns our end of its channel."""
+def _fork_spare(listener: socket.socket, lock: int,
+                files: dict[str, tuple[int, int]]) -> socket.socket | None:
+    """A child forked ahead of the next hook, waiting to accept it (the fork and its first
+    page faults are paid between hooks, not in one; the kernel hands the connection straight
+    to it). Returns our end of its channel: it says `t` when it took a connection, `s` when
+    it found the code changed; end of file when it died."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         pid = os.fork()
@@ -289,37 +293,45 @@ def _fork_spare(listener: socket.socket, lock: int) -> socket.socket | None:
     if pid == 0:
         code = 1
         try:
-            listener.close()
             os.close(lock)
             ours.close()
-            code = _spare(theirs)
+            code = _spare(listener, theirs, files)
         finally:
             os._exit(code)
     theirs.close()
     return ours
 
 
-def _hand_over(spare: socket.socket, conn: socket.socket) -> bool:
-    try:
-        socket.send_fds(spare, [b"c"], [conn.fileno()])
-    except OSError:  # the spare is gone (killed): the client runs the hook itself
-        return False
-    return True
-
-
-def _spare(channel: socket.socket) -> int:
-    """Wait for a connection from the server, then become that client's hook process."""
+def _spare(listener: socket.socket, channel: socket.socket,
+           files: dict[str, tuple[int, int]]) -> int:
+    """Wait for a client (or the server's end), then become that client's hook process."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # as in a process of its own
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _set_environment(dict(os.environb))  # a no-op that copies the pages it touches now
-    try:
-        _data, fds, _flags, _addr = socket.recv_fds(channel, 1, 1)
-    except OSError:
-        return 0
-    channel.close()
-    if not fds:
-        return 0  # the server ended
-    with socket.socket(fileno=fds[0]) as conn:
+    while True:
+        try:
+            ready = select.select([listener, channel], [], [])[0]
+        except InterruptedError:
+            continue
+        if channel in ready:
+            return 0  # the server ended
+        try:
+            conn, _ = listener.accept()
+        except (BlockingIOError, InterruptedError):
+            continue
+        break
+    listener.close()
+    with conn:
+        if not _same_user(conn):
+            _send(channel, b"t")
+            return 0
+        if code_changed(files):  # an upgrade or a `git pull` since the server started
+            _send(conn, b"F\n")
+            _send(channel, b"s")
+            return 0
+        _send(channel, b"t")  # the server forks the next spare while this one works
+        channel.close()
+        conn.setblocking(True)
         request = _read_request(conn)
         if request is None:
             _send(conn, b"F\n")
