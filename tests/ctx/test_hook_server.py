@@ -414,3 +414,20 @@ def test_the_server_holds_no_pipe_its_first_hook_inherited(ctx_bin, run_dir):
     else:
         raise AssertionError("the hook server kept its first hook's pipe open")
     os.close(read)
+
+
+def test_a_served_hook_leaves_no_write_ahead_log_behind(ctx_bin, run_dir):
+    """The child closes the store after its client has the answer: the last connection to
+    close checkpoints the log into the database, so the next hook has none to replay."""
+    store_with("seed")
+    start_server(ctx_bin)
+    reply = '<ctx:remember type="fact">checkpointed after the answer</ctx:remember>'
+    assert run_hook(ctx_bin, ["stop"], stop_event(reply), served=True).returncode == 0
+    wal = os.environ["CTX_DB"] + "-wal"
+    deadline = time.monotonic() + 5
+    while os.path.exists(wal) and os.path.getsize(wal) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not os.path.exists(wal) or os.path.getsize(wal) == 0
+    conn = sqlite3.connect(os.environ["CTX_DB"])
+    assert conn.execute("SELECT count(*) FROM nodes WHERE content LIKE 'checkpointed%'"
+                        ).fetchone()[0] == 1

@@ -431,6 +431,9 @@ def _child(conn: socket.socket, fields: list[bytes], fds: list[int]) -> int:
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     _send(conn, b"X%d\n" % code)
+    from ctx.claude.hooks.store_access import close_left_open
+
+    close_left_open()  # the WAL checkpoint's fsync, now that nobody waits for it
     return code
 
 

@@ -34,7 +34,28 @@ def open_store(call: HookCall, *, optimize: bool = False) -> Iterator:
             db.optimize(conn)
         if not call.process_exits:
             conn.close()
+        else:
+            LEFT_OPEN.append(conn)
         # Else the process is about to os._exit(): closing the last connection to a WAL
         # database checkpoints it with an fsync (~15 ms on Claude's critical path). Every
         # transaction is already committed; the next writer past wal_autocheckpoint, or any
         # CLI command, checkpoints instead — SQLite is built for a process that just stops.
+        # A hook server's child closes them after its client has its answer (close_left_open).
+
+
+LEFT_OPEN: list = []  # connections a hook that ends its process left for the OS to drop
+
+
+def close_left_open() -> None:
+    """Close what the hook left open (its store, the cached session start's connection) once
+    nobody waits for it: the last connection to close checkpoints the WAL into the database,
+    so the next hook, opening it first, has no log to replay (~1-3 ms a hook)."""
+    from ctx.claude.hooks import warm
+
+    for conn in (*LEFT_OPEN, *warm._OPEN):
+        try:
+            conn.close()
+        except Exception:  # noqa: BLE001, S110 — the answer is given; nothing left to tell
+            pass
+    LEFT_OPEN.clear()
+    warm._OPEN.clear()
