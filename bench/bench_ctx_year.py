@@ -123,7 +123,10 @@ def run(bench: Bench) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{work}{suffix}").unlink(missing_ok=True)
     shutil.copy(STORE, work)
-    env = {**os.environ, "CTX_DB": str(work), "CTX_SEMANTIC": "0"}
+    # The year kept whole (CTX_REQUESTS_KEEP=0): the most a store holds in a steady state. With
+    # the default 90 days a year-old store never holds this backlog; catching up with one
+    # (retention switched on for a store that had none) is the last row, reported apart.
+    env = {**os.environ, "CTX_DB": str(work), "CTX_SEMANTIC": "0", "CTX_REQUESTS_KEEP": "0"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     start = json.dumps({"session_id": "year-now", "hook_event_name": "SessionStart",
                         "source": "startup", "cwd": str(DIR)}).encode()
@@ -138,7 +141,7 @@ def run(bench: Bench) -> None:
             ("prompt-submit, no semantic selection", [CTX, "hook", "prompt-submit"], prompt, 2.0),
             ("stop, reply with 3 commands", [CTX, "hook", "stop", "--response", reply], stop, 2.5)):
         ms, base = paired_wall_ms(cmd, input=data, env=env, runs=15)
-        bench.report(f"a heavy year: ctx hook {name}", ms, None, "ms")
+        bench.report(f"a heavy year, kept whole: ctx hook {name}", ms, None, "ms")
         bench.report(f"  same, × bare python ({base:.1f} ms, run alternately)", ms / base,
                      ratio, "×")
         bench.report("  same, CPU time, in its own process (no hook server)",
