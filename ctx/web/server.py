@@ -47,7 +47,15 @@ def bind(port: int = 0) -> Running:
 def serve(running: Running, *, db_path: str | None = None, cue_home: Path | None = None,
           project: str | None = None, on_ready=None) -> None:
     """Serve until interrupted (Ctrl-C / SIGTERM: uvicorn finishes open requests and returns)."""
+    import sys
+
     import uvicorn
+
+    # The Health page's `ctx doctor` runs in a thread of this process (ctx/web/health.py), and
+    # with the interpreter's default 5 ms switch interval a page rendered meanwhile waits for
+    # the lock at every turn: 400-500 ms on the heavy-year bench store, 170 ms at 0.5 ms. A
+    # viewer is for answering pages; the doctor takes a little longer.
+    sys.setswitchinterval(0.0005)
 
     from ctx.web.app import create_app
 
