@@ -73,7 +73,8 @@ class Person:
 
     def hook(self, ctx_bin: str, event: str = "session-start", payload: dict | None = None,
              *args: str) -> subprocess.CompletedProcess:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CTX_")}
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("CTX_") or k == "CTX_RUN_DIR"}  # (this run's hook servers)
         env["CTX_DB"] = str(self.db)
         data = {"session_id": f"{self.name}-{event}", "cwd": str(self.clone),
                 "hook_event_name": {"session-start": "SessionStart", "stop": "Stop"}[event],
