@@ -1,8 +1,6 @@
 """`ctx hook-server status|stop`: the processes that answer hooks (ctx/claude/hooks/server.py)."""
 from __future__ import annotations
 
-import os
-
 import typer
 
 from ctx.cli.options import RecordFormatOpt
@@ -33,9 +31,9 @@ def status(fmt: RecordFormatOpt = Format.auto) -> None:
 
     records = _records()
     if not records and fmt in (Format.auto, Format.table):
-        enabled = "on" if settings.hook_server_enabled() else "off (CTX_HOOK_SERVER)"
-        say(f"no hook server in {settings.run_dir()} (hook server {enabled}; the next hook "
-            "starts one)")
+        then = ("the next hook starts one" if settings.hook_server_enabled()
+                else "CTX_HOOK_SERVER is off: hooks run in their own process")
+        say(f"no hook server in {settings.run_dir()} ({then})")
         return
     emit_records(records, fmt, columns=["pid", "this_installation", "socket"], free="socket")
 
@@ -49,15 +47,11 @@ def stop() -> None:
     """
     from ctx.claude.hooks import server
 
-    pids = server.stop()
-    say(f"stopped {len(pids)} hook server(s)" + (f": {', '.join(map(str, pids))}" if pids
-                                                   else "") + f" (run dir: {_run_dir()})")
-
-
-def _run_dir() -> str:
     from ctx.core import settings
 
-    return os.path.abspath(settings.run_dir())
+    pids = server.stop()
+    say(f"stopped {len(pids)} hook server(s)" + (f": {', '.join(map(str, pids))}" if pids
+                                                   else "") + f" (run dir: {settings.run_dir()})")
 
 
 def register(app: typer.Typer) -> None:
