@@ -46,7 +46,6 @@ def stop() -> None:
     Example: ctx hook-server stop
     """
     from ctx.claude.hooks import server
-
     from ctx.core import settings
 
     pids = server.stop()
