@@ -57,19 +57,21 @@ def median_cpu_ms(cmd: list[str], *, input: bytes | None = None, env: dict | Non
     return statistics.median(times)
 
 
+def wall_ms(cmd: list[str], *, input: bytes | None = None, env: dict | None = None) -> float:
+    """One whole-process wall time of a command that must succeed, in milliseconds."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, input=input, env=env, capture_output=True, check=False)
+    dt = (time.perf_counter() - t0) * 1000
+    if proc.returncode != 0:
+        raise RuntimeError(f"{cmd} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}")
+    return dt
+
+
 def median_wall_ms(cmd: list[str], *, runs: int = 7, input: bytes | None = None,
                    env: dict | None = None, warmup: int = 1) -> float:
     """Median whole-process wall time of a command, in milliseconds."""
-    times = []
-    for i in range(warmup + runs):
-        t0 = time.perf_counter()
-        proc = subprocess.run(cmd, input=input, env=env, capture_output=True, check=False)
-        dt = (time.perf_counter() - t0) * 1000
-        if proc.returncode != 0:
-            raise RuntimeError(f"{cmd} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}")
-        if i >= warmup:
-            times.append(dt)
-    return statistics.median(times)
+    times = [wall_ms(cmd, input=input, env=env) for _ in range(warmup + runs)]
+    return statistics.median(times[warmup:])
 
 
 def paired_wall_ms(cmd: list[str], *, input: bytes | None = None, env: dict | None = None,
@@ -80,17 +82,6 @@ def paired_wall_ms(cmd: list[str], *, input: bytes | None = None, env: dict | No
     import sys
 
     bare = [sys.executable, "-c", "pass"]
-    ours, base = [], []
-    for i in range(warmup + runs):
-        for command, data, out in ((cmd, input, ours), (bare, b"", base)):
-            t0 = time.perf_counter()
-            proc = subprocess.run(command, input=data, env=env, capture_output=True,
-                                  check=False)
-            dt = (time.perf_counter() - t0) * 1000
-            if proc.returncode != 0:
-                raise RuntimeError(f"{command} failed ({proc.returncode}): "
-                                   f"{proc.stderr.decode()[-500:]}")
-            if i >= warmup:
-                out.append(dt)
-    return statistics.median(ours), statistics.median(base)
-
+    pairs = [(wall_ms(cmd, input=input, env=env), wall_ms(bare, env=env))
+             for _ in range(warmup + runs)][warmup:]
+    return statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)

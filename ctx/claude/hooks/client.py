@@ -56,8 +56,8 @@ def key() -> str:
     return f"{h:016x}"
 
 
-def socket_path(directory: str | None = None) -> str:
-    return os.path.join(directory or settings.run_dir(), f"hooks-{key()}.sock")
+def socket_path() -> str:
+    return os.path.join(settings.run_dir(), f"hooks-{key()}.sock")
 
 
 def usable() -> bool:
@@ -90,11 +90,10 @@ def served(argv: list[str], args: list[str]) -> int | None:
     ran it; None when it did not (run it here)."""
     if not usable():
         return None
-    directory = settings.run_dir()
-    if not private_dir(directory):
-        start_server(directory)  # creates the folder (0700) when it is missing
+    path = socket_path()
+    if not private_dir(os.path.dirname(path)):
+        start_server(path)  # creates the folder (0700) when it is missing
         return None
-    path = socket_path(directory)
     if len(os.fsencode(path)) > 100:  # sun_path holds 108 bytes
         return None
     try:  # a closed stdin/stdout/stderr: the socket could take its number and be passed on
@@ -109,7 +108,7 @@ def served(argv: list[str], args: list[str]) -> int | None:
         try:
             sock.connect(path)
         except OSError:
-            start_server(directory)
+            start_server(path)
             return None
         try:
             data = request(argv, args)
@@ -190,10 +189,12 @@ def _die_of(signum: int) -> None:
     os.kill(os.getpid(), signum)
 
 
-def start_server(directory: str) -> None:
-    """Start a server for the next hooks, detached (its own session, stdio on /dev/null,
-    cwd /), without waiting for it. It takes a lock first, so of several hooks that start
-    one at once, one stays. Any failure: no server, nothing said (the hook runs here)."""
+def start_server(path: str) -> None:
+    """Start a server for the next hooks on socket `path`, detached (its own session, stdio
+    on /dev/null, cwd /), without waiting for it. It takes a lock first, so of several hooks
+    that start one at once, one stays. Any failure: no server, nothing said (the hook runs
+    here)."""
+    directory = os.path.dirname(path)
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
         if not private_dir(directory):
@@ -202,8 +203,8 @@ def start_server(directory: str) -> None:
                 "import sys; sys.path[:] = sys.argv[2:]\n"
                 "from ctx.claude.hooks.server import main; main(sys.argv[1])")
         null = os.devnull
-        os.posix_spawn(sys.executable, [sys.executable, *_flag_options(), "-c", boot,
-                                        socket_path(directory), *sys.path],
+        os.posix_spawn(sys.executable, [sys.executable, *_flag_options(), "-c", boot, path,
+                                        *sys.path],
                        os.environ, setsid=True,
                        file_actions=[(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
                                      (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),

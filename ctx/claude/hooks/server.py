@@ -307,7 +307,6 @@ def _spare(listener: socket.socket, channel: socket.socket,
     """Wait for a client (or the server's end), then become that client's hook process."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # as in a process of its own
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _set_environment(dict(os.environb))  # a no-op that copies the pages it touches now
     while True:
         try:
             ready = select.select([listener, channel], [], [])[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from ctx.claude.hooks import LEFT_OPEN
 from ctx.claude.hooks.call import HookCall
 
 # seed §9: a locked database is waited for (CTX_HOOK_BUSY_TIMEOUT_MS, 5 s), then reported
@@ -43,19 +44,13 @@ def open_store(call: HookCall, *, optimize: bool = False) -> Iterator:
         # A hook server's child closes them after its client has its answer (close_left_open).
 
 
-LEFT_OPEN: list = []  # connections a hook that ends its process left for the OS to drop
-
-
 def close_left_open() -> None:
     """Close what the hook left open (its store, the cached session start's connection) once
     nobody waits for it: the last connection to close checkpoints the WAL into the database,
-    so the next hook, opening it first, has no log to replay (~1-3 ms a hook)."""
-    from ctx.claude.hooks import warm
-
-    for conn in (*LEFT_OPEN, *warm._OPEN):
+    so the next hook, opening it first, has no log to replay."""
+    for conn in LEFT_OPEN:
         try:
             conn.close()
         except Exception:  # noqa: BLE001, S110 — the answer is given; nothing left to tell
             pass
     LEFT_OPEN.clear()
-    warm._OPEN.clear()

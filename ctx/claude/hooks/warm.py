@@ -23,13 +23,14 @@ import json
 import os
 import sqlite3
 
+from ctx.claude.hooks import LEFT_OPEN
+
 # Bump when what the full path renders for the same store changes (a cached answer made by
 # an older ctx must not outlive an upgrade).
 RENDER_VERSION = 1
 MAX_STDIN_BYTES = 32 * 1024 * 1024  # a hook's input larger than this is ignored (entry.py)
 EXPAND = "expand_nodes"  # ctx.claude.actions.EXPAND (a test keeps the two equal)
 STRING_FIELDS = ("session_id", "cwd", "hook_event_name", "source", "transcript_path")
-_OPEN: list[sqlite3.Connection] = []  # kept open until the process exits (see ctx/__main__.py)
 
 
 def cache_key(cwd: str, cap: int, env: dict | None = None) -> str:
@@ -115,7 +116,7 @@ def answer(args: list[str], raw: bytes) -> bytes | None:
     key = cache_key(payload.get("cwd") or os.getcwd(), cap)
     busy = hook_busy_timeout_ms()
     conn = sqlite3.connect(path, timeout=busy / 1000, isolation_level=None)
-    _OPEN.append(conn)  # closing the last connection checkpoints the WAL: an fsync we skip
+    LEFT_OPEN.append(conn)  # closing the last connection checkpoints the WAL: an fsync we skip
     conn.execute(f"PRAGMA busy_timeout = {int(busy)}")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA synchronous = NORMAL")
