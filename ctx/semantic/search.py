@@ -138,16 +138,19 @@ class Eligibility(Value):
     SQL selecting their ids. An exclusion list because it is short: masking a few chunks
     is cheap, listing every allowed one is not (prompt-submit runs this on every prompt)."""
 
-    __slots__ = ("exclude", "params", "where", "where_params")
+    __slots__ = ("exclude", "outside", "outside_params", "params", "where", "where_params")
 
     def __init__(self, exclude: str = "", params: tuple = (), where: str = "",
-                 where_params: tuple = ()) -> None:
+                 where_params: tuple = (), outside: str = "", outside_params: tuple = ()) -> None:
         self.exclude = exclude
         self.params = params
         # A condition over `nodes n` every result must meet (the project scope,
-        # ctx.core.projects): applied like a filter, so only the chunks of matching nodes are ranked.
+        # ctx.core.projects), and, when known, its complement in a form an index drives:
+        # vectors are masked from whichever of the two lists fewer chunks (_ineligible).
         self.where = where
         self.where_params = where_params
+        self.outside = outside
+        self.outside_params = outside_params
 
     @classmethod
     def within(cls, scope, exclude: str = "", params: tuple = ()) -> Eligibility:
@@ -155,7 +158,9 @@ class Eligibility(Value):
         if scope is None or scope.all_projects:
             return cls(exclude, tuple(params))
         where, where_params = scope.sql()
-        return cls(exclude, tuple(params), where, tuple(where_params))
+        outside, outside_params = scope.outside_sql()
+        return cls(exclude, tuple(params), where, tuple(where_params), outside,
+                   tuple(outside_params))
 
 
 def keyword_query(text: str) -> str | None:
@@ -267,7 +272,7 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
             timings["keyword"] = _ms(t)
         missing = index.missing_count(conn, model_id)
         raw = index.read_segments(conn, model_id) if not (missing and ensure_index) else None
-        bad, good = _ineligible(conn, model_id, where, params, elig)
+        bad, good = _ineligible(conn, model_id, options, elig)
         timings["sql"] = _ms(t)
         embedder, query_vec = loader.result()
         timings["model"] = loader.ms
@@ -282,7 +287,7 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
                          progress=progress, compact_small=index_deadline is None)
             missing = index.missing_count(conn, model_id)
             raw = index.read_segments(conn, model_id)
-            bad, good = _ineligible(conn, model_id, where, params, elig)
+            bad, good = _ineligible(conn, model_id, options, elig)
             timings["index"] = _ms(t)
         result.not_indexed = missing
         result.model_id = model_id
@@ -388,21 +393,40 @@ class _ModelLoader:
         return self.embedder, self.vector
 
 
-def _ineligible(conn, model_id, where, params, elig: Eligibility) -> tuple[list[int], list[int] | None]:
-    """(chunk ids to mask, chunk ids to keep or None for all) — SQL only, no numpy."""
+def _ineligible(conn, model_id, options: SearchOptions,
+                elig: Eligibility) -> tuple[list[int], list[int] | None]:
+    """(chunk ids to mask, chunk ids to keep or None for all) — SQL only, no numpy.
+
+    Each listed chunk costs a join to its node (~2 µs), so the short side is listed: the
+    superseded nodes' chunks, the chunks of nodes outside the scope when they are fewer than
+    half (one count over the nodes_project index says), else the scope's own. A --filter
+    is any condition: its matching nodes' chunks are kept."""
     bad: list[int] = []
     good = None
-    if where == "n.superseded_by IS NULL":
-        # the common case, kept cheap: mask the (few) superseded nodes' chunks
-        # (CROSS JOIN and `> ''`: drive from the superseded index, not every chunk)
-        bad += [r[0] for r in conn.execute(
-            "SELECT c.id FROM nodes n CROSS JOIN chunks c ON c.node_id = n.id "
-            "WHERE n.superseded_by > '' AND c.model = ?", (model_id,))]
-    elif where != "1":
-        # a filter: only the chunks of matching nodes stay
+    where, params = _eligible_sql(options)
+    if options.filter or (elig.where and not elig.outside):
+        if elig.where:
+            where, params = f"{where} AND {elig.where}", [*params, *elig.where_params]
         good = [r[0] for r in conn.execute(
             f"SELECT c.id FROM nodes n JOIN chunks c ON c.node_id = n.id "
             f"WHERE c.model = ? AND {where}", [model_id, *params])]
+    else:
+        if not options.include_superseded:
+            # (CROSS JOIN and `> ''`: drive from the superseded index, not every chunk)
+            bad += [r[0] for r in conn.execute(
+                "SELECT c.id FROM nodes n CROSS JOIN chunks c ON c.node_id = n.id "
+                "WHERE n.superseded_by > '' AND c.model = ?", (model_id,))]
+        outside = elig.where and conn.execute(
+            f"SELECT count(*) FROM nodes n WHERE {elig.outside}", elig.outside_params).fetchone()[0]
+        if outside and outside * 2 <= conn.execute("SELECT max(seq) FROM nodes").fetchone()[0]:
+            bad += [r[0] for r in conn.execute(
+                f"SELECT c.id FROM nodes n CROSS JOIN chunks c ON c.node_id = n.id "
+                f"WHERE {elig.outside} AND c.model = ?", [*elig.outside_params, model_id])]
+        elif outside:
+            good = [r[0] for r in conn.execute(
+                f"SELECT c.id FROM nodes n CROSS JOIN chunks c ON c.node_id = n.id "
+                f"WHERE {where} AND {elig.where} AND c.model = ?",
+                [*params, *elig.where_params, model_id])]
     if elig.exclude:
         bad += [r[0] for r in conn.execute(
             f"SELECT c.id FROM chunks c WHERE c.model = ? AND c.node_id IN ({elig.exclude})",

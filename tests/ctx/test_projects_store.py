@@ -215,6 +215,32 @@ def test_search_ranks_only_within_the_scope(store, mode):
         >= {other.id, mine.id}
 
 
+@pytest.mark.parametrize("who", ["a", "b", "global", "everything"])
+def test_scoped_vectors_are_masked_from_either_side(store, who):
+    """The semantic half lists the shorter side (chunks outside the scope, or inside it);
+    either way exactly the scope's live nodes are ranked: project a is small (outside is the
+    long side), b is most of the store (outside is short), global alone leaves both out."""
+    from ctx.semantic.search import Eligibility, SearchOptions, search
+
+    c = store.conn
+    a, b = scope.ensure(c, ref("/r/a")), scope.ensure(c, ref("/r/b"))
+    topics = ["retries", "invoices", "queues", "caches", "tokens", "backups", "indexes"]
+    nodes = {"a": [store.add(f"Project a decided how {t} work.", project_id=a.id)
+                   for t in topics[:2]],
+             "b": [store.add(f"Project b decided how {t} work.", project_id=b.id)
+                   for t in topics],
+             "global": [store.add(f"Everyone agreed how {t} work.") for t in topics[:3]]}
+    old = store.add("Project b once decided retries differently.", project_id=b.id)
+    store.supersede(old.id, nodes["b"][0].id)
+    scopes = {"a": Scope(project=a), "b": Scope(project=b), "global": Scope(),
+              "everything": EVERYTHING}
+    want = {n.id for n in nodes["global"]}
+    want |= {n.id for k in ("a", "b") if who in (k, "everything") for n in nodes[k]}
+    got = search(c, "how do retries work", SearchOptions(mode="semantic", top_k=50),
+                 eligibility=Eligibility.within(scopes[who]))
+    assert {h.node_id for h in got.candidates} == want
+
+
 def test_ctx_project_names_are_cleaned_and_found_again(store):
     env_ref = ProjectRef(key="", name="my scratch", root=None, remote=None, source="env")
     first = scope.ensure(store.conn, env_ref)
