@@ -6,7 +6,7 @@ import sys
 
 def main() -> None:
     if _builds_a_digest(sys.argv[1:]):
-        # The scrubber's cold build (~0.9 s of a core) starts in a child process now, before
+        # The scrubber's cold build (~0.5 s of a core) starts in a child process now, before
         # the command line loads, and runs while the digest selects, prepares and asks its
         # model (cue.pii.worker). A wrong guess costs a child that is killed at exit.
         from cue.pii import prewarm

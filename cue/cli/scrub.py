@@ -56,11 +56,11 @@ def scrub_command(
 def _exit_without_teardown() -> None:
     """End a stand-alone `cue scrub` process now, skipping interpreter teardown.
 
-    With Presidio (and so spaCy, thinc, pydantic…) loaded, freeing every object at exit
-    takes 0.5–1 s — a third of the cold budget — for nothing: the output is written and
-    flushed, no file or database is open. mypy's `hard_exit` does the same. Only when
-    stdout is the process's own (not under CliRunner or an embedding program) and no
-    other thread is running.
+    With Presidio (and pydantic, tldextract; spaCy too with a model) loaded, freeing every
+    object at exit takes a good part of the cold budget (0.5–1 s with spaCy) for nothing:
+    the output is written and flushed, no file or database is open. mypy's `hard_exit`
+    does the same. Only when stdout is the process's own (not under CliRunner or an
+    embedding program) and no other thread is running.
     """
     if sys.stdout is not sys.__stdout__ or threading.active_count() > 1:
         return

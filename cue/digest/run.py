@@ -165,7 +165,7 @@ def run_digest(conn: sqlite3.Connection, config: Config, *, window_secs: float,
                now: float | None = None) -> Digest:
     """The whole pipeline; returns the stored row (status ok, skipped, failed or empty)."""
     t0 = time.perf_counter()
-    # The scrubber's first build (~0.9 s of one core: Presidio imports spaCy) runs in a child
+    # The scrubber's first build (~0.5 s of one core: Presidio's import) runs in a child
     # process on the other core while this one selects and prepares frames and asks the
     # model (cue.pii.worker). Started first: the backfill below may scrub, too.
     from cue.pii import prewarm

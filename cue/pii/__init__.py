@@ -2,8 +2,9 @@
 
 Everything cue stores or logs about a summary, prompt or payload passes through `scrub`.
 The recognizers run inside Presidio's `AnalyzerEngine` (see `cue.pii.engine`), which is
-built explicitly so it works offline with no spaCy model. Presidio costs ~0.8 s to import,
-so nothing here imports it until the first `analyze`/`scrub` call.
+built explicitly so it works offline with no spaCy model. Presidio costs ~0.4 s to import
+(~0.8 s with spaCy, needed only with a spaCy model: cue.pii.load), so nothing here imports
+it until the first `analyze`/`scrub` call.
 
 Contract:
 - Only the entity is replaced; the rest of the sentence is kept byte for byte.
@@ -73,7 +74,7 @@ def analyze(text: str) -> list[Entity]:
 def prewarm() -> bool:
     """Start building the scrubber in a child process (cue.pii.worker), for a caller with
     other work to do first (a digest: selecting and preparing frames, asking the model).
-    Presidio's import and the engine's build take ~0.9 s of one core; until they are done
+    Presidio's import and the engine's build take ~0.5 s of one core; until they are done
     the first `scrub` waits for the child. A child that fails to build, dies or hangs is
     dropped and that scrub builds in this process instead, raising the error where it can
     be shown. Returns whether a child is building (False: this process has built its own

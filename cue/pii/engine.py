@@ -127,18 +127,19 @@ _BUILD_LOCK = threading.Lock()
 
 @cache
 def _engine():
-    # Presidio's import (spaCy, pydantic, thinc: ~0.8 s) and the engine's build allocate
-    # hundreds of thousands of objects that live as long as the process; the cyclic garbage
-    # collector would scan them again and again while they are made (~0.1 s of a cold
-    # `cue scrub`). So it pauses for the build, and what the build made is frozen out of
-    # every later collection (gc.freeze): nothing of it is garbage.
+    # Presidio's import (pydantic, tldextract; spaCy and thinc too with a model) and the
+    # engine's build allocate many thousands of objects that live as long as the process;
+    # the cyclic garbage collector would scan them again and again while they are made.
+    # So it pauses for the build, and what the build made is frozen out of every later
+    # collection (gc.freeze): nothing of it is garbage.
     paused = gc.isenabled()
     gc.disable()
     try:
         from cue.pii.load import import_presidio
 
-        import_presidio()
-        return build_engine(spacy_model())
+        model = spacy_model()
+        import_presidio(model)  # without spaCy when there is no model (cue.pii.load)
+        return build_engine(model)
     finally:
         gc.freeze()
         if paused:

@@ -1,9 +1,10 @@
 """The scrubber in a second process, for a caller with other work to do first (a digest).
 
-Building the scrubber is ~0.8 s of pure-Python work (Presidio's import pulls in spaCy),
-all of it under one interpreter lock: a background thread slows the caller's own work
-down by about as much as it saves. A child process builds it on the other core instead,
-while the caller loads, selects and prepares frames and asks its model.
+Building the scrubber is ~0.4–0.5 s of pure-Python work (Presidio's import; ~0.8 s when it
+must import spaCy too, cue.pii.load), all of it under one interpreter lock: a background
+thread slows the caller's own work down by about as much as it saves. A child process
+builds it on the other core instead, while the caller loads, selects and prepares frames
+and asks its model.
 
     start()        # spawn the child (cue.pii.worker.main); returns at once
     find(text)     # the child's `cue.pii.engine.find(text)`, or None: ask in this process
@@ -147,7 +148,9 @@ def main() -> None:
         if engine.spacy_model() is None:
             from cue.pii.load import without_spacy_cli
 
-            without_spacy_cli()  # this process only scrubs, with no spaCy pipeline
+            # this process only scrubs, with no spaCy pipeline: if Presidio must be
+            # imported with spaCy after all (cue.pii.load), not with its command line
+            without_spacy_cli()
 
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 
