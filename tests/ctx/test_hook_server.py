@@ -438,3 +438,40 @@ def test_a_served_hook_leaves_no_write_ahead_log_behind(ctx_bin, run_dir):
     conn = sqlite3.connect(os.environ["CTX_DB"])
     assert conn.execute("SELECT count(*) FROM nodes WHERE content LIKE 'checkpointed%'"
                         ).fetchone()[0] == 1
+
+
+PRELOAD_EMBEDDER = """\
+import os, sys, threading
+import numpy as np
+from ctx.claude.hooks import server
+server.preload()
+from ctx.semantic import embed
+from ctx.semantic.model import require
+print(embed._cached.cache_info().currsize, threading.active_count(), "onnxruntime" in sys.modules)
+pid = os.fork()
+if pid == 0:  # a hook's child: the server's embedder, and the vector a fresh one gives
+    served = embed.get_embedder()
+    fresh = embed.make_embedder(require())
+    text = "how does the billing worker retry a declined card? 결제 재시도"
+    same = np.array_equal(served.embed_query(text), fresh.embed_query(text))
+    os._exit(0 if same and served is embed.get_embedder() else 3)
+print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+"""
+
+
+def test_the_server_opens_the_query_embedder_without_a_thread():
+    """Semantic prompts find the e5 embedder open in their child (a fork copies one
+    thread: no onnxruntime, no OpenBLAS pool), and it embeds as a fresh one does."""
+    from ctx.semantic.model import locate
+
+    files = locate()
+    if files is None or files.spec.kind != "e5":
+        pytest.fail("make model builds multilingual-e5-small; this test needs it")
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-c", PRELOAD_EMBEDDER], env=env,
+                          capture_output=True, text=True, check=True)
+    assert proc.stdout.split() == ["1", "1", "False", "0"], proc.stdout + proc.stderr
+    env["CTX_SEMANTIC"] = "0"  # semantic selection off: nothing opened
+    proc = subprocess.run([sys.executable, "-c", PRELOAD_EMBEDDER], env=env,
+                          capture_output=True, text=True, check=True)
+    assert proc.stdout.split()[:3] == ["0", "1", "False"], proc.stdout + proc.stderr

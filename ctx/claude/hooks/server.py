@@ -18,8 +18,8 @@ and:
    sessions run side by side.
 
 The server itself never opens a database, reads a hook's input or holds memory contents
-(it imports modules and compiles patterns on constant texts); a child starts from that
-state, and everything it learns dies with it. The server exits after
+(it imports modules, compiles patterns and opens the query embedder on constant texts); a
+child starts from that state, and everything it learns dies with it. The server exits after
 $CTX_HOOK_SERVER_IDLE seconds without a hook (default 1800), when its socket is taken over
 or removed, or when its code changed. `ctx hook-server status|stop` shows and ends it.
 """
@@ -66,6 +66,7 @@ WARM_REPLY = ('<ctx:remember type="decision" tags="tier:working">We use v1.2 of 
               'created<2026-01-31"/> <ctx:status/> <ctx:task>check the logs</ctx:task>')
 WARM_SECRET_TEXT = ("export API_KEY=sk_live_0000 password: hunter2 "
                     "https://user:pass@example.com curl -u a:b 비밀번호는 x")
+WARM_QUERY = "how do we retry a declined payment? 결제 재시도는 어떻게 하나요?"
 TICK_S = 30.0  # how often an idle server checks its socket and its code
 READ_TIMEOUT_S = 5.0  # a client that connects and says nothing does not hold up the rest
 MAX_REQUEST = 4 << 20
@@ -77,6 +78,7 @@ def preload() -> None:
     _import(PRELOAD)
     if os.environ.get("OPENBLAS_NUM_THREADS", "").strip() == "1":  # ctx.semantic.search's
         _import(SEMANTIC_PRELOAD)
+        _open_query_embedder()
     try:
         from ctx.claude import tags
         from ctx.core import fingerprint
@@ -95,6 +97,29 @@ def preload() -> None:
         for rule in secrets._RULES:  # compiled here, once, for every child
             rule.compiled()
     except Exception:  # noqa: BLE001, S110 — warming is an optimisation; the hook compiles what it needs
+        pass
+
+
+def _open_query_embedder() -> None:
+    """Open the process-wide embedder (its tokenizer, memory maps, the numpy query encoder)
+    and embed one constant text, so a prompt's child finds it open (~10 ms of each semantic
+    prompt). Only multilingual-e5, whose query path is numpy alone: MiniLM's embedder opens
+    an onnxruntime session, whose threads a fork would not copy. A child whose settings
+    locate another model gets its own (ctx.semantic.embed caches by the model's files)."""
+    from ctx.core.settings import semantic_enabled
+
+    if not semantic_enabled():
+        return
+    try:
+        from ctx.semantic.model import locate
+
+        files = locate()
+        if files is None or files.spec.kind != "e5":
+            return
+        from ctx.semantic.embed import get_embedder
+
+        get_embedder().embed_query(WARM_QUERY)
+    except Exception:  # noqa: BLE001, S110 — an optimisation: the hook opens it (and says why not)
         pass
 
 
