@@ -1,12 +1,14 @@
 """Loading Presidio (imported only by cue.pii.engine's first build).
 
-`import presidio_analyzer` costs ~0.8 s cold, and most of it is spaCy (with thinc, numpy,
-and spaCy's command line), which Presidio's package imports for its spaCy, Stanza and
-transformers NLP engines — whether or not an NLP engine is ever used. cue's engine uses
-none without a spaCy model (the default: none is installed), so `import_presidio(None)`
-imports Presidio without spaCy (`without_spacy`), and every recognizer and the
-AnalyzerEngine are Presidio's own, unchanged. With a model, or wherever that cannot
-apply, Presidio is imported as usual: slower, never weaker.
+`import presidio_analyzer` costs ~0.9 s cold, and more than half of it is spaCy (with thinc,
+numpy and spaCy's command line), which Presidio's package imports for its spaCy, Stanza and
+transformers NLP engines whether or not an NLP engine is ever used, and its URL
+recognizer's patterns, checked as the class is defined. cue's engine uses no NLP engine
+without a spaCy model (the default: none is installed), and no URL recognizer; so
+`import_presidio(None)` imports Presidio with stand-ins for those modules
+(`_import_with_stand_ins`), and every recognizer cue registers and the AnalyzerEngine are
+Presidio's own, unchanged. With a model, or wherever that cannot apply, Presidio is
+imported as usual: slower, never weaker.
 """
 from __future__ import annotations
 
@@ -19,8 +21,9 @@ import types
 
 def import_presidio(spacy_model: str | None = None) -> None:
     """Import Presidio for an engine with `spacy_model` (None: no spaCy pipeline) — without
-    spaCy when there is no model and it can (`_import_without_spacy`), else as usual."""
-    if spacy_model is None and _import_without_spacy():
+    spaCy and the URL recognizer's patterns when there is no model and it can
+    (`_import_with_stand_ins`), else as usual."""
+    if spacy_model is None and _import_with_stand_ins():
         return
     _import_with_one_blas_thread()
 
@@ -69,37 +72,52 @@ def without_spacy_cli() -> None:
     sys.modules["spacy.cli.info"] = cli_info
 
 
-# ------------------------------------------------------------ Presidio without spaCy
-# What Presidio 2.2's modules take from spaCy as they are imported, all in its
-# `presidio_analyzer.nlp_engine` package: Doc, Span, Token and Language name types in
-# annotations; `blank` and `registry` are for the Stanza engine (which registers a spaCy
-# tokenizer as it loads); the rest (`spacy.load`, `spacy.util.is_package`, `spacy.cli`) is
-# looked up on the module only when a spaCy engine is built or used.
+# ------------------------------------------------ Presidio without spaCy and URL patterns
+# What Presidio 2.2's modules take, as they are imported, from the modules it is imported
+# without. From spaCy, all in `presidio_analyzer.nlp_engine`: Doc, Span, Token and Language
+# name types in annotations; `blank` and `registry` are for the Stanza engine (which
+# registers a spaCy tokenizer as it loads); the rest (`spacy.load`, `spacy.util.is_package`,
+# `spacy.cli`) is looked up on the module only when a spaCy engine is built or used. And
+# Presidio's URL recognizer, which cue does not register (a URL is not PII; cue's own
+# finders take the URLs that are): its class body compiles four patterns over ~1,500
+# top-level domains, case-insensitively, to check them (~0.1–0.15 s).
+_URL = "presidio_analyzer.predefined_recognizers.generic.url_recognizer"
 _SERVED = {
     "spacy": ("Language", "blank"),
     "spacy.tokens": ("Doc", "Span", "Token"),
     "spacy.language": ("Language",),
     "spacy.util": ("registry",),
+    _URL: ("UrlRecognizer",),
 }
 # The modules allowed to hold a stand-in once the import is done: the NLP engines cue's
-# engine does not build without a model, and the artifacts type that annotates with spaCy's.
-_HOLDERS = frozenset(f"presidio_analyzer.nlp_engine.{name}" for name in (
-    "nlp_artifacts", "spacy_nlp_engine", "stanza_nlp_engine", "transformers_nlp_engine"))
+# engine does not build without a model, the artifacts type that annotates with spaCy's,
+# and the packages that list the URL recognizer among Presidio's recognizers.
+_HOLDERS = frozenset([
+    *(f"presidio_analyzer.nlp_engine.{name}" for name in (
+        "nlp_artifacts", "spacy_nlp_engine", "stanza_nlp_engine", "transformers_nlp_engine")),
+    "presidio_analyzer.predefined_recognizers", "presidio_analyzer.predefined_recognizers.generic",
+])
 
 _importing = False  # the stand-ins are in sys.modules: nothing may reach through them yet
 
 
-class _SpacyStandIn(types.ModuleType):
-    """A spaCy module while Presidio imports: it serves only the names in `_SERVED`; any
-    other name fails the import (which is then done as usual). Afterwards, out of
-    sys.modules, any other name is looked up on the real module, imported then — so a spaCy
-    engine built later in this process (CUE_SPACY_MODEL set in a test) is real spaCy's."""
+class _StandIn(types.ModuleType):
+    """A module while Presidio imports: it serves only the names in `_SERVED`; any other
+    name fails the import (which is then done as usual). Afterwards, out of sys.modules,
+    any other name is looked up on the real module, imported then — so a spaCy engine
+    built later in this process (CUE_SPACY_MODEL set in a test) is real spaCy's."""
 
     def __getattr__(self, name: str):
         if _importing or name.startswith("__"):
-            raise AttributeError(f"{self.__name__}.{name}: cue imports Presidio without spaCy "
+            raise AttributeError(f"{self.__name__}.{name}: cue imports Presidio without it "
                                  "(cue.pii.load)")
-        return getattr(importlib.import_module(self.__name__), name)
+        return getattr(_real(self.__name__), name)
+
+
+def _real(module: str) -> types.ModuleType:
+    if _importing:
+        raise RuntimeError(f"{module} used while cue imports Presidio without it")
+    return importlib.import_module(module)
 
 
 class _Named:
@@ -118,36 +136,51 @@ class _Registry:
 
 
 def _blank(*args, **kwargs):
-    if _importing:
-        raise RuntimeError("spacy.blank called while cue imports Presidio without spaCy")
-    return importlib.import_module("spacy").blank(*args, **kwargs)
+    return _real("spacy").blank(*args, **kwargs)
 
 
-def _stand_ins() -> dict[str, _SpacyStandIn]:
-    doc = "A stand-in while Presidio imports without spaCy: see cue.pii.load."
-    modules = {name: _SpacyStandIn(name, doc) for name in _SERVED}
+class _Deferred:
+    """A Presidio recognizer class whose module is imported when the class is first used:
+    `UrlRecognizer(...)` imports it and returns the real recognizer. Not to subclass."""
+
+    def __new__(cls, *args, **kwargs):
+        return getattr(_real(cls.__module__), cls.__name__)(*args, **kwargs)
+
+    def __init_subclass__(cls, **kwargs):
+        if cls.__module__ not in _SERVED:  # only the stand-ins made below
+            raise TypeError(f"cue.pii.load stands in for {cls.__name__}: not to subclass")
+
+
+def _stand_ins() -> dict[str, _StandIn]:
+    doc = "A stand-in while Presidio imports: see cue.pii.load."
+    modules = {name: _StandIn(name, doc) for name in _SERVED}
     for name, names in _SERVED.items():
-        module = modules[name]
         for attr in names:
-            value = {"blank": _blank, "registry": _Registry()}.get(attr)
-            if value is None:
-                value = type(attr, (_Named,), {"__module__": name, "__doc__": _Named.__doc__})
-            setattr(module, attr, value)
+            if attr == "blank":
+                value = _blank
+            elif attr == "registry":
+                value = _Registry()
+            else:
+                base = _Deferred if name == _URL else _Named
+                value = type.__new__(type, attr, (base,), {"__module__": name,
+                                                           "__doc__": base.__doc__})
+            setattr(modules[name], attr, value)
     for name in ("tokens", "language", "util"):
         setattr(modules["spacy"], name, modules[f"spacy.{name}"])
     modules["spacy"].Language = modules["spacy.language"].Language
     return modules
 
 
-def _import_without_spacy() -> bool:
-    """Import Presidio with stand-ins for the spaCy modules it imports; True if that worked.
+def _import_with_stand_ins() -> bool:
+    """Import Presidio with stand-ins for spaCy's modules and its URL recognizer's (see
+    `_SERVED`); True if that worked.
 
-    Applies only in a process with nothing else running that could import spaCy meanwhile
+    Applies only in a process with nothing else running that could import those meanwhile
     (one thread; spaCy and Presidio not imported yet). If the import fails with the
-    stand-ins (a Presidio that wants more of spaCy), or leaves one anywhere but in
-    Presidio's NLP-engine modules (`_HOLDERS`), every module it imported is forgotten and
-    the caller imports as usual. Either way the stand-ins leave sys.modules: a later
-    `import spacy` is real spaCy.
+    stand-ins (a Presidio that wants more of them), or leaves one anywhere but in the
+    modules listed in `_HOLDERS`, every module it imported is forgotten and the caller
+    imports as usual. Either way the stand-ins leave sys.modules: a later `import spacy` is
+    real spaCy.
     """
     global _importing
     if (threading.active_count() > 1 or "spacy" in sys.modules
@@ -177,11 +210,9 @@ def _stand_ins_held(new_modules: set[str], stand_ins: dict) -> bool:
     """Whether a module imported with the stand-ins, other than `_HOLDERS`, holds one."""
     held = {id(m) for m in stand_ins.values()}
     held |= {id(v) for m in stand_ins.values() for v in vars(m).values()
-             if isinstance(v, type) and issubclass(v, _Named) or isinstance(v, _Registry)}
-    held.add(id(_blank))
+             if not isinstance(v, (str, types.ModuleType)) and v is not None}
     for name in new_modules - _HOLDERS:
-        module = sys.modules.get(name)
-        namespace = getattr(module, "__dict__", None) or {}
+        namespace = getattr(sys.modules.get(name), "__dict__", None) or {}
         if any(id(value) in held for value in namespace.values()):
             return True
     return False

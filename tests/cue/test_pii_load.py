@@ -1,6 +1,7 @@
 """Presidio without spaCy (cue.pii.load, issue 28): with no spaCy model, Presidio is imported
-with stand-ins for the few spaCy names its NLP-engine modules bind as they load, so spaCy,
-thinc and numpy never load — and the scrubber finds exactly what it finds with the usual
+with stand-ins for the few spaCy names its NLP-engine modules bind as they load, and for its
+URL recognizer (which cue does not register), so spaCy, thinc and numpy never load and the
+URL patterns never compile — and the scrubber finds exactly what it finds with the usual
 import. Where the stand-ins cannot apply, Presidio is imported as usual. Each case runs in
 a fresh interpreter: an import can be tried only once per process."""
 from __future__ import annotations
@@ -14,7 +15,8 @@ import pytest
 
 DATA = Path(__file__).parent / "data"
 SETS = [DATA / name for name in ("pii_labelled.jsonl", "pii_dev.jsonl", "pii_probe.jsonl")]
-HEAVY = ("spacy", "thinc", "numpy", "weasel", "typer")
+URL_MODULE = "presidio_analyzer.predefined_recognizers.generic.url_recognizer"
+HEAVY = ("spacy", "thinc", "numpy", "weasel", "typer", URL_MODULE)
 
 # Scrubs and raw findings for every text of the given sets; "usual" imports spaCy first,
 # which leaves Presidio's usual import as the only way (cue.pii.load applies only before).
@@ -44,7 +46,7 @@ def _result(proc: subprocess.Popen):
 def test_without_spacy_every_labelled_dev_and_probe_text_scrubs_the_same():
     fast, usual = (_python(_FIND_ALL, how, *map(str, SETS)) for how in ("fast", "usual"))
     fast, usual = _result(fast), _result(usual)
-    assert fast["loaded"] == []  # no spaCy, thinc, numpy or spaCy's command line
+    assert fast["loaded"] == []  # no spaCy, thinc, numpy, spaCy's command line, URL patterns
     assert "spacy" in usual["loaded"]  # the comparison is with Presidio's usual import
     assert len(fast["out"]) == sum(len(p.read_text().splitlines()) for p in SETS) > 1000
     assert fast["out"] == usual["out"]  # byte for byte, span for span, score for score
@@ -80,9 +82,31 @@ print(json.dumps(found))
     assert _run(code) == [["PERSON", "Alice Johnson"]]
 
 
+def test_presidios_url_recognizer_is_real_when_used():
+    code = """
+from cue.pii import engine
+engine.engine()
+from presidio_analyzer.predefined_recognizers import UrlRecognizer
+from presidio_analyzer.predefined_recognizers.generic import url_recognizer
+recognizer = UrlRecognizer(supported_language="en")
+assert type(recognizer) is url_recognizer.UrlRecognizer and recognizer.patterns
+try:
+    type("Mine", (UrlRecognizer,), {})
+except TypeError:
+    pass
+else:
+    raise AssertionError("a subclass of the stand-in would not be a UrlRecognizer")
+text = "read https://docs.python.org/3/ today"
+print(json.dumps([text[r.start:r.end] for r in recognizer.analyze(text, ["URL"])]))
+"""
+    assert _run(code) == ["https://docs.python.org/3/"]
+
+
 @pytest.mark.parametrize("change", [
     "load._SERVED = dict(load._SERVED, **{'spacy.tokens': ('Doc', 'Token')})",  # wants Span
+    "load._SERVED = dict(load._SERVED, **{load._URL: ()})",  # wants UrlRecognizer
     "load._HOLDERS = load._HOLDERS - {'presidio_analyzer.nlp_engine.nlp_artifacts'}",
+    "load._HOLDERS = load._HOLDERS - {'presidio_analyzer.predefined_recognizers.generic'}",
 ])
 def test_a_presidio_that_needs_more_of_spacy_is_imported_as_usual(change):
     """A Presidio that takes a name the stand-ins do not serve, or keeps a stand-in
