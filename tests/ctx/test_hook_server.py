@@ -140,7 +140,11 @@ def same_ids(data: bytes) -> bytes:
                   lambda m: seen.setdefault(m[0], b"<id%d>" % len(seen)), data)
 
 
-def test_served_hooks_are_byte_for_byte_the_in_process_hooks(ctx_bin, tmp_path, run_dir):
+@pytest.mark.parametrize("rehearsed", [False, True], ids=["back-to-back", "rehearsed"])
+def test_served_hooks_are_byte_for_byte_the_in_process_hooks(ctx_bin, tmp_path, run_dir,
+                                                              rehearsed):
+    """Served hooks answer as in process, whether the spare had time to rehearse a hook
+    (server.rehearse) before this one came or not."""
     served_db, local_db = tmp_path / "served.db", tmp_path / "local.db"
     store_with("Staging DB is on port 6543", "한국어 메모: 서버는 6543 포트", path=served_db)
     shutil.copy(served_db, local_db)
@@ -148,6 +152,8 @@ def test_served_hooks_are_byte_for_byte_the_in_process_hooks(ctx_bin, tmp_path, 
     pid = server_pids()
     for args, payload in SCENARIO:
         env = {"CTX_SEMANTIC": "0"}
+        if rehearsed:
+            time.sleep(server.REHEARSE_AFTER_S + 0.4)
         a = run_hook(ctx_bin, args, payload, env={**env, "CTX_DB": str(served_db)}, served=True)
         b = run_hook(ctx_bin, args, payload, env={**env, "CTX_DB": str(local_db)}, served=False)
         assert (a.returncode, same_ids(a.stdout), same_ids(a.stderr)) == \
@@ -475,3 +481,25 @@ def test_the_server_opens_the_query_embedder_without_a_thread():
     proc = subprocess.run([sys.executable, "-c", PRELOAD_EMBEDDER], env=env,
                           capture_output=True, text=True, check=True)
     assert proc.stdout.split()[:3] == ["0", "1", "False"], proc.stdout + proc.stderr
+
+
+def test_a_rehearsal_stays_in_its_scratch_store(ctx_bin, tmp_path, run_dir):
+    """The spare's rehearsal writes WARM_REPLY's constant texts to a store next to the socket,
+    never to the client's; the server removes it as it exits."""
+    store_with("Staging DB is on port 6543")
+    path = start_server(ctx_bin)
+    scratch = Path(path.removesuffix(".sock") + ".rehearsal.db")
+    deadline = time.monotonic() + 20
+    while not scratch.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # (its first rehearsal finishing)
+    run_hook(ctx_bin, ["stop"], stop_event(REPLY), served=True)
+    time.sleep(server.REHEARSE_AFTER_S + 0.5)  # the next spare rehearses too
+    texts = {r[0] for r in sqlite3.connect(scratch).execute("SELECT content FROM nodes")}
+    assert texts and all(t in server.WARM_REPLY for t in texts), texts
+    mine = [r[0] for r in sqlite3.connect(os.environ["CTX_DB"]).execute(
+        "SELECT content FROM nodes ORDER BY content")]
+    assert not [t for t in mine if t in server.WARM_REPLY], mine
+    assert any("금요일" in t for t in mine)  # the served Stop's own remember
+    server.stop(str(run_dir))
+    assert not list(run_dir.glob("*.rehearsal.db*")), list(run_dir.iterdir())
