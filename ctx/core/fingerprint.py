@@ -172,8 +172,8 @@ def value_key(token: str) -> str:
 
 
 class Text(namedtuple("Text", (
-        "sequence", "tokens", "values", "negated", "done", "replaces", "latin", "hangul",
-    ), defaults=(frozenset(), False))):
+        "sequence", "tokens", "values", "negated", "done", "replaces", "latin", "hangul", "hard",
+    ), defaults=(frozenset(), False, frozenset()))):
     """One memory, analysed: the content tokens in order and as a set, and its markers.
     (namedtuples here: this module is on the Stop hook's path; see cuectx/value.py.)
 
@@ -185,7 +185,9 @@ class Text(namedtuple("Text", (
         done: bool
         replaces: bool
         latin: frozenset[str]      Latin-script tokens (cross-lingual check)
-        hangul: bool"""
+        hangul: bool
+        hard: frozenset[str]       tokens that are more than wording or a value (not SOFT):
+                                   lets `relation` settle most unrelated pairs early"""
 
     __slots__ = ()
 
@@ -195,38 +197,61 @@ class Text(namedtuple("Text", (
         return frozenset("#" if t in self.values else t for t in self.tokens)
 
 
+_NEGATES, _DONE, _UNREAD = object(), object(), object()  # markers, not tokens
+_READ: dict = {}  # word → its token, a marker, or None (a stop word): memories share words
+_READ_MAX = 100_000
+
+
+def _read(word: str):
+    if word in NEGATIONS or word.endswith("n't"):
+        return _NEGATES
+    if word in DONE_WORDS:
+        return _DONE
+    if word in STOP:
+        return None
+    if is_value(word):
+        return value_key(word)
+    stem = _stem(word)
+    return stem if stem and stem not in STOP else None
+
+
 def analyse(text: str) -> Text:
     folded = unicodedata.normalize("NFKC", text).casefold()
     raw = _TOKEN.findall(folded)
     seq: list[str] = []
     negated = False
     done = False
+    read = _READ
     for i, word in enumerate(raw):
-        if word in NEGATIONS or word.endswith("n't") or (word == "longer" and i and raw[i - 1] == "no"):
+        if word == "longer" and i and raw[i - 1] == "no":
             negated = True
             continue
-        if word in DONE_WORDS:
+        token = read.get(word, _UNREAD)
+        if token is _UNREAD:
+            if len(read) >= _READ_MAX:
+                read.clear()
+            token = read[word] = _read(word)
+        if token is None:
+            continue
+        if token is _NEGATES:
+            negated = True
+        elif token is _DONE:
             done = True
-            continue
-        if word in STOP:
-            continue
-        if is_value(word):
-            seq.append(value_key(word))
-            continue
-        stem = _stem(word)
-        if stem and stem not in STOP:
-            seq.append(stem)
-    if any(w.startswith("않") or w.endswith("않는다") or w.startswith("안") and len(w) == 1
-           for w in raw):
+        else:
+            seq.append(token)
+    hangul = _has_hangul(folded)
+    if hangul and any(w.startswith("않") or w.endswith("않는다") or w.startswith("안") and len(w) == 1
+                      for w in raw):
         negated = True
     if "[x]" in folded or "✅" in folded:
         done = True
-    values = frozenset(t for t in seq if is_value(t))
+    tokens = frozenset(seq)
+    values = frozenset(filter(is_value, tokens))
     return Text(
-        sequence=tuple(seq), tokens=frozenset(seq), values=values, negated=negated, done=done,
+        sequence=tuple(seq), tokens=tokens, values=values, negated=negated, done=done,
         replaces=any(p in folded for p in REPLACE_PHRASES),
-        latin=frozenset(t for t in seq if _LATIN.search(t) or is_value(t)),
-        hangul=_has_hangul(folded))
+        latin=frozenset(t for t in tokens if t in values or _LATIN.search(t)),
+        hangul=hangul, hard=tokens - values - SOFT)
 
 
 # ---------------------------------------------------------------------------- LSH bands
@@ -299,21 +324,29 @@ def covers_task(done: Text, task: Text) -> bool:
 def relation(a: Text, b: Text, *, near: float = 0.85, restated: float = 0.6) -> Relation | None:
     """What `b` is to `a`: a duplicate, a contradiction, or None (unrelated, or two facts)."""
     shared = a.tokens & b.tokens
-    only_a, only_b = set(a.tokens - b.tokens), set(b.tokens - a.tokens)
-    smaller = min(len(a.tokens), len(b.tokens)) or 1
     if not shared:
         return None
-    overlap = len(shared) / smaller
-    jac = jaccard(a.tokens, b.tokens)
+    jac = len(shared) / (len(a.tokens) + len(b.tokens) - len(shared))
+    # Every relation below needs the two nearly the same (jac >= 0.75), or on one side at most
+    # two differing words that are more than wording or a value. `ctx doctor` compares
+    # thousands of long texts that share a few common words: they are settled here, before
+    # the rest of the sets are built.
+    # (`hard` is tokens - values - SOFT; a Text made without it is only compared the long way.)
+    if (jac < 0.75 and len(a.tokens) - len(shared) > 2 and len(b.tokens) - len(shared) > 2
+            and len(a.hard - b.tokens) > 2 and len(b.hard - a.tokens) > 2):
+        return None
+    only_a, only_b = set(a.tokens - b.tokens), set(b.tokens - a.tokens)
+    overlap = len(shared) / (min(len(a.tokens), len(b.tokens)) or 1)
     # Reversed decision: the same words, one of them negated (or an antonym swapped in).
     if a.negated != b.negated and not only_a and not only_b and len(shared) >= 2:
         return Relation("contradiction", jac, "reversal", "the same statement, one negated")
     if a.negated != b.negated and jac >= 0.75 and len(shared) >= 3 and not (
             _subject_words(a, only_a) or _subject_words(b, only_b)):
         return Relation("contradiction", jac, "reversal", "nearly the same statement, one negated")
-    swapped = [(x, y) for x in only_a for y in only_b if ANTONYMS.get(x) == y or ANTONYMS.get(y) == x]
-    if swapped and len(only_a) == len(only_b) == 1 and len(shared) >= 2:
-        return Relation("contradiction", jac, "reversal", f"{swapped[0][0]} vs {swapped[0][1]}")
+    if len(only_a) == len(only_b) == 1 and len(shared) >= 2:  # one word swapped for its antonym
+        (x,), (y,) = only_a, only_b
+        if ANTONYMS.get(x) == y or ANTONYMS.get(y) == x:
+            return Relation("contradiction", jac, "reversal", f"{x} vs {y}")
     if a.negated != b.negated:
         return None
     vals_a, vals_b = {t for t in only_a if t in a.values}, {t for t in only_b if t in b.values}
@@ -328,12 +361,14 @@ def relation(a: Text, b: Text, *, near: float = 0.85, restated: float = 0.6) -> 
                         f"{', '.join(sorted(vals_a))} vs {', '.join(sorted(vals_b))}")
     # The same subject with another tool: every differing word that is more than wording
     # sits where a choice is named (right after "use", "switch to", …).
-    slot_a, slot_b = _in_choice_slot(a, words_a - SOFT), _in_choice_slot(b, words_b - SOFT)
-    if (slot_a and slot_b and slot_a == words_a - SOFT and slot_b == words_b - SOFT
-            and len(slot_a) <= 2 and len(slot_b) <= 2 and not vals_a and not vals_b
-            and len(shared) >= 2 and not (slot_a & QUALIFIERS or slot_b & QUALIFIERS)):
+    # (Sizes first: a pair of long texts sharing a few words differs in many, and reading
+    # their sequences for choice slots was most of `ctx doctor`'s time on such a store.)
+    hard_a, hard_b = words_a - SOFT, words_b - SOFT
+    if (0 < len(hard_a) <= 2 and 0 < len(hard_b) <= 2 and not vals_a and not vals_b
+            and len(shared) >= 2 and not (hard_a & QUALIFIERS or hard_b & QUALIFIERS)
+            and _in_choice_slot(a, hard_a) == hard_a and _in_choice_slot(b, hard_b) == hard_b):
         return Relation("contradiction", jac, "tool",
-                        f"{' '.join(sorted(slot_a))} vs {' '.join(sorted(slot_b))}")
+                        f"{' '.join(sorted(hard_a))} vs {' '.join(sorted(hard_b))}")
     # Otherwise differing values, or a word on each side that is not just wording, make
     # them two facts (auth service vs billing service).
     if vals_a or vals_b or (only_a and only_b and (only_a - SOFT or only_b - SOFT)):
