@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections import namedtuple
+from collections import Counter, namedtuple
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
@@ -320,6 +320,17 @@ class Store:
         """Live nodes of one project (None: global memory)."""
         return self.conn.execute("SELECT count(*) FROM nodes WHERE project_id IS ? "
                                  "AND superseded_by IS NULL", (project_id,)).fetchone()[0]
+
+    def edge_degrees(self) -> Counter[str]:
+        """Node id → how many edge ends it is (a self-loop counts twice; 0 for the rest):
+        two scans of a covering index, counted in C — not an `IN (…)` lookup per few hundred
+        ids (the graph page's hubs over 100k nodes: ~2 s that way)."""
+        from operator import itemgetter
+
+        counts: Counter[str] = Counter()
+        for column in ("from_id", "to_id"):
+            counts.update(map(itemgetter(0), self.conn.execute(f"SELECT {column} FROM edges")))
+        return counts
 
     def count_edges(self) -> int:
         return self.conn.execute("SELECT count(*) FROM edges").fetchone()[0]

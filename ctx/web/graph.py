@@ -7,6 +7,7 @@ connected nodes first, or one node's neighbourhood (breadth first), filtered by 
 """
 from __future__ import annotations
 
+import heapq
 import math
 import sqlite3
 from dataclasses import dataclass
@@ -150,13 +151,9 @@ def _scoped(store: Store, scope, keep: str, limit: int) -> tuple[list[str], int]
     ids = store.select(where, params, ids_only=True, scope=scope, order="n.id DESC")
     if len(ids) <= limit:
         return ids, len(ids)
-    degree: dict[str, int] = dict.fromkeys(ids, 0)
-    for e in store.edges(ids):
-        for end in (e.from_id, e.to_id):
-            if end in degree:
-                degree[end] += 1
-    ranked = sorted(ids, key=lambda i: -degree[i])  # stable: newest first among equals
-    return ranked[:limit], len(ids)
+    degree = store.edge_degrees()
+    # nlargest is sorted(reverse=True)[:limit]: stable, so newest first among equals
+    return heapq.nlargest(limit, ids, key=degree.__getitem__), len(ids)
 
 
 def _neighbourhood(conn, focus: str, depth: int, limit: int) -> tuple[list[str], bool]:
