@@ -7,6 +7,8 @@ and:
 1. it keeps one spare child, forked after the last hook (so the fork is not on a hook's
    path), waiting to accept the next connection: the kernel hands it straight to the spare,
    which tells the server (`t`), and the server forks the next spare while this one works;
+   when no hook is running (the child says `d` as it answers) the server tells the spare to
+   rehearse one (`r`, see rehearse());
 2. the spare checks that the peer is this user (SO_PEERCRED, where the platform has it) and
    that the code the server imported is still what is on disk (after a `git pull` or an
    upgrade it answers `F` and the server exits: the client runs the hook itself, and the
@@ -207,24 +209,41 @@ def main(path: str) -> None:
     listener.setblocking(False)  # the spare waits in select(): it also watches its channel
     last = time.monotonic()
     spare = None
+    told = False  # the spare was told to rehearse
+    working: list[socket.socket] = []  # channels of children running a hook (`d` when done)
     try:
         while True:
             if spare is None:
-                spare = _fork_spare(listener, lock, files, scratch)
+                spare, told = _fork_spare(listener, lock, files, scratch), False
                 code_changed(files)  # its pages copied now (fork shares them), not in a hook
-            ready = select.select([spare] if spare else [], [], [], min(TICK_S, limit))[0]
+            if spare is not None and not working and not told:
+                _send(spare, b"r")  # nobody is working: rehearse now (rehearse())
+                told = True
+            watched = [spare, *working] if spare is not None else working
+            ready = select.select(watched, [], [], min(TICK_S, limit))[0]
             if not ready:  # a tick without a hook (or a fork that failed: tried again)
                 if (time.monotonic() - last > limit or code_changed(files)
                         or not _still_ours(path, inode)):
                     return
                 continue
-            word = _receive(spare)  # the spare took a connection (or died): fork the next
-            spare.close()
-            spare = None
-            last = time.monotonic()
-            if word == b"s":
-                return  # the code changed under us: the client was told to run the hook itself
+            for channel in ready:
+                word = _receive(channel)
+                if channel is not spare:  # a child done with its hook (or dead)
+                    working.remove(channel)
+                    channel.close()
+                    continue
+                # the spare took a connection (or died): the next is forked
+                if word == b"t":
+                    working.append(spare)
+                else:
+                    spare.close()
+                spare = None
+                last = time.monotonic()
+                if word == b"s":
+                    return  # the code changed under us: the client was told to run the hook
     finally:
+        for channel in working:
+            channel.close()
         if spare is not None:
             spare.close()  # the spare reads end-of-file and exits
         if _still_ours(path, inode):
@@ -339,15 +358,22 @@ def _spare(listener: socket.socket, channel: socket.socket,
     """Wait for a client (or the server's end), then become that client's hook process."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # as in a process of its own
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if not select.select([listener, channel], [], [], REHEARSE_AFTER_S)[0]:
-        rehearse(scratch)
+    rehearsed = False
     while True:
-        try:
-            ready = select.select([listener, channel], [], [])[0]
+        try:  # rehearse when told (`r`: no hook runs) or after REHEARSE_AFTER_S without one
+            ready = select.select([listener, channel], [], [],
+                                  None if rehearsed else REHEARSE_AFTER_S)[0]
         except InterruptedError:
             continue
         if channel in ready:
-            return 0  # the server ended
+            if _receive(channel) != b"r":
+                return 0  # the server ended
+            ready = []
+        if not ready:
+            if not rehearsed:
+                rehearse(scratch)
+                rehearsed = True
+            continue
         try:
             conn, _ = listener.accept()
         except (BlockingIOError, InterruptedError):
@@ -363,13 +389,12 @@ def _spare(listener: socket.socket, channel: socket.socket,
             _send(channel, b"s")
             return 0
         _send(channel, b"t")  # the server forks the next spare while this one works
-        channel.close()
         conn.setblocking(True)
         request = _read_request(conn)
         if request is None:
             _send(conn, b"F\n")
             return 1
-        return _child(conn, *request)
+        return _child(conn, channel, *request)
 
 
 def rehearse(scratch: str) -> None:
@@ -381,9 +406,10 @@ def rehearse(scratch: str) -> None:
     allocator's arenas, SQLite's caches — ~1,400 page faults in a Stop over 10k nodes, at
     several microseconds each on a virtual machine. A rehearsed spare takes ~600 (measured,
     a Stop with three commands: 19 → 14 ms in the child; session start and prompt-submit
-    run the same layers and gain too). The spare rehearses only when no hook came for
-    REHEARSE_AFTER_S, so it does not compete with the hook before it; a hook that arrives
-    meanwhile waits for the rehearsal (~15 ms). The scratch store (next to the socket, in
+    run the same layers and gain too). The spare rehearses when the server says no hook is
+    running (`r`: the last child said `d` as it answered), or after REHEARSE_AFTER_S without
+    a hook — not beside a hook's work; a hook that arrives meanwhile waits for the
+    rehearsal's end (~15 ms). The scratch store (next to the socket, in
     the private run dir) holds WARM_REPLY's constant texts and nothing else; the hook sees
     no stream, no setting and no folder of a client's: empty stdin, its output dropped,
     $CTX_DB the scratch store, cwd `/`. Any failure only means an unrehearsed spare."""
@@ -463,7 +489,8 @@ def _read_request(conn: socket.socket) -> tuple[list[bytes], list[int]] | None:
         return None
 
 
-def _child(conn: socket.socket, fields: list[bytes], fds: list[int]) -> int:
+def _child(conn: socket.socket, channel: socket.socket, fields: list[bytes],
+           fds: list[int]) -> int:
     """Become the client's hook process, run the hook, report its exit code."""
     try:
         cwd, mask, argc, nargs = fields[1], int(fields[2]), int(fields[3]), int(fields[4])
@@ -501,6 +528,7 @@ def _child(conn: socket.socket, fields: list[bytes], fds: list[int]) -> int:
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     _send(conn, b"X%d\n" % code)
+    _send(channel, b"d")  # done: the spare may rehearse
     from ctx.claude.hooks.store_access import close_left_open
 
     close_left_open()  # the WAL checkpoint's fsync, now that nobody waits for it
