@@ -2,7 +2,7 @@
 on every prompt's path: the hook server answers them, ctx/claude/hooks/client.py, else
 ctx/claude/hooks/run.py here), a plain
 `ctx mcp` (its handshake is answered by ctx/mcp/wire.py while the SDK loads), the common
-forms of `ctx show|list|query` (ctx/cli/fast.py: same bodies, same error edge), and a help
+forms of `ctx show|list|query|search` (ctx/cli/fast.py: same bodies, same error edge), and a help
 text an earlier run kept (ctx/cli/help_cache.py). Everything else goes to the Typer app in
 ctx/cli/app.py."""
 from __future__ import annotations
@@ -139,7 +139,7 @@ def main() -> None:
                 help_cache.render_and_keep(argv, run)
             return
     split = global_options(argv)
-    if split is not None and split[1] < len(argv):  # ctx show|list|query, before Typer
+    if split is not None and split[1] < len(argv):  # ctx show|list|query|search, before Typer
         from ctx.cli.fast import run as run_fast
 
         options, at = split

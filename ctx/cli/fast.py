@@ -1,17 +1,20 @@
-"""`ctx show|list|query` answered before Typer loads (issue 28; SPEC §6: ≤ 80 ms over 100k nodes).
+"""`ctx show|list|query|search` answered before Typer loads (issue 28; SPEC §6: reads ≤ 80 ms
+over 100k nodes, a cold `ctx search` ≤ 500 ms over 100k chunks).
 
 Importing Typer (and its click) costs several times a bare interpreter — more than the query
-itself. These three commands are what scripts and Claude run most, so ctx/__main__.py offers
-them here first. This module takes only the forms it is sure of: the options the Typer
-commands in ctx/cli/nodes.py declare (`OPTIONS` and `ARGUMENTS` below; a test keeps them
-equal to the Typer commands' parameters), written the ways click reads them (`--limit 5`,
+itself, and in a search it comes before the model starts loading. These commands are what
+scripts and Claude run most, so ctx/__main__.py offers them here first. This module takes
+only the forms it is sure of: the options the Typer commands in ctx/cli/nodes.py and
+semantic.py declare (`OPTIONS` and `ARGUMENTS` below; a test keeps them equal to the Typer
+commands' parameters), written the ways click reads them (`--limit 5`,
 `--limit=5`, `-n5`, `--` before arguments, the last of a repeated option wins). It runs the
 same bodies (ctx/cli/reads.py) under the same error edge (cuectx.edge), so stdout, the
 `Error: …` line and the exit code are the Typer path's, byte for byte.
 
 Everything else goes to Typer unchanged, which then says what is wrong in its own words:
 `--help`, an unknown option, a missing or refused value (a --limit that is not a whole number
-≥ 1, a --format the command does not have, a value starting with `-`), a wrong number of
+≥ 1, an --include-score that is not a plain decimal from 0 to 1, a --format the command does
+not have, a value starting with `-`), a wrong number of
 arguments — and a table for a terminal (rich; a person at a terminal is not the hot path).
 Nothing here imports typer, click or rich (tests/ctx/test_fast_reads.py checks it in a
 subprocess).
@@ -19,10 +22,12 @@ subprocess).
 from __future__ import annotations
 
 import os
+import re
 import sys
 
-FLAG, TEXT, TEXTS, COUNT, FORMAT = "flag", "text", "texts", "count", "format"
+FLAG, TEXT, TEXTS, COUNT, SHARE, FORMAT = "flag", "text", "texts", "count", "share", "format"
 ONE, MANY = "one", "many"
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+", re.ASCII)
 
 _FORMAT = {"--format": ("fmt", FORMAT), "-f": ("fmt", FORMAT)}
 _LIMIT = {"--limit": ("limit", COUNT), "-n": ("limit", COUNT)}
@@ -31,21 +36,28 @@ _SCOPE = {"--include-superseded": ("include_superseded", FLAG),
           "--all-projects": ("all_projects", FLAG)}
 # Each command's options as its Typer command declares them: option → (parameter, kind of
 # value). FLAG takes none, TEXT one string (the last one given wins), TEXTS is repeatable,
-# COUNT a whole number ≥ 1, FORMAT one of the node formats or auto.
+# COUNT a whole number ≥ 1, SHARE a number from 0 to 1, FORMAT one of the command's output
+# formats or auto.
 OPTIONS: dict[str, dict[str, tuple[str, str]]] = {
     "show": {**_FORMAT},
     "list": {"--type": ("type_", TEXT), "-t": ("type_", TEXT), "--tag": ("tag", TEXTS),
              **_LIMIT, **_SCOPE, **_FORMAT},
     "query": {**_LIMIT, **_SCOPE, **_FORMAT},
+    "search": {"--top-k": ("top_k", COUNT), "--top-n": ("top_n", COUNT),
+               "--include-score": ("include_score", SHARE), "--mode": ("mode", TEXT),
+               "-m": ("mode", TEXT), "--filter": ("filter_", TEXT), "--all": ("all_", FLAG),
+               **_SCOPE, **_FORMAT},
 }
 # Each command's arguments: (parameter, ONE or MANY), or None for none.
 ARGUMENTS: dict[str, tuple[str, str] | None] = {
     "show": ("ids", MANY),
     "list": None,
     "query": ("expr", ONE),
+    "search": ("text", ONE),
 }
 # The function in ctx/cli/reads.py that does each command's work.
-BODIES = {"show": "show", "list": "list_", "query": "query"}
+BODIES = {"show": "show", "list": "list_", "query": "query", "search": "search"}
+ROWS = ("search",)  # commands that print rows (ctx.cli.output.ROW_FORMATS), not nodes
 
 
 def root_options(options: list[tuple[str, str | None]]) -> dict:
@@ -61,8 +73,9 @@ def root_options(options: list[tuple[str, str | None]]) -> dict:
 
 def parse(command: str, args: list[str]) -> dict | None:
     """The keyword arguments of `command`'s body for `args`, or None: Typer's to parse."""
-    from ctx.cli.output import NODE_FORMATS
+    from ctx.cli.output import NODE_FORMATS, ROW_FORMATS
 
+    formats = ROW_FORMATS if command in ROWS else NODE_FORMATS
     spec = OPTIONS[command]
     values: dict = {}
     positional: list[str] = []
@@ -98,8 +111,12 @@ def parse(command: str, args: list[str]) -> dict | None:
             if not (attached.isascii() and attached.isdigit()) or int(attached) < 1:
                 return None
             values[dest] = int(attached)
+        elif kind == SHARE:  # plain decimals only: click's float() reads more, Typer decides
+            if not _DECIMAL.fullmatch(attached) or float(attached) > 1:
+                return None
+            values[dest] = float(attached)
         elif kind == FORMAT:
-            if attached != "auto" and attached not in NODE_FORMATS:
+            if attached != "auto" and attached not in formats:
                 return None
             values[dest] = attached
         elif kind == TEXTS:

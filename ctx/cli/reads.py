@@ -1,8 +1,8 @@
-"""`ctx show|list|query`: what the read commands do, without Typer.
+"""`ctx show|list|query|search`: what the read commands do, without Typer.
 
-Typer's commands (ctx/cli/nodes.py: the options, the help) and the fast read path
-(ctx/cli/fast.py: the same commands before Typer loads) both call these functions, so the
-two paths print the same bytes: there is one body per command. Parameters and defaults are
+Typer's commands (ctx/cli/nodes.py and semantic.py: the options, the help) and the fast read
+path (ctx/cli/fast.py: the same commands before Typer loads) both call these functions, so
+the two paths print the same bytes: there is one body per command. Parameters and defaults are
 the Typer commands' (a test keeps them equal); `fmt` is a format name ("auto", "json", …) or
 Typer's enum member for it.
 """
@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import sys
 
-from ctx.cli.output import Format, dumps, emit_nodes, emit_records, resolve
+from ctx.cli.output import Format, dumps, emit_nodes, emit_records, emit_rows, resolve, say
 from ctx.cli.state import open_store, read_scope, scope_options
+from ctx.core.errors import CtxError
+
+BADGE_STYLE = {"always": "bold green", "manual": "bold yellow", "agent": "bold cyan"}
 
 
 def show(ids: list[str], fmt: str = Format.auto) -> None:
@@ -79,3 +82,108 @@ def query(expr: str, limit: int | None = None, include_superseded: bool = False,
             return
         nodes = store.query(expr, include_superseded=include_superseded, limit=limit, scope=scope)
     emit_nodes(nodes, fmt)
+
+
+def search(text: str, top_k: int = 20, top_n: int = 5, include_score: float = 0.7,
+           mode: str = "hybrid", filter_: str | None = None, include_superseded: bool = False,
+           all_: bool = False, project: str | None = None, all_projects: bool = False,
+           fmt: str = Format.auto) -> None:
+    from ctx.query import names_scope, parse
+    from ctx.semantic import search as semantic
+    from ctx.semantic.search import Eligibility, SearchOptions
+
+    scope_options(project, all_projects)
+    options = SearchOptions(top_k=top_k, top_n=top_n, include_score=include_score, mode=mode,
+                            filter=filter_, include_superseded=include_superseded).validate()
+    if mode != "keyword":
+        from ctx.semantic.model import locate, missing_message
+
+        if locate() is None:
+            raise CtxError(missing_message() + "; `--mode keyword` works without it")
+    callback, close = progress_bar("embedding")
+    try:
+        with open_store() as store:
+            scope = None if filter_ and names_scope(parse(filter_)) else read_scope(store)
+            result = semantic.search(store.conn, text, options, progress=callback,
+                                     eligibility=Eligibility.within(scope))
+            close()
+            rows = _hit_rows(store, result.candidates if all_ else result.hits, result.options.mode)
+    finally:
+        close()
+    emit_rows(rows, fmt, lambda: _hits_table(rows, result))
+
+
+def _hit_rows(store, hits, mode: str) -> list[dict]:
+    from ctx.claude.sessions import include_mode
+    from ctx.core.ids import short_ids
+    from ctx.semantic.search import ranking_score
+
+    nodes = {n.id: n for n in store.get_many([h.node_id for h in hits])}
+    sid = short_ids(store, list(nodes))
+    rows = []
+    for h in hits:
+        node = nodes.get(h.node_id)
+        if node is None:
+            continue
+        chunk = node.content[h.chunk_start:h.chunk_end] if h.chunk_start is not None else None
+        rows.append({
+            "id": node.id, "short_id": sid[node.id], "type": node.type, "rank": h.rank,
+            "score": round(ranking_score(h, mode), 4),  # the score that ranked it
+            "similarity": None if h.similarity is None else round(h.similarity, 4),
+            "bm25": h.bm25, "fused": h.fused, "semantic_rank": h.semantic_rank,
+            "keyword_rank": h.keyword_rank, "selected_by": h.selected_by,
+            "include_mode": include_mode(node.tags), "tags": list(node.tags),
+            "chunk": chunk, "chunk_start": h.chunk_start, "chunk_end": h.chunk_end,
+            "content": node.content,
+        })
+    return rows
+
+
+def _hits_table(rows: list[dict], result) -> None:
+    from rich.text import Text
+
+    from cuectx.output import Col, print_fitted
+
+    columns = [Col("#", justify="right"), Col("id", style="cyan"), Col("type", style="magenta"),
+               Col("mode"), Col("score", justify="right"), Col("match", free=True, lines=3)]
+    print_fitted(columns, [
+        [str(r["rank"]), r["short_id"], r["type"],
+         Text(r["include_mode"].title(), style=BADGE_STYLE[r["include_mode"]]),
+         f"{r['score']:.2f}" + (" ★" if r["selected_by"] == "score" else ""),
+         " ".join((r["chunk"] or r["content"]).split())]
+        for r in rows])
+    note = f"{len(rows)} of {len(result.candidates)} ranked · {result.options.mode}"
+    if result.not_indexed:
+        note += f" · {result.not_indexed} node(s) not embedded yet (run `ctx index`)"
+    say(note + f" · {result.elapsed_ms:.0f} ms")
+
+
+def progress_bar(label: str):
+    """A (callback, close) pair drawing a rich progress bar on stderr once there is work
+    (rich is imported only then: most searches have nothing to embed)."""
+    state: dict = {}
+
+    def callback(done: int, total: int) -> None:
+        if total <= 16 and "bar" not in state:
+            return  # a handful: not worth a bar
+        if "bar" not in state:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
+            bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"),
+                           TimeRemainingColumn(), console=Console(stderr=True), transient=False)
+            bar.start()
+            state["bar"], state["task"] = bar, bar.add_task(label, total=total)
+        state["bar"].update(state["task"], completed=done, total=total)
+
+    def close() -> None:
+        if "bar" in state:
+            state["bar"].stop()
+
+    return callback, close

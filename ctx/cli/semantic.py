@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from ctx.cli.output import RECORD_FORMATS, ROW_FORMATS, Format, dumps, emit_rows, formats, resolve, say
+from ctx.cli.reads import BADGE_STYLE, progress_bar
 from ctx.core.errors import CtxError
 from ctx.core.model import TYPE_TITLES
 from cuectx.output import console, literal
@@ -23,7 +24,6 @@ RowFormatOpt = formats(*ROW_FORMATS)  # search hits, request lists (also `ids`)
 SessionOpt = Annotated[str | None, typer.Option(
     "--session", "-s", envvar="CTX_SESSION", metavar="ID",
     help="Session id or prefix (default: the most recently active session).")]
-BADGE_STYLE = {"always": "bold green", "manual": "bold yellow", "agent": "bold cyan"}
 
 
 def register(app: typer.Typer) -> None:
@@ -37,37 +37,6 @@ def _open(readonly: bool = False):
     from ctx.cli.state import open_store
 
     return open_store(readonly=readonly)
-
-
-def _progress_bar(label: str):
-    """A (callback, close) pair drawing a rich progress bar on stderr once there is work
-    (rich is imported only then: most searches have nothing to embed)."""
-    state: dict = {}
-
-    def callback(done: int, total: int) -> None:
-        if total <= 16 and "bar" not in state:
-            return  # a handful: not worth a bar
-        if "bar" not in state:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-
-            bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"),
-                           TimeRemainingColumn(), console=Console(stderr=True), transient=False)
-            bar.start()
-            state["bar"], state["task"] = bar, bar.add_task(label, total=total)
-        state["bar"].update(state["task"], completed=done, total=total)
-
-    def close() -> None:
-        if "bar" in state:
-            state["bar"].stop()
-
-    return callback, close
 
 
 # ------------------------------------------------------------------------------ search
@@ -95,74 +64,10 @@ def search_cmd(
 
     Example: ctx search "how do readers avoid blocking the writer?" --filter 'type:decision'
     """
-    from ctx.cli.state import read_scope, scope_options
-    from ctx.query import names_scope, parse
-    from ctx.semantic.search import Eligibility, SearchOptions, search
+    from ctx.cli.reads import search
 
-    scope_options(project, all_projects)
-    options = SearchOptions(top_k=top_k, top_n=top_n, include_score=include_score, mode=mode,
-                            filter=filter_, include_superseded=include_superseded).validate()
-    if mode != "keyword":
-        from ctx.semantic.model import locate, missing_message
-
-        if locate() is None:
-            raise CtxError(missing_message() + "; `--mode keyword` works without it")
-    callback, close = _progress_bar("embedding")
-    try:
-        with _open() as store:
-            scope = None if filter_ and names_scope(parse(filter_)) else read_scope(store)
-            result = search(store.conn, text, options, progress=callback,
-                            eligibility=Eligibility.within(scope))
-            close()
-            rows = _hit_rows(store, result.candidates if all_ else result.hits, result.options.mode)
-    finally:
-        close()
-    emit_rows(rows, fmt, lambda: _hits_table(rows, result))
-
-
-def _hit_rows(store, hits, mode: str) -> list[dict]:
-    from ctx.claude.sessions import include_mode
-    from ctx.core.ids import short_ids
-    from ctx.semantic.search import ranking_score
-
-    nodes = {n.id: n for n in store.get_many([h.node_id for h in hits])}
-    sid = short_ids(store, list(nodes))
-    rows = []
-    for h in hits:
-        node = nodes.get(h.node_id)
-        if node is None:
-            continue
-        chunk = node.content[h.chunk_start:h.chunk_end] if h.chunk_start is not None else None
-        rows.append({
-            "id": node.id, "short_id": sid[node.id], "type": node.type, "rank": h.rank,
-            "score": round(ranking_score(h, mode), 4),  # the score that ranked it
-            "similarity": None if h.similarity is None else round(h.similarity, 4),
-            "bm25": h.bm25, "fused": h.fused, "semantic_rank": h.semantic_rank,
-            "keyword_rank": h.keyword_rank, "selected_by": h.selected_by,
-            "include_mode": include_mode(node.tags), "tags": list(node.tags),
-            "chunk": chunk, "chunk_start": h.chunk_start, "chunk_end": h.chunk_end,
-            "content": node.content,
-        })
-    return rows
-
-
-def _hits_table(rows: list[dict], result) -> None:
-    from rich.text import Text
-
-    from cuectx.output import Col, print_fitted
-
-    columns = [Col("#", justify="right"), Col("id", style="cyan"), Col("type", style="magenta"),
-               Col("mode"), Col("score", justify="right"), Col("match", free=True, lines=3)]
-    print_fitted(columns, [
-        [str(r["rank"]), r["short_id"], r["type"],
-         Text(r["include_mode"].title(), style=BADGE_STYLE[r["include_mode"]]),
-         f"{r['score']:.2f}" + (" ★" if r["selected_by"] == "score" else ""),
-         " ".join((r["chunk"] or r["content"]).split())]
-        for r in rows])
-    note = f"{len(rows)} of {len(result.candidates)} ranked · {result.options.mode}"
-    if result.not_indexed:
-        note += f" · {result.not_indexed} node(s) not embedded yet (run `ctx index`)"
-    say(note + f" · {result.elapsed_ms:.0f} ms")
+    search(text, top_k, top_n, include_score, mode, filter_, include_superseded, all_, project,
+           all_projects, fmt)
 
 
 # ------------------------------------------------------------------------------ index
@@ -180,7 +85,7 @@ def index_cmd(
     from ctx.semantic.embed import get_embedder
 
     embedder = get_embedder(bulk=True)
-    callback, close = _progress_bar("indexing")
+    callback, close = progress_bar("indexing")
     try:
         with _open() as store:
             run = index.rebuild if rebuild else index.update

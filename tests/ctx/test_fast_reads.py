@@ -1,4 +1,4 @@
-"""`ctx show|list|query` before Typer loads (ctx/cli/fast.py): the forms it takes print the
+"""`ctx show|list|query|search` before Typer loads (ctx/cli/fast.py): the forms it takes print the
 same bytes, the same `Error:` line and the same exit code as the Typer path; everything else
 goes to Typer; and it loads no Typer, click or rich."""
 from __future__ import annotations
@@ -16,9 +16,9 @@ import typer
 
 import ctx.cli.app as typer_app
 from ctx.__main__ import global_options, main
-from ctx.cli import fast, nodes, reads
+from ctx.cli import fast, nodes, reads, semantic
 from ctx.cli.fast import root_options
-from ctx.cli.output import NODE_FORMATS
+from ctx.cli.output import NODE_FORMATS, ROW_FORMATS
 from ctx.core import db
 from ctx.core.projects import current_scope
 from ctx.core.store import Store
@@ -30,6 +30,7 @@ from cuectx.output import Environment, use_environment
 def typer_commands() -> dict:
     app = typer.Typer()
     nodes.register(app)
+    semantic.register(app)
     group = typer.main.get_command(app)
     return {name: group.commands[name] for name in fast.OPTIONS}
 
@@ -39,7 +40,7 @@ def is_a(value, class_name: str) -> bool:
     return class_name in {c.__name__ for c in type(value).__mro__}
 
 
-def declared(command) -> tuple[dict, tuple | None]:
+def declared(command, formats=NODE_FORMATS) -> tuple[dict, tuple | None]:
     """(option → (parameter, kind), the argument) as the Typer command declares them, in the
     table's terms."""
     options, argument = {}, None
@@ -58,8 +59,12 @@ def declared(command) -> tuple[dict, tuple | None]:
         elif is_a(p.type, "IntRange"):
             assert (p.type.min, p.type.max, p.type.min_open) == (1, None, False)
             kind = fast.COUNT
+        elif is_a(p.type, "FloatRange"):
+            assert (p.type.min, p.type.max, p.type.min_open, p.type.max_open) == (0, 1, False,
+                                                                                False)
+            kind = fast.SHARE
         elif hasattr(p.type, "choices"):  # click's Choice, Typer's TyperChoice
-            assert sorted(p.type.choices) == sorted(["auto", *NODE_FORMATS])
+            assert sorted(p.type.choices) == sorted(["auto", *formats])
             assert p.type.case_sensitive
             kind = fast.FORMAT
         else:
@@ -74,14 +79,16 @@ def declared(command) -> tuple[dict, tuple | None]:
 def test_the_fast_table_is_what_the_typer_command_declares(name):
     """An option added to `ctx list` (nodes.py) must be taught to ctx/cli/fast.py too, or the
     fast path would hand it on to Typer forever (slow) — or worse, read it wrongly."""
-    options, argument = declared(typer_commands()[name])
+    options, argument = declared(typer_commands()[name],
+                                 ROW_FORMATS if name in fast.ROWS else NODE_FORMATS)
     assert fast.OPTIONS[name] == options
     assert fast.ARGUMENTS[name] == argument
 
 
 @pytest.mark.parametrize("name", sorted(fast.OPTIONS))
 def test_the_bodies_take_what_the_typer_commands_take(name):
-    typer_fn = {"show": nodes.show, "list": nodes.list_, "query": nodes.query}[name]
+    typer_fn = {"show": nodes.show, "list": nodes.list_, "query": nodes.query,
+                "search": semantic.search_cmd}[name]
     body = getattr(reads, fast.BODIES[name])
     want = [(p.name, p.default) for p in inspect.signature(typer_fn).parameters.values()]
     got = [(p.name, p.default) for p in inspect.signature(body).parameters.values()]
@@ -213,6 +220,21 @@ def cases(ids: list[str], other_db: str) -> list[list[str]]:
         # root options
         ["--db", other_db, "list", "-f", "json"], [f"--db={other_db}", "query", "x"],
         ["--traceback", "list", "-f", "ids"], ["--db", other_db, "--db", other_db, "show", one],
+        # search: modes, options, scopes, errors
+        ["search", "how do we cache the prompt hook?", "-f", "json"],
+        ["search", "rollback flaky", "--mode", "keyword", "-f", "ids"],
+        ["search", "배포 금요일", "-m", "semantic", "--top-n", "3", "-f", "ndjson"],
+        ["search", "auth", "--include-score", "0.25", "--all", "-f", "json"],
+        ["search", "deploy", "--include-score=.5", "--top-k=4", "-f", "ids"],
+        ["search", "cache", "--filter", "type:decision", "-f", "json"],
+        ["search", "cache", "--filter", "project:web", "-f", "ids"],
+        ["search", "tabs and quotes", "--include-superseded", "--top-n", "9", "-f", "json"],
+        ["-P", "web", "search", "deploy", "-f", "json"], ["search", "x", "-Pglobal", "-f", "ids"],
+        ["search", "emoji 🧠", "--all-projects", "-f", "ndjson"],
+        ["search", "-f", "json", "--", "--looks-like-an-option"],
+        ["search", "", "-f", "json"], ["search", "x", "--mode", "bogus", "-f", "json"],
+        ["search", "x", "--filter", "tag:", "-f", "json"], ["search", "x", "-P", "nope"],
+        ["--db", other_db, "search", "über", "-m", "keyword", "-f", "json"],
     ]
     return out
 
@@ -223,6 +245,7 @@ def test_the_fast_path_prints_what_typer_prints(store_tree, tmp_path, monkeypatc
     Store(conn).add("in the other database: über", tags=["tier:pinned"])
     conn.close()
     seen = collections.Counter()
+    run(["--all-projects", "index"], typer_app.run)  # (a first search would draw its bar)
     for folder in (store_tree["api"], store_tree["outside"]):
         monkeypatch.chdir(folder)
         for argv in cases(store_tree["ids"], str(other)):
@@ -282,6 +305,11 @@ def test_ctx_db_environment_is_the_default_database(store_tree, tmp_path, monkey
     ["list", "--bogus"], ["list", "--db", "x.db"], ["list", "--tag"], ["list", "--tag", "-x"],
     ["list", "--include-superseded=1"], ["query", "-retry"], ["list", "-P"],
     ["list", "--all-projects=yes"], ["query", "x", "--limi", "5"],
+    ["search", "--help"], ["search"], ["search", "a", "b"], ["search", "x", "--top-k", "0"],
+    ["search", "x", "--include-score", "1.5"], ["search", "x", "--include-score", "1e-1"],
+    ["search", "x", "--include-score", "-0"], ["search", "x", "--include-score", " .5"],
+    ["search", "x", "--include-score=1.", "-f", "markdown"], ["search", "x", "--all=1"],
+    ["search", "x", "-f", "table"], ["search", "x", "--mode"],
 ])
 def test_forms_the_fast_path_is_not_sure_of_go_to_typer(argv, monkeypatch):
     ran = []
@@ -329,6 +357,21 @@ UI = ("typer", "click", "rich", "numpy", "onnxruntime", "presidio_analyzer", "an
 # What the hook path does without too (tests/ctx/test_hooks.py): a read needs none of them.
 SLOW_STDLIB = ("dataclasses", "typing", "inspect", "ast", "tokenize", "pathlib", "threading",
                "hashlib")
+
+
+def test_a_fast_search_loads_no_typer_click_or_rich(ctx_bin, store_tree):
+    """(A search loads numpy and a thread for the model: only the CLI's weight is spared.)"""
+    run(["--all-projects", "index"], typer_app.run)  # (else its progress bar loads rich)
+    for argv in (["search", "cache latency", "-f", "json"],
+                 ["search", "cache latency", "-m", "keyword", "-f", "ids"]):
+        proc = subprocess.run([sys.executable, "-X", "importtime", ctx_bin, *argv],
+                              capture_output=True, timeout=120, check=False)
+        assert proc.returncode == 0 and proc.stdout.strip(), (argv, proc.stderr[-1500:])
+        imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()
+                    if line.startswith("import time:")}
+        assert "ctx.cli.fast" in imported and "ctx.semantic.search" in imported
+        assert {name.split(".")[0] for name in imported}.isdisjoint({"typer", "click", "rich"})
+        assert "ctx.cli.app" not in imported and "ctx.cli.semantic" not in imported, argv
 
 
 def test_fast_reads_load_no_typer_click_rich_or_slow_stdlib(ctx_bin, store_tree):
