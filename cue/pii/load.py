@@ -1,14 +1,13 @@
 """Loading Presidio (imported only by cue.pii.engine's first build).
 
-`import presidio_analyzer` costs ~0.9 s cold, and more than half of it is spaCy (with thinc,
-numpy and spaCy's command line), which Presidio's package imports for its spaCy, Stanza and
-transformers NLP engines whether or not an NLP engine is ever used, and its URL
-recognizer's patterns, checked as the class is defined. cue's engine uses no NLP engine
-without a spaCy model (the default: none is installed), and no URL recognizer; so
-`import_presidio(None)` imports Presidio with stand-ins for those modules
-(`_import_with_stand_ins`), and every recognizer cue registers and the AnalyzerEngine are
-Presidio's own, unchanged. With a model, or wherever that cannot apply, Presidio is
-imported as usual: slower, never weaker.
+`import presidio_analyzer` costs ~0.9 s cold, and most of it is what cue's engine never
+uses without a spaCy model (the default: none is installed): spaCy (with thinc, numpy and
+spaCy's command line), which Presidio's package imports for its NLP engines whether or not
+one is used; its URL recognizer's patterns, checked as the class is defined; and the
+pydantic models that validate configuration files. So `import_presidio(None)` imports
+Presidio with stand-ins for those modules (`_import_with_stand_ins`, `_SERVED`), and every
+recognizer cue registers and the AnalyzerEngine are Presidio's own, unchanged. With a
+model, or wherever that cannot apply, Presidio is imported as usual: slower, never weaker.
 """
 from __future__ import annotations
 
@@ -20,8 +19,8 @@ import types
 
 
 def import_presidio(spacy_model: str | None = None) -> None:
-    """Import Presidio for an engine with `spacy_model` (None: no spaCy pipeline) — without
-    spaCy and the URL recognizer's patterns when there is no model and it can
+    """Import Presidio for an engine with `spacy_model` (None: no spaCy pipeline) — with
+    stand-ins for what such an engine never uses when there is no model and it can
     (`_import_with_stand_ins`), else as usual."""
     if spacy_model is None and _import_with_stand_ins():
         return
@@ -77,35 +76,45 @@ def without_spacy_cli() -> None:
 # without. From spaCy, all in `presidio_analyzer.nlp_engine`: Doc, Span, Token and Language
 # name types in annotations; `blank` and `registry` are for the Stanza engine (which
 # registers a spaCy tokenizer as it loads); the rest (`spacy.load`, `spacy.util.is_package`,
-# `spacy.cli`) is looked up on the module only when a spaCy engine is built or used. And
-# Presidio's URL recognizer, which cue does not register (a URL is not PII; cue's own
-# finders take the URLs that are): its class body compiles four patterns over ~1,500
-# top-level domains, case-insensitively, to check them (~0.1–0.15 s).
-_URL = "presidio_analyzer.predefined_recognizers.generic.url_recognizer"
+# `spacy.cli`) is looked up on the module only when a spaCy engine is built or used.
+# From Presidio itself, classes cue's engine never uses, each costly to define:
+# - its URL recognizer (a URL is not PII; cue's own finders take the URLs that are): the
+#   class body compiles four patterns over ~1,500 top-level domains, case-insensitively,
+#   to check them (~0.1–0.15 s);
+# - the pydantic models that validate configuration files and an NLP engine's NER settings
+#   (cue builds its engine in code, with no NLP engine unless a spaCy model is set): with
+#   pydantic itself, ~0.1 s.
+# Those stand-ins are classes that are the real class when used (cue.pii.load._Deferred).
+_PRESIDIO = "presidio_analyzer."
+_URL = _PRESIDIO + "predefined_recognizers.generic.url_recognizer"
 _SERVED = {
     "spacy": ("Language", "blank"),
     "spacy.tokens": ("Doc", "Span", "Token"),
     "spacy.language": ("Language",),
     "spacy.util": ("registry",),
     _URL: ("UrlRecognizer",),
+    _PRESIDIO + "nlp_engine.ner_model_configuration": ("NerModelConfiguration",),
+    _PRESIDIO + "input_validation": ("ConfigurationValidator",),
 }
-# The modules allowed to hold a stand-in once the import is done: the NLP engines cue's
-# engine does not build without a model, the artifacts type that annotates with spaCy's,
-# and the packages that list the URL recognizer among Presidio's recognizers.
-_HOLDERS = frozenset([
-    *(f"presidio_analyzer.nlp_engine.{name}" for name in (
-        "nlp_artifacts", "spacy_nlp_engine", "stanza_nlp_engine", "transformers_nlp_engine")),
-    "presidio_analyzer.predefined_recognizers", "presidio_analyzer.predefined_recognizers.generic",
-])
+# The modules allowed to hold a stand-in once the import is done: the NLP engines and their
+# provider (cue's engine builds none without a model), the artifacts type that annotates
+# with spaCy's, the packages that list Presidio's recognizers, the GLiNER recognizer (not
+# cue's), and the providers that build an engine from configuration files.
+_HOLDERS = frozenset(_PRESIDIO + name for name in (
+    "nlp_engine", "nlp_engine.nlp_artifacts", "nlp_engine.spacy_nlp_engine",
+    "nlp_engine.stanza_nlp_engine", "nlp_engine.transformers_nlp_engine",
+    "nlp_engine.nlp_engine_provider", "predefined_recognizers",
+    "predefined_recognizers.generic", "predefined_recognizers.ner.gliner_recognizer",
+    "analyzer_engine_provider", "recognizer_registry.recognizer_registry_provider"))
 
 _importing = False  # the stand-ins are in sys.modules: nothing may reach through them yet
 
 
 class _StandIn(types.ModuleType):
     """A module while Presidio imports: it serves only the names in `_SERVED`; any other
-    name fails the import (which is then done as usual). Afterwards, out of sys.modules,
-    any other name is looked up on the real module, imported then — so a spaCy engine
-    built later in this process (CUE_SPACY_MODEL set in a test) is real spaCy's."""
+    name (or a submodule) fails the import, which is then done as usual. Afterwards, out of
+    sys.modules, any other name is looked up on the real module, imported then — so a spaCy
+    engine built later in this process (CUE_SPACY_MODEL set in a test) is real spaCy's."""
 
     def __getattr__(self, name: str):
         if _importing or name.startswith("__"):
@@ -139,12 +148,24 @@ def _blank(*args, **kwargs):
     return _real("spacy").blank(*args, **kwargs)
 
 
-class _Deferred:
-    """A Presidio recognizer class whose module is imported when the class is first used:
-    `UrlRecognizer(...)` imports it and returns the real recognizer. Not to subclass."""
+class _DeferredType(type):
+    def __getattr__(cls, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(cls._real_class(), name)
+
+
+class _Deferred(metaclass=_DeferredType):
+    """A Presidio class whose module is imported when the class is first used: calling it
+    (`UrlRecognizer(...)`) returns the real class's instance, and its attributes
+    (`ConfigurationValidator.validate_file_path`) are the real class's. Not to subclass."""
 
     def __new__(cls, *args, **kwargs):
-        return getattr(_real(cls.__module__), cls.__name__)(*args, **kwargs)
+        return cls._real_class()(*args, **kwargs)
+
+    @classmethod
+    def _real_class(cls) -> type:
+        return getattr(_real(cls.__module__), cls.__name__)
 
     def __init_subclass__(cls, **kwargs):
         if cls.__module__ not in _SERVED:  # only the stand-ins made below
@@ -161,9 +182,8 @@ def _stand_ins() -> dict[str, _StandIn]:
             elif attr == "registry":
                 value = _Registry()
             else:
-                base = _Deferred if name == _URL else _Named
-                value = type.__new__(type, attr, (base,), {"__module__": name,
-                                                           "__doc__": base.__doc__})
+                base = _Deferred if name.startswith(_PRESIDIO) else _Named
+                value = type(base)(attr, (base,), {"__module__": name, "__doc__": base.__doc__})
             setattr(modules[name], attr, value)
     for name in ("tokens", "language", "util"):
         setattr(modules["spacy"], name, modules[f"spacy.{name}"])
@@ -172,8 +192,8 @@ def _stand_ins() -> dict[str, _StandIn]:
 
 
 def _import_with_stand_ins() -> bool:
-    """Import Presidio with stand-ins for spaCy's modules and its URL recognizer's (see
-    `_SERVED`); True if that worked.
+    """Import Presidio with stand-ins for spaCy's modules and some of its own (`_SERVED`);
+    True if that worked.
 
     Applies only in a process with nothing else running that could import those meanwhile
     (one thread; spaCy and Presidio not imported yet). If the import fails with the
@@ -208,11 +228,13 @@ def _import_with_stand_ins() -> bool:
 
 def _stand_ins_held(new_modules: set[str], stand_ins: dict) -> bool:
     """Whether a module imported with the stand-ins, other than `_HOLDERS`, holds one."""
+    return bool(_holders(new_modules, stand_ins) - _HOLDERS)
+
+
+def _holders(new_modules: set[str], stand_ins: dict) -> set[str]:
     held = {id(m) for m in stand_ins.values()}
     held |= {id(v) for m in stand_ins.values() for v in vars(m).values()
              if not isinstance(v, (str, types.ModuleType)) and v is not None}
-    for name in new_modules - _HOLDERS:
-        namespace = getattr(sys.modules.get(name), "__dict__", None) or {}
-        if any(id(value) in held for value in namespace.values()):
-            return True
-    return False
+    return {name for name in new_modules
+            if any(id(value) in held for value in
+                   (getattr(sys.modules.get(name), "__dict__", None) or {}).values())}

@@ -1,9 +1,10 @@
 """Presidio without spaCy (cue.pii.load, issue 28): with no spaCy model, Presidio is imported
-with stand-ins for the few spaCy names its NLP-engine modules bind as they load, and for its
-URL recognizer (which cue does not register), so spaCy, thinc and numpy never load and the
-URL patterns never compile — and the scrubber finds exactly what it finds with the usual
-import. Where the stand-ins cannot apply, Presidio is imported as usual. Each case runs in
-a fresh interpreter: an import can be tried only once per process."""
+with stand-ins for the few spaCy names its NLP-engine modules bind as they load, for its URL
+recognizer (which cue does not register) and for its configuration models, so spaCy, thinc,
+numpy and pydantic never load and the URL patterns never compile — and the scrubber finds
+exactly what it finds with the usual import. Where the stand-ins cannot apply, Presidio is
+imported as usual. Each case runs in a fresh interpreter: an import can be tried only once
+per process."""
 from __future__ import annotations
 
 import json
@@ -16,7 +17,7 @@ import pytest
 DATA = Path(__file__).parent / "data"
 SETS = [DATA / name for name in ("pii_labelled.jsonl", "pii_dev.jsonl", "pii_probe.jsonl")]
 URL_MODULE = "presidio_analyzer.predefined_recognizers.generic.url_recognizer"
-HEAVY = ("spacy", "thinc", "numpy", "weasel", "typer", URL_MODULE)
+HEAVY = ("spacy", "thinc", "numpy", "weasel", "typer", "pydantic", URL_MODULE)
 
 # Scrubs and raw findings for every text of the given sets; "usual" imports spaCy first,
 # which leaves Presidio's usual import as the only way (cue.pii.load applies only before).
@@ -46,7 +47,7 @@ def _result(proc: subprocess.Popen):
 def test_without_spacy_every_labelled_dev_and_probe_text_scrubs_the_same():
     fast, usual = (_python(_FIND_ALL, how, *map(str, SETS)) for how in ("fast", "usual"))
     fast, usual = _result(fast), _result(usual)
-    assert fast["loaded"] == []  # no spaCy, thinc, numpy, spaCy's command line, URL patterns
+    assert fast["loaded"] == []  # no spaCy, thinc, numpy, pydantic, URL patterns
     assert "spacy" in usual["loaded"]  # the comparison is with Presidio's usual import
     assert len(fast["out"]) == sum(len(p.read_text().splitlines()) for p in SETS) > 1000
     assert fast["out"] == usual["out"]  # byte for byte, span for span, score for score
@@ -70,13 +71,15 @@ def test_the_stand_ins_are_gone_after_and_a_later_spacy_engine_is_real(tmp_path)
 from cue.pii import engine
 engine.engine()
 assert "spacy" not in sys.modules
-analyzer = engine.build_engine({str(tmp_path / "people")!r})  # spaCy imported only now
+analyzer = engine.build_engine({str(tmp_path / "people")!r})  # spaCy, pydantic only now
 text = "Alice Johnson wrote"
 found = [(r.entity_type, text[r.start:r.end]) for r in analyzer.analyze(text=text, language="en")]
 import spacy, spacy.tokens
 from presidio_analyzer.nlp_engine import spacy_nlp_engine
 assert spacy_nlp_engine.spacy.load is spacy.load  # Presidio's reference reaches real spaCy
 assert spacy.tokens.Doc.__module__ == "spacy.tokens.doc"  # no stand-in left in sys.modules
+from presidio_analyzer.nlp_engine import ner_model_configuration as real
+assert type(analyzer.nlp_engine.ner_model_configuration) is real.NerModelConfiguration
 print(json.dumps(found))
 """
     assert _run(code) == [["PERSON", "Alice Johnson"]]
@@ -102,11 +105,35 @@ print(json.dumps([text[r.start:r.end] for r in recognizer.analyze(text, ["URL"])
     assert _run(code) == ["https://docs.python.org/3/"]
 
 
+def test_presidios_configuration_classes_are_real_when_used(tmp_path):
+    """Building from configuration (Presidio's providers) reaches the real pydantic models
+    through the stand-ins: class attributes and instances are the real classes'."""
+    code = f"""
+from cue.pii import engine
+engine.engine()
+assert "pydantic" not in sys.modules
+from presidio_analyzer import analyzer_engine_provider as provider
+from presidio_analyzer.nlp_engine import NerModelConfiguration, nlp_engine_provider
+bad = {str(tmp_path / "missing.yaml")!r}
+try:
+    provider.ConfigurationValidator.validate_file_path(bad)  # a static method, forwarded
+except Exception as exc:
+    error = type(exc).__name__
+conf = nlp_engine_provider.NerModelConfiguration.from_dict({{"labels_to_ignore": ["O"]}})
+print(json.dumps([error, type(conf).__module__, NerModelConfiguration().labels_to_ignore]))
+"""
+    error, module, ignored = _run(code)
+    assert error == "ValueError"  # "Configuration file does not exist"
+    assert module == "presidio_analyzer.nlp_engine.ner_model_configuration"
+    assert isinstance(ignored, list)
+
+
 @pytest.mark.parametrize("change", [
     "load._SERVED = dict(load._SERVED, **{'spacy.tokens': ('Doc', 'Token')})",  # wants Span
     "load._SERVED = dict(load._SERVED, **{load._URL: ()})",  # wants UrlRecognizer
     "load._HOLDERS = load._HOLDERS - {'presidio_analyzer.nlp_engine.nlp_artifacts'}",
     "load._HOLDERS = load._HOLDERS - {'presidio_analyzer.predefined_recognizers.generic'}",
+    "load._HOLDERS = load._HOLDERS - {'presidio_analyzer.analyzer_engine_provider'}",
 ])
 def test_a_presidio_that_needs_more_of_spacy_is_imported_as_usual(change):
     """A Presidio that takes a name the stand-ins do not serve, or keeps a stand-in
