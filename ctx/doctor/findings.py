@@ -111,6 +111,7 @@ def _same_scope(a: _Node, b: _Node) -> bool:
 def candidate_pairs(store: Store, nodes: dict[str, _Node], options: Options) -> dict:
     """(older id, newer id) → cosine or None, for pairs sharing an LSH band (+ close vectors)."""
     pairs: dict[tuple[str, str], float | None] = {}
+    shapes: dict[str, frozenset] = {}  # a node sits in up to 8 crowded bands: its shape once
     for bucket in store.live_band_buckets():
         ids = sorted(i for i in bucket if i in nodes)
         if len(ids) > BUCKET_MAX:
@@ -119,7 +120,10 @@ def candidate_pairs(store: Store, nodes: dict[str, _Node], options: Options) -> 
             # restatement word for word), not every pair of the family.
             by_shape: dict[frozenset, list[str]] = {}
             for i in ids:
-                by_shape.setdefault(nodes[i].text.shape, []).append(i)
+                shape = shapes.get(i)
+                if shape is None:
+                    shape = shapes[i] = nodes[i].text.shape
+                by_shape.setdefault(shape, []).append(i)
             groups = [g for g in by_shape.values() if 1 < len(g) <= BUCKET_MAX]
         else:
             groups = [ids]

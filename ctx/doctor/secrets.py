@@ -28,16 +28,32 @@ class StoredSecret:
                 "start": self.start, "end": self.end}
 
 
+def _finder():
+    """cuectx.secrets.find, remembering what it found in each text this scan has seen: tags
+    (`project:api`, `tier:reference`) repeat on thousands of nodes, and prompts ("go on",
+    "yes") on thousands of requests."""
+    seen: dict[str, list] = {}
+
+    def find_once(text: str) -> list:
+        found = seen.get(text)
+        if found is None:
+            found = seen[text] = find(text)
+        return found
+
+    return find_once
+
+
 def scan_store(store, *, ids=None) -> list[StoredSecret]:
     """Every secret in stored nodes (superseded ones too), in id order."""
     hits = []
+    find_once = _finder()  # for tags and metadata; a node's content is its own
     for node_id, content, metadata, tags in store.raw_rows(ids):
         hits += [StoredSecret(node_id, "content", f.kind, f.start, f.end) for f in find(content)]
         if metadata and metadata != "{}":
             hits += [StoredSecret(node_id, "metadata", f.kind, f.start, f.end)
-                     for f in find(metadata)]
+                     for f in find_once(metadata)]
         for tag in tags:
-            hits += [StoredSecret(node_id, "tag", f.kind, f.start, f.end) for f in find(tag)]
+            hits += [StoredSecret(node_id, "tag", f.kind, f.start, f.end) for f in find_once(tag)]
     hits.sort(key=lambda h: h.node_id)
     return hits
 
@@ -48,8 +64,9 @@ def scan_requests(store) -> list[StoredSecret]:
         rows = store.conn.execute("SELECT id, prompt FROM requests ORDER BY id").fetchall()
     except sqlite3.OperationalError:  # a store without the semantic tables
         return []
+    find_once = _finder()
     return [StoredSecret(rid, "request prompt", f.kind, f.start, f.end)
-            for rid, prompt in rows for f in find(prompt or "")]
+            for rid, prompt in rows for f in find_once(prompt or "")]
 
 
 def scan_projects(store) -> list[StoredSecret]:

@@ -212,6 +212,47 @@ def test_fingerprint_rules_on_their_own():
     assert fingerprint.normal_hash("Port: 6543!") == fingerprint.normal_hash("port 6543")
 
 
+def test_relation_settles_early_only_what_the_long_way_also_calls_unrelated():
+    """`relation` rejects most pairs from Text.hard before building its sets; a Text made
+    without `hard` goes the long way. Both must agree on every pair — here texts drawn from
+    soft words, values, negations, antonyms, qualifiers and plain words, so every branch is
+    reached, and the early exit is taken for some of them (else the check proves nothing)."""
+    import random
+
+    rng = random.Random(28)
+    words = ["we", "use", "run", "listen", "port", "5432", "6543", "v3.12", "8080", "not",
+             "never", "enable", "disable", "staging", "prod", "billing", "auth", "service",
+             "cache", "redis", "kafka", "switch", "to", "db", "the", "api", "config", "deploy",
+             "done", "instead", "of", "retry", "queue", "token", "ledger", "always", "usually",
+             "team", "via", "fast", "set", "keep", "default", "work", "note", "project"]
+    early, related = 0, 0
+    for _ in range(20_000):
+        one = rng.choices(words, k=rng.randint(2, 14))
+        other = list(one) if rng.random() < 0.7 else rng.choices(words, k=rng.randint(2, 14))
+        for _ in range(rng.randint(0, 6)):  # a few words changed, added or dropped
+            i = rng.randrange(len(other) + 1)
+            other[i:i + rng.randint(0, 1)] = rng.choices(words, k=rng.randint(0, 2))
+        x, y = fingerprint.analyse(" ".join(one)), fingerprint.analyse(" ".join(other))
+        fast = fingerprint.relation(x, y)
+        related += fast is not None
+        slow = fingerprint.relation(x._replace(hard=frozenset()), y._replace(hard=frozenset()))
+        assert fast == slow, (x.sequence, y.sequence)
+        early += fast is None and len(x.hard - y.tokens) > 2 and len(y.hard - x.tokens) > 2
+    assert early > 1000 and related > 1000
+    # the two ways past the early exit for long texts: a tool named amid other wording on
+    # both sides, and a long statement negated with a few other words on each side
+    a = fingerprint.analyse
+    assert fingerprint.relation(
+        a("the payment service cache: we always use redis, usually fast, team default"),
+        a("the payment service cache: we now use memcached, note simple, project setup"),
+    ).subkind == "tool"
+    common = ("billing ledger service retry queue worker payment invoice export nightly batch "
+              "report archive audit rollup quota shard lease canary backfill")
+    assert fingerprint.relation(a(common + " alpha beta gamma should be enabled"),
+                                a(common + " delta epsilon zeta should not be enabled")
+                                ).evidence == "nearly the same statement, one negated"
+
+
 def test_stale_days_option(store):
     store.add("Old working note", tags=["tier:working"], created_at="2026-11-01T00:00:00.000Z",
               updated_at="2026-11-01T00:00:00.000Z")
