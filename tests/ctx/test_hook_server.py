@@ -501,5 +501,13 @@ def test_a_rehearsal_stays_in_its_scratch_store(ctx_bin, tmp_path, run_dir):
         "SELECT content FROM nodes ORDER BY content")]
     assert not [t for t in mine if t in server.WARM_REPLY], mine
     assert any("금요일" in t for t in mine)  # the served Stop's own remember
+    for suffix in ("-wal", "-shm"):
+        Path(f"{scratch}{suffix}").unlink(missing_ok=True)
+    scratch.write_bytes(b"not a database" * 100)  # (a disk that filled up, say)
+    for _ in range(2):  # the next rehearsal fails and removes it; the one after starts anew
+        assert run_hook(ctx_bin, ["stop"], stop_event(""), served=True).returncode == 0
+        time.sleep(server.REHEARSE_AFTER_S + 0.5)
+    texts = {r[0] for r in sqlite3.connect(scratch).execute("SELECT content FROM nodes")}
+    assert texts and all(t in server.WARM_REPLY for t in texts), texts
     server.stop(str(run_dir))
     assert not list(run_dir.glob("*.rehearsal.db*")), list(run_dir.iterdir())

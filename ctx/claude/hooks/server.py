@@ -249,11 +249,15 @@ def main(path: str) -> None:
         if _still_ours(path, inode):
             os.unlink(path)
         listener.close()
-        for name in (scratch, scratch + "-wal", scratch + "-shm"):
-            try:
-                os.unlink(name)
-            except OSError:
-                pass
+        _remove_store(scratch)
+
+
+def _remove_store(path: str) -> None:
+    for name in (path, path + "-wal", path + "-shm"):
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
 
 
 def _receive(channel: socket.socket) -> bytes:
@@ -424,9 +428,11 @@ def rehearse(scratch: str) -> None:
         os.environ["CTX_DB"] = scratch
         sys.stdin, sys.stdout, sys.stderr = (io.TextIOWrapper(io.BytesIO()) for _ in range(3))
         try:
-            run_hook(["stop", "--response", WARM_REPLY])
+            failed = run_hook(["stop", "--response", WARM_REPLY]) != 0
         finally:
             close_left_open()
+        if failed:  # a scratch store that is no database (a disk that filled up): the next
+            _remove_store(scratch)  # rehearsal starts a new one
     except Exception:  # noqa: BLE001, S110 — an optimisation: the spare serves unrehearsed
         pass
     finally:
