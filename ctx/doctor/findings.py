@@ -166,13 +166,15 @@ def _pairs(store: Store, nodes: dict[str, _Node], kinds: set[str], options: Opti
                 (("supersede", a.id, b.id),)))
             settled.add(a.id)
 
+    # linked as sorted tuples: no frozenset built per candidate pair (there can be 200k)
+    linked_pairs = {(p, q) if p < q else (q, p) for p, q in (tuple(e) for e in linked if len(e) == 2)}
     for (x, y), cos in sorted(candidate_pairs(store, nodes, options).items()):
+        if x in settled or y in settled or ((x, y) if x < y else (y, x)) in linked_pairs:
+            continue
         a, b = nodes[x], nodes[y]
         if a.created_at > b.created_at:
             a, b = b, a
-        if not _same_scope(a, b) or frozenset((a.id, b.id)) in linked:
-            continue
-        if a.id in settled or b.id in settled:
+        if not _same_scope(a, b):
             continue
         if (a.type == "task") != (b.type == "task"):
             task, other = (a, b) if a.type == "task" else (b, a)
