@@ -197,48 +197,40 @@ class Text(namedtuple("Text", (
         return frozenset("#" if t in self.values else t for t in self.tokens)
 
 
-_NEGATES, _DONE, _UNREAD = object(), object(), object()  # markers, not tokens
+_NEGATES, _DONE = object(), object()  # markers, not tokens
 _READ: dict = {}  # word → its token, a marker, or None (a stop word): memories share words
 _READ_MAX = 100_000
 
 
 def _read(word: str):
     if word in NEGATIONS or word.endswith("n't"):
-        return _NEGATES
-    if word in DONE_WORDS:
-        return _DONE
-    if word in STOP:
-        return None
-    if is_value(word):
-        return value_key(word)
-    stem = _stem(word)
-    return stem if stem and stem not in STOP else None
+        token = _NEGATES
+    elif word in DONE_WORDS:
+        token = _DONE
+    elif word in STOP:
+        token = None
+    elif is_value(word):
+        token = value_key(word)
+    else:
+        stem = _stem(word)
+        token = stem if stem and stem not in STOP else None
+    _READ[word] = token
+    return token
 
 
 def analyse(text: str) -> Text:
     folded = unicodedata.normalize("NFKC", text).casefold()
     raw = _TOKEN.findall(folded)
-    seq: list[str] = []
-    negated = False
-    done = False
     read = _READ
-    for i, word in enumerate(raw):
-        if word == "longer" and i and raw[i - 1] == "no":
-            negated = True
-            continue
-        token = read.get(word, _UNREAD)
-        if token is _UNREAD:
-            if len(read) >= _READ_MAX:
-                read.clear()
-            token = read[word] = _read(word)
-        if token is None:
-            continue
-        if token is _NEGATES:
-            negated = True
-        elif token is _DONE:
-            done = True
-        else:
-            seq.append(token)
+    if len(read) >= _READ_MAX:
+        read.clear()
+    marks = [read[w] if w in read else _read(w) for w in raw]
+    if "longer" in raw:  # "no longer" negates; "longer" alone is a word
+        marks = [_NEGATES if w == "longer" and i and raw[i - 1] == "no" else m
+                 for i, (w, m) in enumerate(zip(raw, marks, strict=True))]
+    negated = _NEGATES in marks
+    done = _DONE in marks
+    seq = [m for m in marks if m.__class__ is str]
     hangul = _has_hangul(folded)
     if hangul and any(w.startswith("않") or w.endswith("않는다") or w.startswith("안") and len(w) == 1
                       for w in raw):
