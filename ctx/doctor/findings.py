@@ -81,22 +81,44 @@ class _Node:
         return next((t[5:] for t in self.tags if t.startswith("tier:")), None)
 
 
-def diagnose(store: Store, options: Options | None = None) -> list[Finding]:
+class Memo:
+    """What one diagnosis worked out text by text — each memory analysed, each text scanned
+    for secrets — for the next diagnosis in the same process: the viewer's Health page makes
+    a new one after every change, and most texts have not changed. Keyed by the text itself,
+    so a changed memory is worked out again; holds only the texts the last diagnosis saw."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, Text] = {}
+        self.node_secrets: dict[str, tuple] = {}    # contents, metadata, tags
+        self.prompt_secrets: dict[str, tuple] = {}  # request prompts up to Finder.LONG
+
+
+def diagnose(store: Store, options: Options | None = None, *,
+             memo: Memo | None = None) -> list[Finding]:
     """Every finding of the selected kinds, in a stable order (kind, then first id)."""
     options = options or Options()
     kinds = set(options.kinds)
     out: list[Finding] = []
     if kinds & {"duplicate", "contradiction", "stale"}:
-        nodes = {r[0]: _Node(r[0], r[1], r[2], r[3], r[4], r[5],
-                             tuple(r[6].split("\x1f")) if r[6] else (), analyse(r[2]))
-                 for r in store.live_rows()}
+        known = memo.texts if memo is not None else {}
+        texts: dict[str, Text] = {}
+        nodes = {}
+        for r in store.live_rows():
+            text = texts.get(r[2]) or known.get(r[2])
+            if text is None:
+                text = analyse(r[2])
+            texts[r[2]] = text
+            nodes[r[0]] = _Node(r[0], r[1], r[2], r[3], r[4], r[5],
+                                tuple(r[6].split("\x1f")) if r[6] else (), text)
+        if memo is not None:
+            memo.texts = texts
         out += _pairs(store, nodes, kinds, options)
         if "stale" in kinds:
             out += _stale_working(nodes, options)
     if "orphan" in kinds:
         out += orphans(store)
     if "secret" in kinds:
-        out += secret_findings(store)
+        out += secret_findings(store, memo)
     order = {k: i for i, k in enumerate(KINDS)}
     out.sort(key=lambda f: (order[f.kind], f.ids))
     return out
@@ -357,13 +379,18 @@ def orphans(store: Store) -> list[Finding]:
 
 # ---------------------------------------------------------------------------- secrets
 
-def secret_findings(store: Store) -> list[Finding]:
+def secret_findings(store: Store, memo: Memo | None = None) -> list[Finding]:
     from ctx.doctor import secrets
 
+    in_nodes = secrets.Finder(memo.node_secrets, keep_long=True) if memo is not None else None
+    in_prompts = secrets.Finder(memo.prompt_secrets) if memo is not None else None
     try:
-        hits = secrets.scan_store(store) + secrets.scan_requests(store) + secrets.scan_projects(store)
+        hits = (secrets.scan_store(store, finder=in_nodes)
+                + secrets.scan_requests(store, finder=in_prompts) + secrets.scan_projects(store))
     except sqlite3.OperationalError:
         return []
+    if memo is not None:
+        memo.node_secrets, memo.prompt_secrets = in_nodes.seen, in_prompts.seen
     return [Finding("secret", (h.node_id,), None,
                     f"{h.kind} in the {h.field} (characters {h.start}–{h.end})",
                     "redact it in place", h.kind, (("redact",),),

@@ -28,27 +28,38 @@ class StoredSecret:
                 "start": self.start, "end": self.end}
 
 
-def _finder():
-    """cuectx.secrets.find, remembering what it found in each text this scan has seen: tags
-    (`project:api`, `tier:reference`) repeat on thousands of nodes, and prompts ("go on",
-    "yes") on thousands of requests."""
-    seen: dict[str, list] = {}
+class Finder:
+    """cuectx.secrets.find, remembering what it found in each text: tags (`project:api`,
+    `tier:reference`) repeat on thousands of nodes, prompts ("go on", "yes") on thousands of
+    requests. `known` — what an earlier scan found (ctx.doctor.findings.Memo) — is read, and
+    `seen` keeps only what this scan looked at: texts up to `LONG` characters, and longer
+    ones too with `keep_long` (node contents, for a Memo; a year of prompts would not fit)."""
 
-    def find_once(text: str) -> list:
-        found = seen.get(text)
+    LONG = 256
+
+    def __init__(self, known: dict[str, tuple] | None = None, *, keep_long: bool = False) -> None:
+        self.known = known or {}
+        self.keep_long = keep_long
+        self.seen: dict[str, tuple] = {}
+
+    def __call__(self, text: str) -> tuple:
+        found = self.seen.get(text)
         if found is None:
-            found = seen[text] = find(text)
+            found = self.known.get(text)
+            if found is None:
+                found = tuple(find(text))
+            if self.keep_long or len(text) <= self.LONG:
+                self.seen[text] = found
         return found
 
-    return find_once
 
-
-def scan_store(store, *, ids=None) -> list[StoredSecret]:
+def scan_store(store, *, ids=None, finder: Finder | None = None) -> list[StoredSecret]:
     """Every secret in stored nodes (superseded ones too), in id order."""
     hits = []
-    find_once = _finder()  # for tags and metadata; a node's content is its own
+    find_once = finder or Finder()  # an own Finder keeps no long content: one scan sees it once
     for node_id, content, metadata, tags in store.raw_rows(ids):
-        hits += [StoredSecret(node_id, "content", f.kind, f.start, f.end) for f in find(content)]
+        hits += [StoredSecret(node_id, "content", f.kind, f.start, f.end)
+                 for f in find_once(content)]
         if metadata and metadata != "{}":
             hits += [StoredSecret(node_id, "metadata", f.kind, f.start, f.end)
                      for f in find_once(metadata)]
@@ -58,13 +69,13 @@ def scan_store(store, *, ids=None) -> list[StoredSecret]:
     return hits
 
 
-def scan_requests(store) -> list[StoredSecret]:
+def scan_requests(store, *, finder: Finder | None = None) -> list[StoredSecret]:
     """Secrets in the prompts kept by request records (ctx.claude.requests) from before the guard."""
     try:
         rows = store.conn.execute("SELECT id, prompt FROM requests ORDER BY id").fetchall()
     except sqlite3.OperationalError:  # a store without the semantic tables
         return []
-    find_once = _finder()
+    find_once = finder or Finder()
     return [StoredSecret(rid, "request prompt", f.kind, f.start, f.end)
             for rid, prompt in rows for f in find_once(prompt or "")]
 

@@ -1,13 +1,14 @@
 """The Health page's diagnoses (`ctx doctor`), made off the request.
 
-A diagnosis reads every live memory: about 5 s over 10,000 of them on a two-core machine, far
-over what a page may take (SPEC §6: 300 ms). So the page never waits for one longer than
+A diagnosis reads every live memory: a few seconds over 10,000 of them on a two-core machine,
+far over what a page may take (SPEC §6: 300 ms). So the page never waits for one longer than
 `WAIT_S`. A diagnosis is kept with the kinds it looked for and the `store_version.n` it was
 made at (the counter the database's own triggers bump on every change to memory, migration
 5): while the store is unchanged, the page answers from it at once. After a change a new one
 starts in a background thread (one per set of kinds at a time, with its own read-only
-connection) and the page shows the previous diagnosis, marked as older than the last change,
-or that one is under way, and reloads itself until the new one is there.
+connection; texts unchanged since the last one are not analysed or scanned again,
+ctx.doctor.findings.Memo) and the page shows the previous diagnosis, marked as older than
+the last change, or that one is under way, and reloads itself until the new one is there.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from collections.abc import Callable
 
 from ctx.claude.hooks.warm import store_version
 from ctx.core.store import Store
-from ctx.doctor.findings import Finding, Options, diagnose
+from ctx.doctor.findings import Finding, Memo, Options, diagnose
 from cuectx.value import Value
 
 WAIT_S = 0.1  # how long a page waits for a diagnosis before it shows what it has
@@ -47,6 +48,9 @@ class HealthChecks:
         self._lock = threading.Lock()
         self._done: dict[tuple[str, ...], Diagnosis] = {}
         self._running: dict[tuple[str, ...], threading.Thread] = {}
+        # each diagnosis leaves its per-text work here for the next (threads replace the
+        # memo's dicts whole, never change one in place: sharing it is safe)
+        self._memo = Memo()
 
     def get(self, kinds: tuple[str, ...], version: int | None,
             wait_s: float = WAIT_S) -> tuple[Diagnosis | None, bool]:
@@ -90,7 +94,8 @@ class HealthChecks:
         try:
             with self._connect() as conn:
                 version = store_version(conn)  # read first: a change during the run makes it stale
-                findings = diagnose(Store(conn), Options(kinds=kinds, vectors=False))
+                findings = diagnose(Store(conn), Options(kinds=kinds, vectors=False),
+                                    memo=self._memo)
         except Exception as exc:  # noqa: BLE001 — shown on the page, never raised in a thread
             error = str(exc) or type(exc).__name__
         result = Diagnosis(kinds, version, findings, (time.perf_counter() - t0) * 1000, error)

@@ -253,6 +253,40 @@ def test_relation_settles_early_only_what_the_long_way_also_calls_unrelated():
                                 ).evidence == "nearly the same statement, one negated"
 
 
+def test_a_memo_gives_what_a_fresh_diagnosis_gives_and_reworks_only_changed_texts(
+        store, monkeypatch):
+    """The Health page keeps a Memo between diagnoses: after changes (a new duplicate, an
+    edited memory, a secret stored as given) its findings are a fresh diagnosis's, and
+    only the changed texts are analysed again."""
+    from bench.doctor_devset import NOW, build
+    from ctx.doctor import findings
+
+    build(store)
+    store.conn.commit()
+    options = Options(now=NOW, vectors=False)
+    memo = findings.Memo()
+    findings.diagnose(store, options, memo=memo)
+    assert memo.texts and memo.node_secrets
+
+    monkeypatch.setenv("CTX_SECRETS", "allow")
+    store.add("The billing service listens on port 7007")
+    secret = "deploy key: ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    store.add(secret)
+    some = store.select("1", ids_only=True, limit=1)[0]
+    edited = "The ledger job retries three times, then pages on-call"
+    store.update(some, content=edited)
+    store.conn.commit()
+
+    analysed = []
+    real = findings.analyse
+    monkeypatch.setattr(findings, "analyse", lambda text: analysed.append(text) or real(text))
+    kept = [f.to_dict() for f in findings.diagnose(store, options, memo=memo)]
+    assert sorted(analysed) == sorted([secret, edited])  # the duplicate's words are known
+    fresh = [f.to_dict() for f in findings.diagnose(store, options)]
+    assert kept == fresh
+    assert any(f["kind"] == "secret" for f in fresh)
+
+
 def test_stale_days_option(store):
     store.add("Old working note", tags=["tier:working"], created_at="2026-11-01T00:00:00.000Z",
               updated_at="2026-11-01T00:00:00.000Z")
