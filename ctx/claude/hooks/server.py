@@ -413,10 +413,10 @@ def rehearse(scratch: str) -> None:
     run the same layers and gain too). The spare rehearses when the server says no hook is
     running (`r`: the last child said `d` as it answered), or after REHEARSE_AFTER_S without
     a hook — not beside a hook's work; a hook that arrives meanwhile waits for the
-    rehearsal's end (~15 ms). The scratch store (next to the socket, in
-    the private run dir) holds WARM_REPLY's constant texts and nothing else; the hook sees
-    no stream, no setting and no folder of a client's: empty stdin, its output dropped,
-    $CTX_DB the scratch store, cwd `/`. Any failure only means an unrehearsed spare."""
+    rehearsal's end (~15 ms). The scratch store (next to the socket, in the private run dir)
+    holds WARM_REPLY's constant texts and nothing else; the rehearsed hook sees no stream,
+    setting or folder of a client's: empty stdin, its output dropped, $CTX_DB the scratch
+    store, no $CTX_PROJECT, cwd `/`. Any failure only means an unrehearsed spare."""
     saved_env, saved_streams = dict(os.environb), (sys.stdin, sys.stdout, sys.stderr)
     try:
         import io
