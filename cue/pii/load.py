@@ -71,7 +71,7 @@ def without_spacy_cli() -> None:
     sys.modules["spacy.cli.info"] = cli_info
 
 
-# ------------------------------------------------ Presidio without spaCy and URL patterns
+# ------------------------------------------------------------ Presidio with stand-ins
 # What Presidio 2.2's modules take, as they are imported, from the modules it is imported
 # without. From spaCy, all in `presidio_analyzer.nlp_engine`: Doc, Span, Token and Language
 # name types in annotations; `blank` and `registry` are for the Stanza engine (which
