@@ -114,7 +114,7 @@ class _StandIn(types.ModuleType):
     """A module while Presidio imports: it serves only the names in `_SERVED`; any other
     name (or a submodule) fails the import, which is then done as usual. Afterwards, out of
     sys.modules, any other name is looked up on the real module, imported then — so a spaCy
-    engine built later in this process (CUE_SPACY_MODEL set in a test) is real spaCy's."""
+    engine built later in this process (a spaCy model set in a test) is real spaCy's."""
 
     def __getattr__(self, name: str):
         if _importing or name.startswith("__"):

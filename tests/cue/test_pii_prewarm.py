@@ -113,14 +113,17 @@ def test_a_digest_scrubs_through_the_child(fresh_engine, tmp_path, monkeypatch):
 
 
 def test_the_child_imports_no_spacy_command_line():
-    """Without a spaCy model the child skips spaCy's command-line package (cue.pii.load):
+    """Without a spaCy model, should Presidio be imported with spaCy after all (here: its
+    stand-ins switched off, cue.pii.load), the child skips spaCy's command-line package:
     typer, weasel and jinja2 stay out, and the engine finds what it always found."""
     import subprocess
     import sys
 
-    code = ("import sys; from cue.pii.load import without_spacy_cli; without_spacy_cli(); "
+    code = ("import sys; from cue.pii import load; load.without_spacy_cli(); "
+            "load._import_with_stand_ins = lambda: False; "
             "from cue.pii import engine; e = engine.find('mail jane@example.com'); "
             "assert [(x.type, x.start, x.end) for x in e] == [('EMAIL_ADDRESS', 5, 21)], e; "
+            "assert 'spacy' in sys.modules; "
             "print(' '.join(m for m in ('typer', 'weasel', 'jinja2', 'spacy.cli.download')"
             " if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
