@@ -19,6 +19,7 @@ per node (ctx.core.fingerprint), so a 10k-node store is compared in well under i
 from __future__ import annotations
 
 import bisect
+import math
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -130,9 +131,43 @@ def _same_scope(a: _Node, b: _Node) -> bool:
     return a.project_id is None or b.project_id is None or a.project_id == b.project_id
 
 
+def _keys(nodes: dict[str, _Node]) -> dict[str, frozenset | None]:
+    """Per node, a few of its rarest tokens such that any pair `_pairs` can make something
+    of has one node's keys among the other's tokens (None: keep all its pairs — it says it
+    replaces another, and those are compared by share of words). relation() needs Jaccard
+    >= 0.75 (then the other text holds one of any n - ceil(0.75 n) + 1 of this one's n
+    tokens), or at most two differing tokens on one side (then it holds one of any three of
+    that side's tokens), or at most two of one side's `hard` tokens missing from the other
+    (one of any three of them; with two or fewer, any shared token may do); a task a later
+    note says is done has none of its hard tokens missing. Rarest first, so that texts built
+    from the same common words — which share LSH bands by the hundred thousand — seldom
+    pass: the keys are a filter in front of relation(), never a reason to report a pair."""
+    often: dict[str, int] = {}  # token → how many nodes hold it
+    for n in nodes.values():
+        for t in n.text.tokens:
+            often[t] = often.get(t, 0) + 1
+    keys: dict[str, frozenset | None] = {}
+    for node_id, n in nodes.items():
+        text = n.text
+        if text.replaces:
+            keys[node_id] = None
+            continue
+        count = len(text.tokens)
+        if count <= 3 or len(text.hard) <= 2:
+            keys[node_id] = text.tokens
+            continue
+        rare = sorted(text.tokens, key=lambda t: (often[t], t))
+        hard = sorted(text.hard, key=lambda t: (often[t], t))
+        keys[node_id] = frozenset(rare[:max(3, count - math.ceil(0.75 * count) + 1)] + hard[:3])
+    return keys
+
+
 def candidate_pairs(store: Store, nodes: dict[str, _Node], options: Options) -> dict:
-    """(older id, newer id) → cosine or None, for pairs sharing an LSH band (+ close vectors)."""
+    """(older id, newer id) → cosine or None, for pairs sharing an LSH band whose keys
+    (`_keys`) allow something to come of them (+ close vectors)."""
     pairs: dict[tuple[str, str], float | None] = {}
+    dropped: set[tuple[str, str]] = set()
+    keys = _keys(nodes)
     shapes: dict[str, frozenset] = {}  # a node sits in up to 8 crowded bands: its shape once
     for bucket in store.live_band_buckets():
         ids = sorted(i for i in bucket if i in nodes)
@@ -151,8 +186,16 @@ def candidate_pairs(store: Store, nodes: dict[str, _Node], options: Options) -> 
             groups = [ids]
         for group in groups:
             for i, a in enumerate(group):
+                key_a, tokens_a = keys[a], nodes[a].text.tokens
                 for b in group[i + 1:]:
-                    pairs.setdefault((a, b), None)
+                    if (a, b) in pairs or (a, b) in dropped:
+                        continue
+                    key_b = keys[b]
+                    if (key_a is None or key_b is None or not key_a.isdisjoint(nodes[b].text.tokens)
+                            or not key_b.isdisjoint(tokens_a)):
+                        pairs[(a, b)] = None
+                    else:
+                        dropped.add((a, b))
     if options.vectors:
         from ctx.doctor.vectors import close_pairs
 

@@ -253,6 +253,52 @@ def test_relation_settles_early_only_what_the_long_way_also_calls_unrelated():
                                 ).evidence == "nearly the same statement, one negated"
 
 
+def test_the_keys_in_front_of_relation_never_drop_a_pair_that_relates():
+    """candidate_pairs drops a pair when neither node's keys (a few of its rarest tokens) are
+    among the other's tokens. Over generated texts — near variants and unrelated ones, from
+    one vocabulary, so tokens repeat across texts as in a real store — no pair that relation()
+    relates, or where one covers the other as a done task, is dropped; and most unrelated
+    ones are (else the keys filter nothing)."""
+    import random
+
+    from ctx.doctor import findings
+
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(60)] + ["use", "redis", "kafka", "port", "5432", "6543",
+                                           "not", "enable", "disable", "via", "team", "done",
+                                           "fast", "default", "staging", "prod"]
+    texts = []
+    for _ in range(300):
+        one = rng.choices(words, weights=[1 / (i + 1) for i in range(len(words))],
+                          k=rng.randint(3, 25))
+        one.append(f"{rng.randrange(10**6)}")  # a value of its own: its rarest token
+        other = list(one)
+        for _ in range(rng.randint(0, 5)):
+            i = rng.randrange(len(other) + 1)
+            other[i:i + rng.randint(0, 1)] = rng.choices(words, k=rng.randint(0, 2))
+        if rng.random() < 0.5:  # the same fact with another value: rarest tokens differ
+            other = [f"{rng.randrange(10**6)}" if w.isdigit() else w for w in other]
+        texts += [" ".join(one), " ".join(other)]
+    nodes = {f"n{i:04d}": findings._Node(f"n{i:04d}", "task" if i % 7 == 0 else "fact", t,
+                                         "", "", None, (), fingerprint.analyse(t))
+             for i, t in enumerate(texts)}
+    keys = findings._keys(nodes)
+    ids = sorted(nodes)
+    related = dropped = 0
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            x, y = nodes[a].text, nodes[b].text
+            kept = (keys[a] is None or keys[b] is None or not keys[a].isdisjoint(y.tokens)
+                    or not keys[b].isdisjoint(x.tokens))
+            matters = (fingerprint.relation(x, y) is not None or fingerprint.relation(y, x)
+                       is not None or fingerprint.covers_task(x, y)
+                       or fingerprint.covers_task(y, x))
+            assert kept or not matters, (x.sequence, y.sequence)
+            related += matters
+            dropped += not kept
+    assert related > 100 and dropped > len(ids) ** 2 / 4
+
+
 def test_a_memo_gives_what_a_fresh_diagnosis_gives_and_reworks_only_changed_texts(
         store, monkeypatch):
     """The Health page keeps a Memo between diagnoses: after changes (a new duplicate, an
