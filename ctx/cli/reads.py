@@ -116,16 +116,12 @@ def search(text: str, top_k: int = 20, top_n: int = 5, include_score: float = 0.
 def _hit_rows(store, hits, mode: str) -> list[dict]:
     from ctx.claude.sessions import include_mode
     from ctx.core.ids import short_ids
-    from ctx.semantic.search import ranking_score
+    from ctx.semantic.search import ranking_score, with_nodes
 
     nodes = {n.id: n for n in store.get_many([h.node_id for h in hits])}
     sid = short_ids(store, list(nodes))
     rows = []
-    for h in hits:
-        node = nodes.get(h.node_id)
-        if node is None:
-            continue
-        chunk = node.content[h.chunk_start:h.chunk_end] if h.chunk_start is not None else None
+    for h, node, chunk in with_nodes(hits, nodes):
         rows.append({
             "id": node.id, "short_id": sid[node.id], "type": node.type, "rank": h.rank,
             "score": round(ranking_score(h, mode), 4),  # the score that ranked it

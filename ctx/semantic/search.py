@@ -567,6 +567,16 @@ def _fill_similarity(conn, vectors, scores, hits: list[Hit]) -> None:
             h.similarity = round(s, 6)
 
 
+def with_nodes(hits: list[Hit], nodes: dict):
+    """(hit, its node, the text of the chunk that matched or None) for each hit whose node
+    is in `nodes` (id → ctx.core.model.Node): what a list of results shows."""
+    for h in hits:
+        node = nodes.get(h.node_id)
+        if node is not None:
+            chunk = node.content[h.chunk_start:h.chunk_end] if h.chunk_start is not None else None
+            yield h, node, chunk
+
+
 def ranking_score(hit: Hit, mode: str) -> float:
     """The score that put `hit` at its rank in `mode` (what people should see beside the
     rank): hybrid ranks by the fused score, semantic by the cosine, keyword by BM25."""

@@ -242,14 +242,10 @@ class Viewer:
         except CtxError as exc:
             return {"search_error": str(exc), "hits": [], "result": None, "note": note}
         from ctx.claude.sessions import include_mode
-        from ctx.semantic.search import ranking_score
+        from ctx.semantic.search import ranking_score, with_nodes
 
         rows = []
-        for h in hits:
-            node = nodes.get(h.node_id)
-            if node is None:
-                continue
-            chunk = node.content[h.chunk_start:h.chunk_end] if h.chunk_start is not None else None
+        for h, node, chunk in with_nodes(hits, nodes):
             rows.append({"hit": h, "node": node, "short": short[node.id]["short"],
                          "mode": include_mode(node.tags), "match": chunk or node.content,
                          "score": ranking_score(h, result.options.mode),
