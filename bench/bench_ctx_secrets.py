@@ -133,7 +133,8 @@ def run(bench: Bench) -> None:
     DIR.mkdir(parents=True, exist_ok=True)
     reply = "\n".join(f'<ctx:remember type="fact" tier="reference">{t}</ctx:remember>'
                       for t in WITH_SECRETS)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CTX_")}
+    # (the run's own CTX_RUN_DIR stays: bench/__main__.py stops the hook servers there)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CTX_") or k == "CTX_RUN_DIR"}
     for policy in ("redact", "allow"):
         db_path = DIR / f"stop-{policy}.db"
         for suffix in ("", "-wal", "-shm"):
