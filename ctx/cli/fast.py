@@ -22,12 +22,11 @@ subprocess).
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 FLAG, TEXT, TEXTS, COUNT, SHARE, FORMAT = "flag", "text", "texts", "count", "share", "format"
 ONE, MANY = "one", "many"
-_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+", re.ASCII)
+_DECIMAL = r"(?a)[0-9]+(?:\.[0-9]*)?|\.[0-9]+"  # (compiled by the one option that takes it)
 
 _FORMAT = {"--format": ("fmt", FORMAT), "-f": ("fmt", FORMAT)}
 _LIMIT = {"--limit": ("limit", COUNT), "-n": ("limit", COUNT)}
@@ -112,7 +111,9 @@ def parse(command: str, args: list[str]) -> dict | None:
                 return None
             values[dest] = int(attached)
         elif kind == SHARE:  # plain decimals only: click's float() reads more, Typer decides
-            if not _DECIMAL.fullmatch(attached) or float(attached) > 1:
+            import re
+
+            if not re.fullmatch(_DECIMAL, attached) or float(attached) > 1:
                 return None
             values[dest] = float(attached)
         elif kind == FORMAT:

@@ -69,12 +69,12 @@ class Scope(Value):
             return "n.project_id IS NULL", []
         return "(n.project_id = ? OR n.project_id IS NULL)", [self.project.id]
 
-    def outside_sql(self) -> tuple[str, list] | None:
+    def outside_sql(self) -> tuple[str, list]:
         """The nodes `sql()` leaves out (other projects'), as a condition over `nodes n` that
         the nodes_project index can drive — a range (`project_id > 0`: ids are rowids), where
-        `IS NOT NULL` would scan every node. None when nothing is left out."""
+        `IS NOT NULL` would scan every node."""
         if self.all_projects:
-            return None
+            return "0", []
         if self.project is None:
             return "n.project_id > 0", []
         return "n.project_id > 0 AND n.project_id <> ?", [self.project.id]
