@@ -1,4 +1,7 @@
-"""ctx doctor (issue 23): the dev set's precision/recall per kind, `ctx doctor` on 10k nodes
+"""ctx doctor (issues 23, 36): the hand-written curation sets' precision/recall per kind
+(bench/curation_eval.py: the tune half and the held-out confirm half, imported into a fresh
+store with no index and checked by `ctx --all-projects doctor` as a user would), the
+synthetic dev set's precision/recall per kind, `ctx doctor` on 10k nodes
 (≤ 5 s), the write-time duplicate check at 10k nodes (≤ 10 ms), and what `--review` would
 send for the dev set (tokens; nothing is sent)."""
 from __future__ import annotations
@@ -51,6 +54,7 @@ def run(bench: Bench) -> None:
     from ctx.doctor.findings import Options, diagnose
 
     WORK.mkdir(exist_ok=True)
+    _curation(bench)
     print("ctx doctor (dev set: bench/doctor_devset.py)")
     store = _store(WORK / "doctor-dev.db")
     gold = build(store)
@@ -99,3 +103,24 @@ def run(bench: Bench) -> None:
     bench.report("ctx doctor, 10k nodes (whole process, wall)", statistics.median(walls),
                  BUDGET_DOCTOR_MS)
     bench.report("ctx doctor, 10k nodes (CPU)", statistics.median(cpus), BUDGET_DOCTOR_MS)
+
+
+def _curation(bench: Bench) -> None:
+    from bench.curation_eval import CONFIRM, TUNE, run_set
+
+    for name, path in (("tune", TUNE), ("confirm", CONFIRM)):
+        if not path.exists():
+            print(f"  (no {path.relative_to(path.parents[2])}: the {name} half is skipped)")
+            continue
+        r = run_set(path)
+        for kind, score in (("duplicate", r.duplicate), ("contradiction", r.contradiction)):
+            bench.report(f"curation {name} half: {kind} precision ({score.found} found)",
+                         score.precision, 0.90, "", better="higher")
+            bench.report(f"curation {name} half: {kind} recall ({score.gold} labelled)",
+                         score.recall, 0.80, "", better="higher")
+        bench.report(f"curation {name} half: contradictions keeping the newer",
+                     r.newer_kept / max(1, r.contradiction.right), 1.0, "", better="higher")
+        bench.report(f"curation {name} half: look-alike traps flagged (of {r.traps})",
+                     r.traps_flagged, None, "")
+        bench.report(f"curation {name} half: import, then ctx doctor (wall)", r.seconds * 1000,
+                     BUDGET_DOCTOR_MS)

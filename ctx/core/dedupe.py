@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from ctx.core.fingerprint import analyse, band_hits, normal_hash, relation
+from ctx.core.fingerprint import analyse, band_hits, normal_hash, normalise, relation
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
 if TYPE_CHECKING:
@@ -55,6 +55,12 @@ def check(store: Store, content: str, project_id: int | None, *,
     if not text:
         return None
     same = store.live_with_hash(normal_hash(text), project_id, exclude=exclude)
+    if same and not normalise(text):
+        # No word characters ("🚀🚀", ":)", "∑∫√"): every such text has the hash of the empty
+        # string, so only the very same characters are the same text.
+        bare = _bare(text)
+        found = store.contents(same)
+        same = [i for i in same if _bare(found.get(i, "")) == bare]
     if same:
         return Duplicate(same[0], EXACT, 1.0, "the same text")
     new = analyse(text)
@@ -72,6 +78,12 @@ def check(store: Store, content: str, project_id: int | None, *,
         if best is None or (level == NEAR, rel.score) > (best.level == NEAR, best.score):
             best = Duplicate(node_id, level, rel.score, rel.evidence)
     return best
+
+
+def _bare(text: str) -> str:
+    import unicodedata
+
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def should_store(dup: Duplicate | None, policy: str, *, confirm=None) -> bool:

@@ -994,6 +994,20 @@ class Store:
             self.conn.executemany("UPDATE nodes SET superseded_by = ? WHERE id = ?",
                                   [(new, old) for old, new in pairs])
 
+    def stamps(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """{id: (updated_at, content)} for the ids that exist: what a check saw, to tell
+        later whether a node changed since."""
+        out: dict[str, tuple[str, str]] = {}
+        for part in _chunks(list(dict.fromkeys(ids)), 500):
+            out.update((r[0], (r[1], r[2])) for r in self.conn.execute(
+                f"SELECT id, updated_at, content FROM nodes WHERE id IN "
+                f"({','.join('?' * len(part))})", part))
+        return out
+
+    def set_updated_at(self, node_id: str, stamp: str) -> None:
+        """Put back a node's updated_at (an undone change leaves no trace of itself)."""
+        self.conn.execute("UPDATE nodes SET updated_at = ? WHERE id = ?", (stamp, node_id))
+
     def touch(self, ids: Sequence[str]) -> None:
         """Set updated_at to now (an edit that must win over a concurrent deletion elsewhere)."""
         with self.transaction():

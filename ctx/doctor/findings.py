@@ -50,6 +50,8 @@ class Finding:
     subkind: str = ""              # port, version, tool, reversal, working, task-done, …
     steps: tuple = ()              # what --fix does: ("supersede", old, new), ("tier", id, tier), …
     extra: dict = field(default_factory=dict)
+    # id → (updated_at, content) as the check saw them: --fix skips a node changed since
+    seen: dict = field(default_factory=dict, compare=False, repr=False)
 
     def to_dict(self) -> dict:
         out = {"kind": self.kind, "ids": list(self.ids), "keep": self.keep,
@@ -113,9 +115,12 @@ def diagnose(store: Store, options: Options | None = None, *,
                                 tuple(r[6].split("\x1f")) if r[6] else (), text)
         if memo is not None:
             memo.texts = texts
-        out += _pairs(store, nodes, kinds, options)
+        found = _pairs(store, nodes, kinds, options)
         if "stale" in kinds:
-            out += _stale_working(nodes, options)
+            found += _stale_working(nodes, options)
+        for f in found:
+            f.seen.update((i, (nodes[i].updated_at, nodes[i].content)) for i in f.ids if i in nodes)
+        out += found
     if "orphan" in kinds:
         out += orphans(store)
     if "secret" in kinds:

@@ -41,7 +41,7 @@ def apply(store: Store, findings: list[Finding]) -> FixReport:
                 if step[0] == "redact":
                     redact = True
                     continue
-                line = _apply_step(store, report.run_id, f.kind, step)
+                line = _apply_step(store, report.run_id, f.kind, step, f.seen)
                 if line.startswith("skipped"):
                     report.skipped.append(line)
                 else:
@@ -74,14 +74,25 @@ def _log(store: Store, run_id: str, kind: str, action: str, payload: dict) -> No
                        (run_id, now_iso(), kind, action, json.dumps(payload, ensure_ascii=False)))
 
 
-def _apply_step(store: Store, run_id: str, kind: str, step: tuple) -> str:
+def _changed(store: Store, seen: dict, ids: tuple[str, ...]) -> str | None:
+    """The first of `ids` edited since the check saw it (a finding about its old text)."""
+    now = store.stamps([i for i in ids if i in seen])
+    return next((i for i in ids if i in seen and i in now and now[i] != seen[i]), None)
+
+
+def _apply_step(store: Store, run_id: str, kind: str, step: tuple, seen: dict | None = None) -> str:
     name = step[0]
+    seen = seen or {}
     if name == "supersede":
         old, new = step[1], step[2]
         if not (_live(store, old) and _live(store, new)):
             return f"skipped: {old} or {new} is no longer live"
+        edited = _changed(store, seen, (old, new))
+        if edited:
+            return f"skipped: {edited} was edited after the check (run `ctx doctor` again)"
+        before = store.get(old).updated_at
         store.supersede(old, new)
-        _log(store, run_id, kind, "supersede", {"old": old, "new": new})
+        _log(store, run_id, kind, "supersede", {"old": old, "new": new, "updated_at": before})
         return f"{old} superseded by {new}"
     if name == "tier":
         node_id, tier = step[1], step[2]
@@ -91,8 +102,11 @@ def _apply_step(store: Store, run_id: str, kind: str, step: tuple) -> str:
             return f"skipped: {node_id} is gone"
         if node.tier == tier:
             return f"skipped: {node_id} is already tier:{tier}"
+        if _changed(store, seen, (node_id,)):
+            return f"skipped: {node_id} was edited after the check (run `ctx doctor` again)"
         store.tag(node_id, [f"tier:{tier}"])
-        _log(store, run_id, kind, "tier", {"id": node_id, "from": node.tier, "to": tier})
+        _log(store, run_id, kind, "tier", {"id": node_id, "from": node.tier, "to": tier,
+                                           "updated_at": node.updated_at})
         return f"{node_id}: tier:{node.tier or '-'} → tier:{tier}"
     if name == "drop-edge":
         edge = Edge(*step[1:5])
@@ -107,7 +121,9 @@ def _apply_step(store: Store, run_id: str, kind: str, step: tuple) -> str:
 
 
 def undo(store: Store, run_id: str | None = None) -> FixReport:
-    """Put back what one `--fix` run changed (default: the latest not yet undone)."""
+    """Put back what one `--fix` run changed (default: the latest not yet undone; `run_id`
+    is a whole run id): links and tiers as they were, and each node's updated_at as it
+    was. A node removed since is said so; the rest of the run is still undone."""
     conn = store.conn
     if run_id is None:
         row = conn.execute("SELECT run_id FROM doctor_fixes WHERE undone_at IS NULL "
@@ -115,14 +131,19 @@ def undo(store: Store, run_id: str | None = None) -> FixReport:
         if row is None:
             raise NotFoundError("there is no `ctx doctor --fix` run to undo")
         run_id = row[0]
-    rows = conn.execute("SELECT seq, kind, action, payload FROM doctor_fixes WHERE run_id LIKE ? "
-                        "AND undone_at IS NULL ORDER BY seq DESC", (run_id + "%",)).fetchall()
+    rows = conn.execute("SELECT seq, kind, action, payload FROM doctor_fixes WHERE run_id = ? "
+                        "AND undone_at IS NULL ORDER BY seq DESC", (run_id.strip().upper(),)).fetchall()
     if not rows:
         raise NotFoundError(f"no fix run {run_id!r} left to undo (`ctx doctor --history` lists them)")
     report = FixReport(run_id)
     with store.transaction():
         for seq, _kind, action, payload in rows:
             p = json.loads(payload)
+            node_id = p.get("old") if action == "supersede" else p.get("id")
+            if action in ("supersede", "tier") and not store.stamps([node_id]):
+                report.skipped.append(f"not undone: {node_id} was removed since the fix")
+                conn.execute("UPDATE doctor_fixes SET undone_at = ? WHERE seq = ?", (now_iso(), seq))
+                continue
             if action == "supersede":
                 store.unsupersede(p["old"], p["new"])
                 report.done.append(f"{p['old']} is live again (was superseded by {p['new']})")
@@ -136,6 +157,8 @@ def undo(store: Store, run_id: str | None = None) -> FixReport:
             else:
                 report.skipped.append(f"not undone: {action} {payload} (it pointed at a node that is gone)")
                 continue
+            if p.get("updated_at"):
+                store.set_updated_at(node_id, p["updated_at"])
             conn.execute("UPDATE doctor_fixes SET undone_at = ? WHERE seq = ?", (now_iso(), seq))
             report.changes += 1
     return report

@@ -356,3 +356,62 @@ def test_dev_set_with_the_embedding_index(store):
     scores = evaluate(diagnose(store, Options(now=NOW, vectors=True)), gold, with_crosslingual=True)
     for s in scores.values():
         assert s.precision >= 0.90 and s.recall >= 0.80, s.line()
+
+
+# ------------------------------------------------------------------------------ issue 36
+
+def test_texts_without_word_characters_are_not_duplicates_of_each_other():
+    ids = [ok("add", "--global", t).strip() for t in ("🚀🚀", ":)", "∑∫√")]
+    assert len(set(ids)) == 3, ids
+    assert ok("add", "--global", "🚀🚀").strip() == ids[0]  # the very same characters still are
+    assert len(ok("list", "-f", "ids").split()) == 3
+    assert not [f for f in _findings() if f["kind"] == "duplicate"]
+
+
+def _fixed_store(store):
+    old = "2026-02-01T09:00:00.000Z"
+    a = store.add("Deploys need a green CI run first", created_at=old, updated_at=old)
+    b = store.add("deploys need a green CI run first!", tags=["tier:reference"],
+                  created_at=old, updated_at="2026-02-02T09:00:00.000Z")
+    w = store.add("Investigating a flaky login test", tags=["tier:working"],
+                  created_at=old, updated_at=old)
+    store.conn.commit()
+    assert ctx("doctor", "--no-vectors", "--fix").exit_code == 0
+    return a, b, w
+
+
+def test_undo_puts_back_each_nodes_updated_at_and_takes_a_whole_run_id(store):
+    a, b, w = _fixed_store(store)
+    assert store.get(a.id).updated_at != a.updated_at  # --fix touched them
+    run = json.loads(ok("doctor", "--history", "-f", "json"))[0]["run"]
+    assert ctx("doctor", "--undo", "--run", "0").exit_code == 3       # not a prefix of every run
+    assert ctx("doctor", "--undo", "--run", run[:8]).exit_code == 3   # nor of this one
+    assert store.get(a.id).superseded_by == b.id
+    assert ctx("doctor", "--undo", "--run", run).exit_code == 0
+    for n in (a, b, w):
+        now = store.get(n.id)
+        assert (now.updated_at, now.tier, now.superseded_by) == (n.updated_at, n.tier, None)
+
+
+def test_undo_goes_on_past_a_node_removed_since_the_fix(store):
+    a, b, w = _fixed_store(store)
+    store.delete(w.id)
+    store.conn.commit()
+    r = ctx("doctor", "--undo")
+    assert r.exit_code == 0 and "removed since" in r.stderr
+    assert store.get(a.id).superseded_by is None and store.get(a.id).updated_at == a.updated_at
+
+
+def test_fix_does_not_supersede_a_node_edited_after_the_check(store):
+    from ctx.doctor import fixes
+
+    a = store.add("Deploys need a green CI run first")
+    b = store.add("deploys need a green CI run first!")
+    store.conn.commit()
+    found = diagnose(store, Options(vectors=False))
+    assert [f.kind for f in found] == ["duplicate"]
+    store.update(a.id, content="Deploys need a green CI run and a second reviewer")
+    store.update(b.id, content="deploys need a green CI run first, and a changelog line")
+    report = fixes.apply(store, found)
+    assert report.changes == 0 and "edited after the check" in report.skipped[0]
+    assert store.get(a.id).superseded_by is None and store.get(b.id).superseded_by is None
