@@ -66,7 +66,7 @@ class Result:
 
 def _ulid(stamp: str, n: int) -> str:
     """A ULID whose time part is the memory's creation time (so ids sort as a real store's)."""
-    ms = int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+    ms = int(datetime.fromisoformat(stamp).timestamp() * 1000)
     out = []
     value = (ms << 80) | n
     for _ in range(26):

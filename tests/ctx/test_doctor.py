@@ -394,7 +394,7 @@ def test_undo_puts_back_each_nodes_updated_at_and_takes_a_whole_run_id(store):
 
 
 def test_undo_goes_on_past_a_node_removed_since_the_fix(store):
-    a, b, w = _fixed_store(store)
+    a, _b, w = _fixed_store(store)
     store.delete(w.id)
     store.conn.commit()
     r = ctx("doctor", "--undo")
