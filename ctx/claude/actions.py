@@ -121,7 +121,10 @@ def execute(store: Store, commands: list[Command], *, session_id: str | None = N
     """Run every command; one failing never stops the rest. `scope` (ctx.core.projects) is where the
     session works: remember/summarize store into its project (`scope="global"` attribute:
     global), recall/status/task read its project + global. None: the whole store, global."""
-    outcomes = []
+    from ctx.claude.foreign import held_message, split_repeats
+
+    commands, held = split_repeats(store, commands)  # a tag copied from others' memory: not run
+    outcomes = [Outcome(c.name, Status.FAILED, held_message(c)) for c in held]
     with store.transaction():
         if scope is not None and scope.project is None and scope.ref is not None and any(
                 c.name in ("remember", "summarize") for c in commands):
@@ -459,7 +462,13 @@ def _target_project(store: Store, cmd: Command, scope: Scope | None) -> int | No
 
 
 def _snapshot(node: Node) -> dict:
-    return {"id": node.id, "type": node.type, "content": node.content, "tags": list(node.tags)}
+    from ctx.core.trust import author_of, origin_of
+
+    snap = {"id": node.id, "type": node.type, "content": node.content, "tags": list(node.tags)}
+    if origin_of(node) is not None:  # shown quoted at the next prompt (ctx.core.text.node_line)
+        snap["origin"] = origin_of(node)
+        snap["metadata"] = {"shared_author": author_of(node)}
+    return snap
 
 
 def _append_pending(store: Store, key: str, entry: dict) -> None:

@@ -33,7 +33,8 @@ from ctx.core.store import Store
 
 SOURCE = "claude-memory"
 TYPES = {"user": "fact", "project": "fact", "feedback": "pattern", "reference": "source"}
-_FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*\n?", re.DOTALL)
+_FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*(\n|\Z)", re.DOTALL)
+_FRONT_OPEN = re.compile(r"\A---\s*\n")
 _INDEX_LINE = re.compile(r"^\s*[-*]\s*\[([^\]]*)\]\(([^)]+)\)\s*(?:[—–-]+\s*(.*))?$")
 
 
@@ -71,21 +72,18 @@ def _config_dir(env) -> Path:
 
 
 def _setting(project_root: Path | None, env) -> str | None:
-    """`autoMemoryDirectory` from the project's local and shared settings, then the user's."""
-    files = []
-    if project_root is not None:
-        files += [project_root / ".claude" / "settings.local.json",
-                  project_root / ".claude" / "settings.json"]
-    files.append(_config_dir(env) / "settings.json")
-    for f in files:
-        try:
-            data = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        value = data.get("autoMemoryDirectory") if isinstance(data, dict) else None
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
+    """`autoMemoryDirectory` from the user's own settings (`~/.claude/settings.json`) only.
+    Claude Code ignores it in a repository's `.claude/settings.json` and `settings.local.json`
+    "for security" (a cloned repository could point it at `~/.ssh`), and so does ctx."""
+    del project_root  # deliberately unused: the repository's settings are not asked
+    from ctx.core.trust import read_regular
+
+    try:
+        data = json.loads(read_regular(str(_config_dir(env) / "settings.json"), limit=4 * 1024 * 1024))
+    except (OSError, ValueError, CtxError):
+        return None
+    value = data.get("autoMemoryDirectory") if isinstance(data, dict) else None
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 def folder_key(path: str) -> str:
@@ -133,36 +131,78 @@ def _frontmatter(text: str) -> tuple[dict, str]:
     return out, text[m.end():]
 
 
+MAX_FILE_BYTES = 1024 * 1024  # one memory file; Claude Code's are a few hundred bytes
+
+
+def _read_file(folder: Path, name: str) -> str:
+    """One file of the folder as text: never through a symlink (the memory folder must not
+    lead to `~/.aws/config`), a regular file of at most MAX_FILE_BYTES, UTF-8 without NUL.
+    A CtxError names what is wrong."""
+    from ctx.core.trust import confined, read_regular
+
+    path = confined(str(folder), name, what="the memory folder")
+    raw = read_regular(path, limit=MAX_FILE_BYTES)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CtxError("not UTF-8 text") from None
+    if "\x00" in text:
+        raise CtxError("contains a NUL character")
+    return text
+
+
 def read_folder(folder: Path) -> tuple[list[Memory], list[str]]:
-    """(memories, files that could not be read) — MEMORY.md gives titles, never content."""
+    """(memories, files that could not be read, each as `name: why`) — MEMORY.md gives
+    titles, never content. A bad file is skipped and named; the others are read."""
     titles: dict[str, str] = {}
-    index = folder / "MEMORY.md"
-    if index.is_file():
-        for line in index.read_text(encoding="utf-8", errors="replace").splitlines():
-            m = _INDEX_LINE.match(line)
-            if m:
-                titles[m.group(2).strip()] = m.group(1).strip()
     memories, skipped = [], []
-    for path in sorted(folder.glob("*.md")):
-        if path.name == "MEMORY.md" or not path.is_file():
+    try:
+        index = _read_file(folder, "MEMORY.md") if os.path.lexists(folder / "MEMORY.md") else ""
+    except (OSError, CtxError) as exc:
+        skipped.append(f"MEMORY.md: {_why(exc)}")
+        index = ""
+    for line in index.splitlines():
+        m = _INDEX_LINE.match(line)
+        if m:
+            titles[m.group(2).strip()] = m.group(1).strip()
+    try:
+        names = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".md"))
+    except OSError as exc:
+        raise CtxError(f"cannot list {folder}: {exc.strerror or exc}") from None
+    for name in names:
+        if name == "MEMORY.md":
             continue
         try:
-            raw = path.read_bytes()
-            text = raw.decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            skipped.append(path.name)
+            text = _read_file(folder, name)
+        except (OSError, CtxError) as exc:
+            skipped.append(f"{name}: {_why(exc)}")
+            continue
+        if _FRONT_OPEN.match(text) and not _FRONT.match(text):
+            skipped.append(f"{name}: its front matter (---) is never closed")
             continue
         meta, body = _frontmatter(text)
         nested = meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {}
         mtype = str(nested.get("type") or meta.get("type") or "").strip().lower()
         body = body.strip() or str(meta.get("description") or "").strip()
         if not body:
-            skipped.append(path.name)
+            skipped.append(f"{name}: no text")
             continue
-        memories.append(Memory(path.name, str(meta.get("name") or path.stem),
-                               str(meta.get("description") or ""), mtype, body,
-                               hashlib.sha256(raw).hexdigest()[:16], titles.get(path.name, "")))
+        from ctx.core.store import MAX_CONTENT_CHARS
+
+        if len(body) > MAX_CONTENT_CHARS:
+            skipped.append(f"{name}: {len(body):,} characters, over the {MAX_CONTENT_CHARS:,} a memory holds")
+            continue
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        memories.append(Memory(name, str(meta.get("name") or Path(name).stem)[:200],
+                               str(meta.get("description") or "")[:1000], mtype[:40], body,
+                               digest, titles.get(name, "")[:200]))
     return memories, skipped
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, CtxError):
+        return str(exc).split(": ", 1)[-1] if str(exc).startswith("/") else str(exc)
+    return getattr(exc, "strerror", None) or str(exc)
 
 
 def import_folder(store: Store, folder: Path, project_id: int | None, *,

@@ -24,6 +24,7 @@ from ctx.claude.sessions import (
     prompt_exclude_sql,
     session_items,
 )
+from ctx.core import trust
 from ctx.core.db import transaction
 from ctx.core.errors import CtxError, NotFoundError
 from ctx.core.ids import new_ulid
@@ -233,12 +234,14 @@ def render_selected(conn: sqlite3.Connection, to_send, max_chars: int, *,
         if node is None:
             continue
         line = f"- [{node.type}:{sid[node.id]}] {node.content.strip()}".replace("\n", "\n  ")
+        if trust.origin_of(node) is not None:  # memory from others: quoted, labelled (issue 34)
+            line = f"{trust.foreign_line(node.to_dict(), sid[node.id])} ({trust.SECTIONS[trust.origin_of(node)]})"
         if mode == "manual":
             line += "\n  - Added to this session by the user"
         elif score is not None and path == "semantic":
             line = line.replace("] ", f"] ({score:.2f}) ", 1)
         other = [t for t in node.tags if not t.startswith("include:")]
-        if other:
+        if other and trust.origin_of(node) is None:
             line += "\n  - Tags: " + ", ".join(other)
         cost = text_len(line) + 2
         if used + cost + reserve > max_chars:

@@ -204,6 +204,7 @@ def share_cmd(
     Example: ctx project share && git add .ctx && git commit -m "Share ctx memory"
     """
     from ctx.core import repo, share
+    from ctx.core.sync import blame_authors
 
     with _open() as store:
         scope = _share_scope(store)
@@ -217,7 +218,8 @@ def share_cmd(
                 tuple(tag) if tag else (() if all_types else saved.tags),
                 saved.auto if auto is None else auto)
         root = scope.project.root if scope.project else (scope.ref.root if scope.ref else None)
-        imported, exported, sel = share.share_project(store, scope, sel, by=repo.git_user(root))
+        imported, exported, sel = share.share_project(store, scope, sel, by=repo.git_user(root),
+                                                      authors_for=blame_authors)
     _problems(imported)
     info = {"path": exported.path, "nodes": exported.nodes, "tombstones": exported.tombstones,
             "written": exported.written, "lines_added": exported.lines_added,
@@ -237,19 +239,31 @@ def share_cmd(
 
 
 @project_app.command("sync")
-def sync_cmd(fmt: FormatOpt = Format.auto) -> None:
+def sync_cmd(
+    restore: Annotated[str | None, typer.Option(
+        "--restore", metavar="ID", help="Bring back a memory a shared deletion (a tombstone, from "
+                                        "the file or ctx sync) hid, instead of reading the file.")] = None,
+    fmt: FormatOpt = Format.auto,
+) -> None:
     """Read .ctx/memory.jsonl now (as a session start does when it changed) and say what
-    changed: nodes added, updated, deleted (tombstones), conflicts kept as superseded copies.
-    Bad lines are reported with their numbers and skipped, the rest is imported; then the
-    exit code is 1.
+    changed: nodes added, updated, hidden (tombstones), conflicts kept as superseded copies,
+    lines that reused the id of a memory they may not change (kept as new memories). Authors
+    are taken from `git blame`. Bad lines are reported with their numbers and skipped, the
+    rest is imported; then the exit code is 1.
 
     Example: git pull && ctx project sync
     """
     from ctx.core import share
+    from ctx.core.sync import blame_authors
 
+    if restore is not None:
+        with _open() as store:
+            node = share.restore(store, restore)
+        say(f"{node.id} is back (live again); its tombstone marker was removed")
+        return
     with _open() as store:
         scope = _share_scope(store)
-        report = share.sync_project(store, scope)
+        report = share.sync_project(store, scope, authors_for=blame_authors)
     _problems(report)
     info = {"path": report.path, **report.counts(), "added_ids": report.added,
             "updated_ids": report.updated, "deleted_ids": report.deleted,

@@ -50,7 +50,7 @@ def sync(
                 + (f"; last commit {st.last_commit}" if st.last_commit else ""))
         return
     with open_store() as store:
-        report = core.run(store, remote)
+        report = core.run(store, remote, confirm=_confirm)
     imp = report.imported
     for p in imp.problems:
         say(f"ctx warning: {p}")
@@ -65,6 +65,19 @@ def sync(
     if report.offline:
         say(f"ctx warning: the remote was not reachable ({report.offline}); "
             f"{report.ahead} commit{'s' if report.ahead != 1 else ''} queued for the next round")
+
+
+def _confirm(hides: int, live: int) -> bool:
+    """A round that would hide many memories asks a person at a terminal; cron gets no prompt
+    (the round fails, hiding nothing)."""
+    import sys
+
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return False
+    say(f"The sync remote deletes {hides} of your {live} live memories. A backup of the store is "
+        f"kept under $CTX_HOME/sync/backups either way.")
+    return typer.confirm("Hide them (recoverable with `ctx project sync --restore ID`)?", default=False,
+                         err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,7 +8,7 @@ first, and the rendering ends with a line saying how many were left out and how 
 """
 from __future__ import annotations
 
-from ctx.core import model, settings
+from ctx.core import model, settings, trust
 from ctx.core.ids import short_ids  # the one shortener (also imported from here by older code)
 from ctx.core.model import TYPE_TITLES, Edge, Node
 from ctx.core.store import Store
@@ -152,6 +152,9 @@ def _hint_query(q: str) -> str:
 # ---------------------------------------------------------------------------- markdown
 
 def _section_key(node: Node) -> str:
+    origin = trust.origin_of(node)
+    if origin is not None:
+        return f"foreign:{origin}"
     tier = node.tier
     if tier == "pinned":
         return "pinned"
@@ -163,6 +166,8 @@ def _section_key(node: Node) -> str:
 
 
 def _section_heading(key: str) -> str:
+    if key.startswith("foreign:"):
+        return f"## {trust.SECTIONS[key[8:]]}\n\n{trust.SECTION_NOTE}"
     if key == "pinned":
         return "## Pinned"
     if key == "working":
@@ -180,6 +185,13 @@ def _has_edge_lines(node: Node) -> bool:
 
 def _render_node(node: Node, sid: str, edge_lines: dict[str, list[str]], *,
                  with_tags: bool = False) -> str:
+    if trust.origin_of(node) is not None:
+        # memory from others: one quoted line, no tags or rationale of theirs (STYLE 22)
+        line = trust.foreign_line(node.to_dict(), sid)
+        for label in ("Depends on", "Derived from"):
+            if edge_lines.get(label):
+                line += f"\n  - {label}: [{', '.join(edge_lines[label])}]"
+        return line
     lines = [f"- [{node.type}:{sid}] {indent(node.content)}"]
     if with_tags and node.tags:
         lines.append(f"  - Tags: {', '.join(node.tags)}")
@@ -225,6 +237,9 @@ def render_markdown(comp: Composition, *, rendered_at: str | None = None) -> str
         out += ["## Working Context", block(groups["working"])]
     if "other" in groups:
         out += ["## Other", block(groups["other"])]
+    for origin in trust.ORDER:  # last, each under its own label: data, not instructions
+        if f"foreign:{origin}" in groups:
+            out += [_section_heading(f"foreign:{origin}"), block(groups[f"foreign:{origin}"])]
     if comp.left_out:
         out.append(
             f"_{comp.left_out} more matching node{'s' if comp.left_out != 1 else ''} "
@@ -259,6 +274,7 @@ def render_json(comp: Composition, *, rendered_at: str | None = None) -> dict:
                 "tags": list(n.tags),
                 "token_estimate": n.token_estimate,
                 "created_at": n.created_at,
+                "origin": trust.origin_of(n),
                 "edges": {
                     "depends_on": deps.get(n.id, {}).get("depends_on", []),
                     "derived_from": deps.get(n.id, {}).get("derived_from", []),

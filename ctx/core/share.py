@@ -61,7 +61,9 @@ PRIVATE = "private"
 DEFAULT_TIERS = ("pinned", "reference")
 MAX_LINE_BYTES = 2 * 1024 * 1024
 MAX_FILE_BYTES = 256 * 1024 * 1024
-PROVENANCE = ("shared_by", "shared_from")
+PROVENANCE = ("shared_by", "shared_from", "shared_author", "claude_memory_file", "claude_memory_sha",
+              "tombstone_of", "collided_with")
+# set by ctx's importers only (ctx.core.trust); a line's metadata never carries them in
 DELETED = "-"
 _NODE_FIELDS = {"kind", "id", "type", "content", "tags", "metadata", "created_at", "updated_at",
                 "superseded_by", "edges", "by", "prev"}
@@ -110,7 +112,8 @@ class Problem(Value):
 
 
 class ImportReport(Value):
-    __slots__ = ("added", "conflicts", "deleted", "kept", "path", "problems", "read", "updated")
+    __slots__ = ("added", "collisions", "conflicts", "deferred", "deleted", "kept", "path",
+                 "problems", "read", "refused", "updated")
 
     def __init__(self, path: str = "", read: bool = False, added: list[str] | None = None,
                  updated: list[str] | None = None, deleted: list[str] | None = None,
@@ -124,14 +127,20 @@ class ImportReport(Value):
         self.conflicts = [] if conflicts is None else conflicts  # ids of superseded copies kept
         self.kept = [] if kept is None else kept  # edited here, deleted there: kept
         self.problems = [] if problems is None else problems
+        # ids of new nodes made from lines that reused the id of a node they may not change
+        self.collisions: list[str] = []
+        self.refused: list[str] = []  # deletions of nodes the file may not change: not applied
+        self.deferred = ""  # why the file was not read now (too big for a hook), else ""
 
     @property
     def changed(self) -> bool:
-        return bool(self.added or self.updated or self.deleted or self.conflicts or self.kept)
+        return bool(self.added or self.updated or self.deleted or self.conflicts or self.kept
+                    or self.collisions)
 
     def counts(self) -> dict[str, int]:
         return {"added": len(self.added), "updated": len(self.updated), "deleted": len(self.deleted),
                 "conflicts": len(self.conflicts), "kept": len(self.kept),
+                "collisions": len(self.collisions), "refused": len(self.refused),
                 "bad_lines": len(self.skipped_lines)}
 
     @property
@@ -139,9 +148,11 @@ class ImportReport(Value):
         return [p for p in self.problems if p.skipped]
 
     def merge(self, other: ImportReport) -> None:
-        for name in ("added", "updated", "deleted", "conflicts", "kept", "problems"):
+        for name in ("added", "updated", "deleted", "conflicts", "kept", "problems", "collisions",
+                     "refused"):
             getattr(self, name).extend(getattr(other, name))
         self.read = self.read or other.read
+        self.deferred = self.deferred or other.deferred
 
 
 class ExportReport(Value):
@@ -317,8 +328,8 @@ def _check(lineno: int, rec: dict) -> Line:
         clean.append([e[0], e[1]])
     if clean:
         out["edges"] = sorted(clean)
-    if isinstance(rec.get("by"), str) and rec["by"].strip():
-        out["by"] = rec["by"].strip()[:200]
+    if isinstance(rec.get("by"), str) and rec["by"].strip():  # kept on the line, never shown
+        out["by"] = " ".join(rec["by"].split())[:200]
     return Line(lineno, out, version_hash(out), prev)
 
 
@@ -329,21 +340,32 @@ def _is_ulid(value) -> bool:
 _ULID_SET = set(ALPHABET)
 
 
-def read_lines(path: Path) -> tuple[list[bytes | None], str]:
-    """The file's lines (None for one over the limit) and the sha256 of its bytes."""
+def read_lines(path: Path, *, limit: int = MAX_FILE_BYTES) -> tuple[list[bytes | None], str]:
+    """The file's lines (None for one over the limit) and the sha256 of its bytes. Opened
+    without following a symlink or blocking on a FIFO, regular files of at most `limit`
+    bytes only (ctx.core.trust.open_regular; a CtxError otherwise)."""
     import hashlib
+
+    from ctx.core.trust import open_regular
 
     digest = hashlib.sha256()
     lines: list[bytes | None] = []
-    with open(path, "rb") as f:
+    read = 0
+    with open_regular(str(path), limit=limit) as f:
         while True:
             raw = f.readline(MAX_LINE_BYTES + 1)
             if not raw:
                 break
+            read += len(raw)
+            if read > limit:
+                raise CtxError(f"{path} grew over the {limit // (1024 * 1024)} MB limit while read")
             digest.update(raw)
             if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 while True:  # skip the rest of the huge line
                     more = f.readline(MAX_LINE_BYTES)
+                    read += len(more)
+                    if read > limit:
+                        raise CtxError(f"{path} grew over the {limit // (1024 * 1024)} MB limit")
                     digest.update(more)
                     if not more or more.endswith(b"\n"):
                         break
@@ -456,6 +478,17 @@ def build(store: Store, channel: str, node_ids: Sequence[str], *, by: str | None
     return "".join(line + "\n" for line in lines), new_base, len(records) - tombs, tombs
 
 
+def _existing(path: Path) -> bytes | None:
+    """What a file ctx is about to replace holds — never through a symlink, a FIFO or a device
+    (None then: the replacement renames over the link itself, it never writes through it)."""
+    from ctx.core.trust import read_regular
+
+    try:
+        return read_regular(str(path), limit=MAX_FILE_BYTES)
+    except (OSError, CtxError):
+        return None
+
+
 def write_file(path: Path, text: str) -> bool:
     """Write atomically when the text differs; False when the file already holds it.
 
@@ -465,11 +498,8 @@ def write_file(path: Path, text: str) -> bool:
     from ctx.core.paths import replace_file
 
     data = text.encode("utf-8")
-    try:
-        if path.read_bytes() == data:
-            return False
-    except FileNotFoundError:
-        pass
+    if _existing(path) == data:
+        return False
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_file(str(path), [data], mode=0o666, sync=False)  # 0666 less the umask, as git would
     return True
@@ -482,10 +512,7 @@ def export_to(store: Store, path: Path, channel: str, node_ids: Sequence[str], *
     import hashlib
 
     text, new_base, n_nodes, n_tombs = build(store, channel, node_ids, by=by, project_key=project_key)
-    try:
-        before = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except FileNotFoundError:
-        before = []
+    before = (_existing(path) or b"").decode("utf-8", errors="replace").splitlines()
     written = write_file(path, text)
     after = text.splitlines()
     with store.transaction():
@@ -496,7 +523,14 @@ def export_to(store: Store, path: Path, channel: str, node_ids: Sequence[str], *
     return ExportReport(str(path), n_nodes, n_tombs, written, len(new - old), len(old - new))
 
 
-def project_export_ids(store: Store, project_id: int, sel: Selection) -> list[str]:
+def _from_claude_memory(node: Node) -> bool:
+    from ctx.core.trust import CLAUDE_MEMORY, origin_of
+
+    return origin_of(node) == CLAUDE_MEMORY
+
+
+def project_export_ids(store: Store, project_id: int, sel: Selection, source: str | None = None
+                       ) -> list[str]:
     """What a project's shared file holds: the selection, plus every node it already carried
     that still exists here and is not private (sharing is sticky until deleted or made
     private), plus the nodes those supersede (supersede links travel)."""
@@ -509,12 +543,18 @@ def project_export_ids(store: Store, project_id: int, sel: Selection) -> list[st
         pids = store.project_ids(list(nodes))
         chosen |= {i for i, n in nodes.items() if pids.get(i) == project_id
                    and PRIVATE not in n.tags and n.superseded_by is None}
+    # Text that arrived from elsewhere (a sync remote, Claude Code's memory folder, another
+    # repository's file) is never published here: only the user's own and this file's own.
+    chosen = {n.id for n in store.get_many(sorted(chosen))
+              if n.metadata.get("shared_from") in (None, source) and not _from_claude_memory(n)
+              and "collided_with" not in n.metadata}
     frontier = set(chosen)
     while frontier:
         older = {i for i in store.superseded_by_any(sorted(frontier)) if i not in chosen}
         pids = store.project_ids(sorted(older))
         older = {i for i in older if pids.get(i) == project_id}
-        private = {n.id for n in store.get_many(sorted(older)) if PRIVATE in n.tags}
+        private = {n.id for n in store.get_many(sorted(older)) if PRIVATE in n.tags
+                   or n.metadata.get("shared_from") not in (None, source) or _from_claude_memory(n)}
         older -= private
         chosen |= older
         frontier = older
@@ -523,25 +563,58 @@ def project_export_ids(store: Store, project_id: int, sel: Selection) -> list[st
 
 # ------------------------------------------------------------------------------ import
 
+class HideRefused(CtxError):
+    """An import would hide more of the store than `max_hide` allows (a hostile remote?)."""
+
+    def __init__(self, hides: int, live: int, limit: int) -> None:
+        super().__init__(f"this import would hide {hides} of your {live} live memories (more than "
+                         f"the {limit} a round may hide unattended); nothing was changed")
+        self.hides = hides
+        self.live = live
+
+
+def may_change(node: Node, source: str, *, sync: bool, exchanged: bool) -> bool:
+    """Whether a record from `source` may update or retire the local `node` (SPEC §2.11: others
+    can only change what they gave). A repository's shared file: only nodes that came from that
+    same file. The personal sync remote: nodes that came from a sync remote, and the user's own
+    that this machine gave to that channel (`exchanged`: its base row, written by an export)."""
+    origin = node.metadata.get("shared_from")
+    if origin == source:
+        return True
+    if sync:
+        return (isinstance(origin, str) and origin.startswith("sync:")) or (origin is None and exchanged)
+    return False
+
+
 def import_lines(store: Store, channel: str, lines: Sequence[Line], *, project_id: int | None,
-                 source: str, allow_move: bool = False) -> ImportReport:
+                 source: str, allow_move: bool = False, sync: bool = False,
+                 authors: dict[int, str] | None = None, max_hide: int | None = None,
+                 before_hide=None) -> ImportReport:
     """Merge a file's records into the store (the rules in this module's docstring).
-    One transaction; bad records are reported, never raised."""
+    One transaction; bad records are reported, never raised. `authors`: line number → git's
+    author of that line (recorded as `shared_author`). `max_hide`: raise HideRefused, writing
+    nothing, when more local nodes would be hidden; `before_hide()` runs first when any would
+    be (a backup)."""
     report = ImportReport()
     by_id: dict[str, list[Line]] = {}
     for line in lines:
         by_id.setdefault(line.id, []).append(line)
     if not by_id:
         return report
+    authors = authors or {}
     base = base_rows(store.conn, channel)
     ids = sorted(by_id)
     local_pid = store.project_ids(ids)
     local = {n.id: n for n in store.get_many([i for i in ids if i in local_pid])}
     writes: list[dict] = []
-    deletes: list[str] = []
+    hides: list[tuple[str, Line]] = []
     touches: list[str] = []
+    authored: list[tuple[Node, str]] = []
     new_base: dict[str, tuple[str, str | None]] = {}
     edges: list[tuple[str, str, str, str]] = []
+
+    def record_of(line: Line) -> dict:
+        return _store_record(line.record, source, authors.get(line.lineno))
 
     for node_id in ids:
         cands = by_id[node_id]
@@ -563,13 +636,36 @@ def import_lines(store: Store, channel: str, lines: Sequence[Line], *, project_i
         for c in cands:
             seen.setdefault(c.hash, c)
         new = [c for h, c in seen.items() if h != hl and h != bh]
+        if node is not None and new and not may_change(node, source, sync=sync,
+                                                       exchanged=node_id in base):
+            # the id of a node this file may not change: its lines become new nodes, reported
+            for c in new:
+                if c.tombstone:
+                    report.refused.append(node_id)
+                    report.problems.append(Problem(c.lineno, f"deletes {node_id}, a memory that did "
+                                                             f"not come from this file; not applied",
+                                                   False))
+                    continue
+                cid = copy_id(node_id, c.hash)
+                writes.append({**record_of(c), "id": cid, "superseded_by": None,
+                               "metadata": {**record_of(c)["metadata"], "collided_with": node_id}})
+                report.collisions.append(cid)
+                report.problems.append(Problem(c.lineno, f"reuses the id of {node_id}, a memory that "
+                                                         f"did not come from this file; kept as a "
+                                                         f"new memory {cid}", False))
+            continue
         if not new and node is not None and hl in seen and local_pid[node_id] != project_id:
-            writes.append(_store_record(seen[hl].record, source))  # moved between projects (sync)
+            # moved between projects (sync): the same version, its own provenance kept
+            writes.append({**_store_record(seen[hl].record, None), "metadata": dict(node.metadata)})
             new_base[node_id] = (hl, seen[hl].prev)
             continue
         if not new:
             if hl in seen:
                 new_base[node_id] = (hl, seen[hl].prev)
+                author = authors.get(seen[hl].lineno)
+                if (author and node is not None and node.metadata.get("shared_from") == source
+                        and node.metadata.get("shared_author") != author):
+                    authored.append((node, author))  # git's record, now that git was asked
             elif node is None and DELETED in seen:
                 new_base[node_id] = (DELETED, seen[DELETED].prev)
             continue
@@ -577,8 +673,10 @@ def import_lines(store: Store, channel: str, lines: Sequence[Line], *, project_i
         if not live:  # only tombstones are new
             if node is None:
                 new_base[node_id] = (DELETED, new[0].prev)
+            elif node.superseded_by is not None:
+                new_base[node_id] = (DELETED, new[0].prev)  # already out of sight: nothing to hide
             elif hl == bh or new[0].prev == hl:
-                deletes.append(node_id)
+                hides.append((node_id, new[0]))
                 report.deleted.append(node_id)
                 new_base[node_id] = (DELETED, new[0].prev)
             else:
@@ -602,7 +700,8 @@ def import_lines(store: Store, channel: str, lines: Sequence[Line], *, project_i
                     continue  # exchanged before, unchanged here: the file's history has it
                 rec, prov = dict(local_rec), {}
             else:
-                rec, prov = dict(loser.record), _provenance(loser.record, source)
+                rec = dict(loser.record)
+                prov = _provenance(loser.record, source, authors.get(loser.lineno))
             cid = copy_id(node_id, h)
             meta = {**(rec.get("metadata") or {}), "conflict_copy_of": node_id, **prov}
             writes.append({**_store_record(rec, None), "id": cid, "metadata": meta,
@@ -610,24 +709,51 @@ def import_lines(store: Store, channel: str, lines: Sequence[Line], *, project_i
             report.conflicts.append(cid)
         if winner is None:
             continue  # the local version stays; the next export writes it
-        writes.append(_store_record(winner.record, source))
+        writes.append(record_of(winner))
         (report.updated if node is not None else report.added).append(node_id)
         new_base[node_id] = (win_hash, winner.prev)
         for to, kind in winner.record.get("edges", []):
             edges.append((node_id, to, kind, winner.record["updated_at"]))
 
+    if hides and max_hide is not None and len(hides) > max_hide:
+        raise HideRefused(len(hides), store.live_counts().live, max_hide)
+    if hides and before_hide is not None:
+        before_hide()
     report.problems.sort(key=lambda p: p.line)
     with store.transaction():
         if writes:
             _put(store, writes, project_id, report, by_id)
-        if deletes:
-            store.delete_many(deletes)
+        if hides:
+            _hide(store, hides, project_id, source, authors)
+        if authored:  # the same version, its author recorded: no new version, no re-export
+            store.put_exact([{"id": n.id, "type": n.type, "content": n.content, "tags": list(n.tags),
+                              "metadata": {**n.metadata, "shared_author": a}, "created_at": n.created_at,
+                              "updated_at": n.updated_at, "superseded_by": n.superseded_by}
+                             for n, a in authored], project_id=project_id)
         if touches:
             store.touch(touches)
         if edges:
             store.add_edges_if_present(edges)
         _set_base(store.conn, channel, new_base)
     return report
+
+
+def _hide(store: Store, hides: list[tuple[str, Line]], project_id: int | None, source: str,
+          authors: dict[int, str]) -> None:
+    """Tombstones never hard-delete: each hidden node is superseded by a marker memory (off
+    context) that says where the deletion came from; `ctx project sync --restore ID` (or
+    `ctx doctor`-style history: `ctx show ID`) brings it back."""
+    markers = []
+    for node_id, line in hides:
+        prov = _provenance(line.record, source, authors.get(line.lineno))
+        markers.append({"id": copy_id(node_id, DELETED), "type": "observation",
+                        "content": f"Deleted through {source}: memory {node_id} is hidden (a "
+                                   f"tombstone). Restore it: ctx project sync --restore {node_id}",
+                        "tags": ["tier:off-context"],
+                        "metadata": {**prov, "tombstone_of": node_id},
+                        "created_at": now_iso(), "updated_at": now_iso(), "superseded_by": None})
+    store.put_exact(markers, project_id=project_id)
+    store.set_superseded([(node_id, copy_id(node_id, DELETED)) for node_id, _ in hides])
 
 
 def _put(store: Store, writes: list[dict], project_id: int | None, report: ImportReport,
@@ -662,35 +788,57 @@ def _link_superseded(store: Store, links: list[tuple[str, str | None]]) -> None:
     store.set_superseded([(i, s) for i, s in want if i in present and s in present and i != s])
 
 
-def _store_record(rec: dict, source: str | None) -> dict:
+def _store_record(rec: dict, source: str | None, author: str | None = None) -> dict:
     meta = dict(rec.get("metadata") or {})
     if source is not None:
-        meta.update(_provenance(rec, source))
+        meta.update(_provenance(rec, source, author))
     return {"id": rec["id"], "type": rec["type"], "content": rec["content"], "tags": rec["tags"],
             "metadata": meta, "created_at": rec["created_at"], "updated_at": rec["updated_at"],
             "superseded_by": rec.get("superseded_by")}
 
 
-def _provenance(rec: dict, source: str) -> dict:
+def _provenance(rec: dict, source: str, author: str | None = None) -> dict:
+    """What the importer records of a line's origin: `shared_from` (where it came from),
+    `shared_by` (what the line claims; kept so it travels on, never shown) and `shared_author`
+    (git's record of who changed the line, when the import could ask git)."""
     out = {"shared_from": source}
     if rec.get("by"):
         out["shared_by"] = rec["by"]
+    if author:
+        out["shared_author"] = author
     return out
 
 
 # ------------------------------------------------------------------------------ a repository's file
 
 def shared_path(root: str | os.PathLike) -> Path:
-    return Path(root) / FILE
+    """`.ctx/memory.jsonl` of the repository at `root` — refused (a CtxError) when a component
+    is a symlink or it resolves outside the repository (a committed `.ctx -> ~/.ssh`)."""
+    from ctx.core.trust import confined
+
+    return Path(confined(str(root), FILE))
+
+
+# A session start reads a changed shared file only up to this size (about 3,500 lines of
+# ordinary memories, well inside the hook's time); a bigger one is left for `ctx project sync`,
+# and the hook says so. Never a partial import: a file is read whole or not at all.
+HOOK_MAX_BYTES = 1024 * 1024
 
 
 def read_and_import(store: Store, path: Path, channel: str, *, project_id: int | None,
-                    source: str, allow_move: bool = False, force: bool = False) -> ImportReport:
-    """Import `path` if it changed since ctx last read or wrote it (a stat, then a hash)."""
+                    source: str, allow_move: bool = False, force: bool = False, sync: bool = False,
+                    authors_for=None, max_bytes: int = MAX_FILE_BYTES, max_hide: int | None = None,
+                    before_hide=None) -> ImportReport:
+    """Import `path` if it changed since ctx last read or wrote it (a stat, then a hash).
+    `authors_for(path)`: line number → git's author, asked only when the file is read.
+    A file over `max_bytes` is not read: `report.deferred` says why."""
     report = ImportReport(path=str(path))
     try:
-        st = path.stat()
+        st = os.lstat(path)
     except FileNotFoundError:
+        return report
+    if stat.S_ISLNK(st.st_mode):
+        report.problems.append(Problem(0, "a symbolic link; not followed"))
         return report
     if not stat.S_ISREG(st.st_mode):
         report.problems.append(Problem(0, "not a regular file (a FIFO or a device?); not read"))
@@ -702,15 +850,26 @@ def read_and_import(store: Store, path: Path, channel: str, *, project_id: int |
     known = file_state(store.conn, str(path))
     if not force and known and known[0] == st.st_size and known[1] == st.st_mtime_ns:
         return report
-    raw, digest = read_lines(path)
+    if st.st_size > max_bytes:
+        report.deferred = (f"{st.st_size / (1024 * 1024):.1f} MB changed; too big to read at session "
+                           f"start — run `ctx project sync` to import it")
+        report.problems.append(Problem(0, report.deferred, False))  # the hook's stderr says so
+        return report
+    try:
+        raw, digest = read_lines(path, limit=min(max_bytes, MAX_FILE_BYTES))
+    except CtxError as exc:
+        report.problems.append(Problem(0, f"{exc}"))
+        return report
     if not force and known and known[2] == digest:
         with store.transaction():
             _record_file(store.conn, str(path), channel, st, digest)
         return report
     good, problems, _ = parse(raw)
+    authors = authors_for(path) if authors_for is not None and good else None
     with store.transaction():
         report = import_lines(store, channel, good, project_id=project_id, source=source,
-                              allow_move=allow_move)
+                              allow_move=allow_move, sync=sync, authors=authors,
+                              max_hide=max_hide, before_hide=before_hide)
         _record_file(store.conn, str(path), channel, st, digest)
     report.path = str(path)
     report.read = True
@@ -720,13 +879,17 @@ def read_and_import(store: Store, path: Path, channel: str, *, project_id: int |
 
 def refresh_if_changed(store: Store, scope) -> ImportReport | None:
     """Session start: import the project's `.ctx/memory.jsonl` when it changed since ctx last
-    read it. One stat when nothing changed (or there is no file); None without a repository."""
+    read it. One stat when nothing changed (or there is no file); None without a repository.
+    Bounded: a file over HOOK_MAX_BYTES is deferred (`report.deferred`), never half-read."""
     ref_root = scope.project.root if scope.project is not None else (scope.ref.root if scope.ref else None)
     if not ref_root:
         return None
-    path = shared_path(ref_root)
     try:
-        st = path.stat()
+        path = shared_path(ref_root)
+    except CtxError as exc:
+        return ImportReport(path=os.path.join(ref_root, FILE), problems=[Problem(0, str(exc))])
+    try:
+        st = os.lstat(path)
     except OSError:
         return None
     known = file_state(store.conn, str(path))
@@ -734,7 +897,7 @@ def refresh_if_changed(store: Store, scope) -> ImportReport | None:
         return None
     project_id = scope.write_project_id(store.conn)
     return read_and_import(store, path, channel_for(project_id), project_id=project_id,
-                           source=_source(scope))
+                           source=_source(scope), max_bytes=HOOK_MAX_BYTES)
 
 
 def _source(scope) -> str:
@@ -742,12 +905,26 @@ def _source(scope) -> str:
     return f"{key}:{FILE}" if key else FILE
 
 
-def sync_project(store: Store, scope, *, force: bool = True) -> ImportReport:
-    """`ctx project sync`: import the repository's shared file now."""
+def sync_project(store: Store, scope, *, force: bool = True, authors_for=None) -> ImportReport:
+    """`ctx project sync`: import the repository's shared file now (whatever its size)."""
     root = _root(scope)
     project_id = scope.write_project_id(store.conn)
     return read_and_import(store, shared_path(root), channel_for(project_id), project_id=project_id,
-                           source=_source(scope), force=force)
+                           source=_source(scope), force=force, authors_for=authors_for)
+
+
+def restore(store: Store, ref: str) -> Node:
+    """Bring back a memory a tombstone hid (`Deleted through …` marker): it is live again and
+    the marker goes. Refused for a node no tombstone hid."""
+    node = store.get(ref)
+    marker = copy_id(node.id, DELETED)
+    if node.superseded_by != marker:
+        raise CtxError(f"{node.id} was not hidden by a shared deletion (a tombstone); "
+                       f"nothing to restore")
+    with store.transaction():
+        store.unsupersede(node.id)
+        store.delete_many([marker])
+    return store.get(node.id)
 
 
 def _root(scope) -> str:
@@ -759,8 +936,8 @@ def _root(scope) -> str:
     return root
 
 
-def share_project(store: Store, scope, selection: Selection | None = None, *, by: str | None
-                  ) -> tuple[ImportReport, ExportReport, Selection]:
+def share_project(store: Store, scope, selection: Selection | None = None, *, by: str | None,
+                  authors_for=None) -> tuple[ImportReport, ExportReport, Selection]:
     """`ctx project share`: read what teammates added to the file first (so nothing of
     theirs is dropped and deletions are told from additions), then write the project's
     shared memory. `selection` None: the one saved for the project, else the defaults."""
@@ -773,9 +950,9 @@ def share_project(store: Store, scope, selection: Selection | None = None, *, by
         save_config(store.conn, project_id, selection)
     path = shared_path(root)
     imported = read_and_import(store, path, channel_for(project_id), project_id=project_id,
-                               source=_source(scope))
+                               source=_source(scope), authors_for=authors_for)
     exported = export_to(store, path, channel_for(project_id),
-                         project_export_ids(store, project_id, selection), by=by)
+                         project_export_ids(store, project_id, selection, _source(scope)), by=by)
     write_attributes(Path(root))
     with store.transaction():
         _set_fingerprint(store.conn, project_id, store.project_fingerprint(project_id))
@@ -784,11 +961,14 @@ def share_project(store: Store, scope, selection: Selection | None = None, *, by
 
 def write_attributes(root: Path) -> bool:
     """`.ctx/.gitattributes` (memory.jsonl merge=union), unless one is there already."""
-    path = root / ATTRIBUTES
-    if path.exists():
+    from ctx.core.paths import replace_file
+    from ctx.core.trust import confined
+
+    path = Path(confined(str(root), ATTRIBUTES))
+    if os.path.lexists(path):
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(ATTRIBUTES_TEXT, encoding="utf-8")
+    replace_file(str(path), [ATTRIBUTES_TEXT.encode("utf-8")], mode=0o666, sync=False)
     return True
 
 

@@ -871,6 +871,16 @@ class Store:
             sql += " AND superseded_by IS NULL"
         return self._rows_to_nodes(self.conn.execute(sql + " ORDER BY id", (value,)).fetchall())
 
+    def foreign_containing(self, needle: str) -> list[Node]:
+        """Nodes that came from outside (metadata `shared_from`, or Claude Code's memory folder;
+        ctx.core.trust) whose content holds `needle`: what the Stop hook compares a reply's
+        commands with."""
+        return self._rows_to_nodes(self.conn.execute(
+            f"SELECT {_NODE_COLUMNS} FROM nodes WHERE instr(content, ?) > 0 AND "
+            "(json_extract(metadata, '$.shared_from') IS NOT NULL OR "
+            "json_extract(metadata, '$.source') = 'claude-memory') ORDER BY id LIMIT 500",
+            (needle,)).fetchall())
+
     def delete(self, ref: str) -> Node:
         """Hard delete: the node, its tags and edges go; nodes it superseded become live again."""
         node = self.get(ref)

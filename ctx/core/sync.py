@@ -26,6 +26,7 @@ import os
 import re
 import socket
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,13 +88,40 @@ def _git(repo: Path, *args: str, check: bool = True, timeout: int = GIT_TIMEOUT
     except subprocess.TimeoutExpired:
         raise SyncError(f"git {args[0]} took longer than {timeout} s") from None
     if check and proc.returncode != 0:
-        raise SyncError(f"git {' '.join(args[:2])} failed: {_last_line(proc.stderr)}")
+        raise SyncError(f"git {_subcommand(args)} failed: {_last_line(proc.stderr)}")
     return proc
 
 
+def _subcommand(args: tuple[str, ...]) -> str:
+    """The git subcommand of `args`, past any `-c name=value` options (for messages)."""
+    rest = list(args)
+    while len(rest) >= 2 and rest[0] == "-c":
+        rest = rest[2:]
+    return " ".join(rest[:2]) or "git"
+
+
+# git's words for "the network or the host is not there now" — a round that may work later.
+# Anything else (no such repository, permission denied, not a git repository, dubious
+# ownership) will not fix itself: the round fails, non-zero, with git's own reason.
+_OFFLINE = re.compile(r"could not resolve host|couldn't resolve host|network is unreachable|"
+                      r"connection (refused|timed out|reset)|operation timed out|no route to host|"
+                      r"temporary failure in name resolution|could not connect|failed to connect|"
+                      r"ssh: connect to host|unable to access .*: (failed|could not)|"
+                      r"connection closed by remote host", re.IGNORECASE)
+
+
+def offline_reason(stderr: str) -> bool:
+    return bool(_OFFLINE.search(stderr or ""))
+
+
 def _last_line(text: str) -> str:
-    lines = [line for line in (text or "").strip().splitlines() if line.strip()]
-    return lines[-1].strip() if lines else "no message"
+    """git's reason: its first `fatal:`/`error:` line (the last lines of a failed fetch are
+    boilerplate: "Please make sure you have the correct access rights…"), else the last line."""
+    lines = [line.strip() for line in (text or "").strip().splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith(("fatal:", "error:")):
+            return line
+    return lines[-1] if lines else "no message"
 
 
 def _identity() -> list[str]:
@@ -136,10 +164,16 @@ def ensure_clone(remote: str | None) -> tuple[Path, str]:
     return repo, remote
 
 
-def _fetch(repo: Path) -> str | None:
-    """None when fetched, else why not (offline, remote missing…)."""
+def _fetch(repo: Path, *, strict: bool = False) -> str | None:
+    """None when fetched, else why not (the network). `strict`: a failure that is not the
+    network (no such repository, permission denied…) raises SyncError with git's reason."""
     proc = _git(repo, "fetch", "-q", "origin", check=False)
-    return None if proc.returncode == 0 else _last_line(proc.stderr)
+    if proc.returncode == 0:
+        return None
+    if strict and not offline_reason(proc.stderr):
+        raise SyncError(f"git fetch failed: {_last_line(proc.stderr)} (the remote is "
+                        f"{configured_remote(repo) or 'not set'}; nothing was imported)")
+    return _last_line(proc.stderr)
 
 
 def _has_ref(repo: Path, ref: str) -> bool:
@@ -155,11 +189,60 @@ def _counts(repo: Path) -> tuple[int, int]:
     return int(out[0]), int(out[1])
 
 
+def blame_authors(path: Path) -> dict[int, str]:
+    """Line number → who last changed that line of a file in a repository, as git records it
+    (`Name <email>`; lines not committed yet: none). What ctx shows as a shared memory's
+    author — never the line's own `by`. Spawns git, so only commands call it, never a hook;
+    any failure (not a repository, git missing) gives {} and the author reads `unknown`."""
+    from ctx.core.trust import clean_author
+
+    folder = path.parent
+    try:
+        proc = subprocess.run(["git", "-C", str(folder), "blame", "--line-porcelain", "--", path.name],
+                              capture_output=True, text=True, timeout=GIT_TIMEOUT, check=False,
+                              env={**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"},
+                              errors="replace")
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    if proc.returncode != 0:
+        return {}
+    out: dict[int, str] = {}
+    name = mail = ""
+    final = 0
+    for line in proc.stdout.splitlines():
+        if line.startswith("\t"):
+            author = clean_author(f"{name} <{mail}>" if mail else name)
+            if author and mail != "not.committed.yet" and final:
+                out[final] = author
+            name = mail = ""
+            continue
+        head, _, rest = line.partition(" ")
+        if len(head) == 40 and all(c in "0123456789abcdef" for c in head):
+            parts = rest.split()
+            final = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+        elif head == "author":
+            name = rest
+        elif head == "author-mail":
+            mail = rest.strip("<>")
+    return out
+
+
 # ------------------------------------------------------------------------------ files
 
 def project_file(key: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", key).strip("-.")[-40:] or "project"
     return f"projects/{slug}-{hashlib.sha1(key.encode('utf-8')).hexdigest()[:8]}.jsonl"
+
+
+def _path(repo: Path, rel: str) -> Path:
+    """A file of the clone, refused when a component is a symlink or it leaves the clone (a
+    remote that commits `projects -> ~/.ssh` gets an error, never a write there)."""
+    from ctx.core.trust import confined
+
+    try:
+        return Path(confined(str(repo), rel, what="the sync clone"))
+    except CtxError as exc:
+        raise SyncError(f"{exc} (committed by the remote?); nothing was written") from None
 
 
 def _channel(rel: str) -> str:
@@ -178,25 +261,30 @@ def export_all(store: Store, repo: Path) -> int:
         rel = project_file(key)
         lines.append(share.dumps({"kind": "project", "key": key, "name": p.name, "remote": p.remote,
                                   "created_at": p.created_at, "file": rel}))
-        report = share.export_to(store, repo / rel, _channel(rel), store.ids_in_project(pid),
+        report = share.export_to(store, _path(repo, rel), _channel(rel), store.ids_in_project(pid),
                                  by=by, project_key=key)
         n += report.nodes
-    report = share.export_to(store, repo / GLOBAL_FILE, _channel(GLOBAL_FILE),
+    report = share.export_to(store, _path(repo, GLOBAL_FILE), _channel(GLOBAL_FILE),
                              store.ids_in_project(None), by=by)
-    share.write_file(repo / PROJECTS_FILE, "".join(line + "\n" for line in lines))
+    share.write_file(_path(repo, PROJECTS_FILE), "".join(line + "\n" for line in lines))
     return n + report.nodes
 
 
-def import_all(store: Store, repo: Path, remote: str) -> share.ImportReport:
-    """Every file of the clone that changed since ctx last read or wrote it; projects first."""
+def import_all(store: Store, repo: Path, remote: str, *, max_hide: int | None = None,
+               before_hide=None) -> share.ImportReport:
+    """Every file of the clone that changed since ctx last read or wrote it; projects first.
+    `max_hide`/`before_hide`: see share.import_lines (a hostile remote's mass deletion)."""
     from ctx.core.transfer import import_projects
 
     total = share.ImportReport(path=str(repo))
     records: list[dict] = []
     files: dict[str, str] = {}
-    path = repo / PROJECTS_FILE
-    if path.exists():
-        raw, _ = share.read_lines(path)
+    path = _path(repo, PROJECTS_FILE)
+    if os.path.lexists(path):
+        try:
+            raw, _ = share.read_lines(path)
+        except CtxError as exc:
+            raise SyncError(f"{PROJECTS_FILE}: {exc}") from None
         seen = set()
         for i, line in enumerate(raw, 1):
             try:
@@ -205,21 +293,26 @@ def import_all(store: Store, repo: Path, remote: str) -> share.ImportReport:
                 total.problems.append(share.Problem(i, f"{PROJECTS_FILE}: not valid JSON; skipped"))
                 continue
             if (isinstance(rec, dict) and rec.get("kind") == "project" and isinstance(rec.get("key"), str)
-                    and isinstance(rec.get("name"), str) and rec["key"] not in seen):
+                    and isinstance(rec.get("name"), str) and rec["key"] not in seen
+                    and 0 < len(rec["key"]) <= 1000):
                 seen.add(rec["key"])
-                records.append({"key": rec["key"], "name": rec["name"], "remote": rec.get("remote"),
-                                 "created_at": rec.get("created_at") or ""})
+                records.append({"key": rec["key"], "name": rec["name"],
+                                "remote": rec.get("remote") if isinstance(rec.get("remote"), str) else None,
+                                "created_at": rec.get("created_at") if isinstance(rec.get("created_at"), str)
+                                else ""})
                 files[rec["key"]] = project_file(rec["key"])
     with store.transaction():
         ids = import_projects(store, records)
     source = f"sync:{remote}"
     for key, rel in sorted(files.items()):
-        report = share.read_and_import(store, repo / rel, _channel(rel), project_id=ids[key],
-                                       source=source, allow_move=True)
+        report = share.read_and_import(store, _path(repo, rel), _channel(rel), project_id=ids[key],
+                                       source=source, allow_move=True, sync=True,
+                                       max_hide=max_hide, before_hide=before_hide)
         total.merge(report)
         total.problems += [share.Problem(p.line, f"{rel}: {p.message}", p.skipped) for p in report.problems]
-    report = share.read_and_import(store, repo / GLOBAL_FILE, _channel(GLOBAL_FILE), project_id=None,
-                                   source=source, allow_move=True)
+    report = share.read_and_import(store, _path(repo, GLOBAL_FILE), _channel(GLOBAL_FILE), project_id=None,
+                                   source=source, allow_move=True, sync=True, max_hide=max_hide,
+                                   before_hide=before_hide)
     total.merge(report)
     return total
 
@@ -234,39 +327,142 @@ def _commit(repo: Path, message: str) -> bool:
 
 # ------------------------------------------------------------------------------ the round
 
-def run(store: Store, remote: str | None = None) -> SyncReport:
-    """One round: export → commit → pull (rebase) → import → export → commit → push."""
+HIDE_SHARE = 0.2   # a round may hide at most this share of the live store unattended…
+HIDE_MIN = 3       # …or this many memories, whichever is more
+BACKUPS_KEPT = 5
+LOCK_WAIT = 300    # seconds a round waits for another one in the same home
+
+
+def hide_limit(store: Store) -> int:
+    live = store.live_counts().live
+    return max(HIDE_MIN, int(live * HIDE_SHARE))
+
+
+def backup(store: Store) -> Path:
+    """The whole store as a `ctx export` file (0600) under $CTX_HOME/sync/backups, before a
+    round hides anything; the newest BACKUPS_KEPT are kept. `ctx import` reads it back."""
+    from ctx.core.paths import replace_file
+    from ctx.core.transfer import export_lines
+
+    folder = paths.home() / "sync" / "backups"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{os.getpid()}"
+    path = folder / f"before-{stamp}.jsonl"
+    replace_file(str(path), ((line + "\n").encode("utf-8") for line in export_lines(store)), mode=0o600)
+    for old in sorted(folder.glob("before-*.jsonl"))[:-BACKUPS_KEPT]:
+        old.unlink(missing_ok=True)
+    return path
+
+
+class _Lock:
+    """One round at a time in a home: an exclusive flock on $CTX_HOME/sync/lock (waits up to
+    LOCK_WAIT seconds for a round already running, then a SyncError)."""
+
+    def __enter__(self):
+        import fcntl
+
+        folder = paths.home() / "sync"
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.fd = os.open(str(folder / "lock"), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    os.close(self.fd)
+                    raise SyncError(f"another ctx sync round has held {folder / 'lock'} for over "
+                                    f"{LOCK_WAIT} s; try again later") from None
+                time.sleep(0.2)
+
+    def __exit__(self, *exc) -> None:
+        os.close(self.fd)  # closing releases the lock
+
+
+def _repair_attributes(repo: Path) -> bool:
+    """`*.jsonl merge=union` for the clone, whatever the remote committed: in `.git/info/
+    attributes` (git reads it first, so a remote's `*.jsonl -merge` cannot break a rebase) and
+    in `.gitattributes` (rewritten when it says anything else). True when the file changed."""
+    from ctx.core.paths import replace_file
+
+    info = repo / ".git" / "info"
+    info.mkdir(parents=True, exist_ok=True)
+    replace_file(str(info / "attributes"), [ATTRIBUTES_TEXT.encode()], mode=0o600, sync=False)
+    path = _path(repo, ".gitattributes")
+    if share._existing(path) == ATTRIBUTES_TEXT.encode():
+        return False
+    replace_file(str(path), [ATTRIBUTES_TEXT.encode()], mode=0o600, sync=False)
+    return True
+
+
+def run(store: Store, remote: str | None = None, *, confirm=None) -> SyncReport:
+    """One round: export → commit → pull (rebase) → import → export → commit → push, under
+    the home's lock. `confirm(hides, live)`: asked (a person at a terminal) when the remote
+    would hide more than `hide_limit`; without it such a round fails and hides nothing."""
+    with _Lock():
+        return _round(store, remote, confirm)
+
+
+def _import(store: Store, repo: Path, remote: str, confirm) -> share.ImportReport:
+    made: list[Path] = []
+
+    def before() -> None:
+        if not made:
+            made.append(backup(store))
+
+    try:
+        return import_all(store, repo, remote, max_hide=hide_limit(store), before_hide=before)
+    except share.HideRefused as exc:
+        if confirm is None or not confirm(exc.hides, exc.live):
+            raise SyncError(f"{exc}. The remote's deletions look like more than a sync should "
+                            f"make; run `ctx sync` at a terminal to confirm them") from None
+    return import_all(store, repo, remote, before_hide=before)
+
+
+def _round(store: Store, remote: str | None, confirm) -> SyncReport:
     repo, remote = ensure_clone(remote)
     report = SyncReport(remote=remote, clone=str(repo))
-    why = _fetch(repo)
+    why = _fetch(repo, strict=True)
     report.fetched = why is None
     report.offline = why
+    _repair_attributes(repo)
     if report.fetched and not _has_ref(repo, "HEAD") and _has_ref(repo, f"origin/{BRANCH}"):
         # a new machine: start from what the others wrote, so its first export merges into it
-        _git(repo, "checkout", "-q", "-B", BRANCH, f"origin/{BRANCH}")
-        report.imported.merge(import_all(store, repo, remote))
-    if not (repo / ".gitattributes").exists():
-        (repo / ".gitattributes").write_text(ATTRIBUTES_TEXT, encoding="utf-8")
+        _git(repo, "checkout", "-q", "-f", "-B", BRANCH, f"origin/{BRANCH}")
+        _repair_attributes(repo)
+        report.imported.merge(_import(store, repo, remote, confirm))
     report.exported_nodes = export_all(store, repo)
     host = socket.gethostname()
     report.committed = _commit(repo, f"ctx sync from {host}")
-    if report.fetched and _has_ref(repo, f"origin/{BRANCH}") and _has_ref(repo, "HEAD"):
-        proc = _git(repo, *_identity(), "rebase", "-q", f"origin/{BRANCH}", check=False)
-        if proc.returncode != 0:
-            _git(repo, "rebase", "--abort", check=False)
-            raise SyncError(f"git could not rebase the sync clone onto the remote "
-                            f"({_last_line(proc.stderr)}); your commits stay queued in {repo}")
-    merged = import_all(store, repo, remote)
-    report.imported.merge(merged)
-    if merged.read:  # sorted, deduplicated files with the merge's superseded copies
-        export_all(store, repo)
-    if _commit(repo, f"ctx sync from {host}: merged"):
-        report.committed = True
-    if report.fetched and _has_ref(repo, "HEAD"):
+    for attempt in range(3):
+        if report.fetched and _has_ref(repo, f"origin/{BRANCH}") and _has_ref(repo, "HEAD"):
+            proc = _git(repo, *_identity(), "rebase", "-q", f"origin/{BRANCH}", check=False)
+            if proc.returncode != 0:
+                _git(repo, "rebase", "--abort", check=False)
+                raise SyncError(f"git could not rebase the sync clone onto the remote "
+                                f"({_last_line(proc.stderr)}); your commits stay queued in {repo}")
+        if _repair_attributes(repo):
+            _commit(repo, f"ctx sync from {host}: .gitattributes")
+        merged = _import(store, repo, remote, confirm)
+        report.imported.merge(merged)
+        if merged.read:  # sorted, deduplicated files with the merge's superseded copies
+            export_all(store, repo)
+        if _commit(repo, f"ctx sync from {host}: merged"):
+            report.committed = True
+        if not (report.fetched and _has_ref(repo, "HEAD")):
+            break
         proc = _git(repo, "push", "-q", "origin", f"{BRANCH}:{BRANCH}", check=False)
         report.pushed = proc.returncode == 0
-        if not report.pushed:
+        if report.pushed:
+            break
+        if offline_reason(proc.stderr):
             report.offline = _last_line(proc.stderr)
+            break
+        # another machine pushed first (or the remote refuses): fetch, rebase, try again
+        if attempt == 2 or _fetch(repo) is not None:
+            raise SyncError(f"git push failed: {_last_line(proc.stderr)}; your commits stay "
+                            f"queued in {repo}")
     if report.pushed:
         _fetch(repo)
     report.ahead, report.behind = _counts(repo)

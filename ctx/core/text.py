@@ -42,6 +42,10 @@ def indent(content: str) -> str:
 
 def node_line(node: dict, short_id: str, *, preview: bool = False) -> str:
     """One node (its dict form) as a list item; `preview` cuts the content and drops tags."""
+    from ctx.core import trust
+
+    if trust.origin_of(node) is not None or node.get("origin"):
+        return trust.foreign_line(node, short_id, preview=preview, preview_chars=PREVIEW_CHARS)
     content = str(node.get("content", ""))
     if preview and len(content) > PREVIEW_CHARS:
         content = content[:PREVIEW_CHARS].rstrip() + "..."

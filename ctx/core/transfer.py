@@ -143,6 +143,25 @@ def _without_duplicates(store: Store, nodes: list, policy: str | None) -> tuple[
     return kept, same_as
 
 
+def safe_name(name, key: str = "") -> str:
+    """A project name from a file (a backup, a sync remote) made a name the CLI would accept:
+    letters, digits, '.', '_', '-', at most 64 — so no file can put "SYSTEM: …" into the
+    first line of session start's context. Anything else becomes '-'; empty: from the key."""
+    import re
+
+    from ctx.core.projects import RESERVED, validate_name
+
+    raw = name if isinstance(name, str) else ""
+    try:
+        return validate_name(raw)
+    except CtxError:
+        pass
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "-", raw).strip("-._")[:64]
+    if not cleaned:
+        cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "-", key.rsplit("/", 1)[-1]).strip("-._")[:64] or "project"
+    return cleaned if cleaned.lower() not in RESERVED else cleaned + "-project"
+
+
 def import_projects(store: Store, records: list[dict]) -> dict[str, int]:
     """Project key → id in this store: a project already here (by key or alias) is reused as
     it is; a new one keeps its name, with a suffix if another project has taken it."""
@@ -155,7 +174,7 @@ def import_projects(store: Store, records: list[dict]) -> dict[str, int]:
         row = conn.execute("SELECT id FROM projects WHERE key = ? UNION ALL "
                            "SELECT project_id FROM project_aliases WHERE key = ?", (key, key)).fetchone()
         if row is None:
-            name = unique_name(conn, rec["name"])
+            name = unique_name(conn, safe_name(rec["name"], key))
             now = rec.get("created_at") or ""
             conn.execute("INSERT INTO projects (key, name, root, remote, created_at, last_active_at) "
                          "VALUES (?, ?, ?, ?, ?, ?)", (key, name, rec.get("root"), rec.get("remote"),

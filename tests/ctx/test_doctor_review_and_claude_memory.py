@@ -98,9 +98,11 @@ def test_the_folder_is_where_claude_code_puts_it(tmp_path, monkeypatch):
     (home / ".claude").mkdir(exist_ok=True)
     (home / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": "~/mem"}))
     assert automemory.memory_dir(str(repo)) == home / "mem"
+    # a repository's own settings never move it (Claude Code ignores them there "for security")
     (repo / ".claude").mkdir()
     (repo / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": "/x/y"}))
-    assert automemory.memory_dir(str(repo)) == Path("/x/y")
+    (repo / ".claude" / "settings.local.json").write_text(json.dumps({"autoMemoryDirectory": "/x/z"}))
+    assert automemory.memory_dir(str(repo)) == home / "mem"
 
 
 def test_import_is_idempotent_an_edit_supersedes_and_duplicates_stay_out(tmp_path, monkeypatch):

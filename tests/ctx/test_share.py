@@ -243,6 +243,9 @@ def test_two_peoples_additions_merge_without_conflict(team):
 
 
 def test_the_same_node_edited_on_both_sides_converges(team):
+    """Bob's copy of Ann's node came from the file, so the file may change it: the newer
+    version stays live and the other is kept superseded. Ann's own node is hers: Bob's edit
+    arrives beside it as a new, foreign memory (issue 34), never over it."""
     ann, bob = team
     node = ann.add("Staging DB listens on port 6543")
     ann.share()
@@ -267,29 +270,34 @@ def test_the_same_node_edited_on_both_sides_converges(team):
     bob.commit("merge memory")
     bob.push()
     ann.pull()
-    ann.refresh()
-    assert ann.everything() == bob.everything()  # same live version, same superseded copy
+    report = ann.refresh()
+    assert ann.live()[node.id] == "Staging DB listens on port 7000"  # hers, unchanged
+    [beside] = report.collisions
+    assert ann.live()[beside] == "Staging DB listens on port 8000"
+    assert ann.store.get(beside).metadata["shared_from"].endswith(share.FILE)
+    again = ann.refresh()  # nothing changed: nothing new, no second copy
+    assert again is None or not again.collisions
     ann.share()
-    assert ann.file() == bob.file()
+    assert beside not in ann.file()  # a collision copy is not published again under a new id
     assert sum(1 for r in node_lines(ann.file()) if r["id"] == node.id) == 1
 
 
 def test_an_edit_after_the_other_side_saw_it_is_no_conflict(team):
     ann, bob = team
-    node = ann.add("Staging DB listens on port 6543")
-    ann.share()
-    ann.commit()
-    ann.push()
-    bob.pull()
-    bob.refresh()
-    bob.store.update(node.id, content="Staging DB listens on port 7000")
+    mine = bob.add("CI runs on the self-hosted runner")
+    bob.share()
+    bob.commit()
+    bob.push()
+    ann.pull()
+    ann.refresh()
+    bob.store.update(mine.id, content="CI runs on the self-hosted runner ci-2")
     bob.share()
     bob.commit()
     bob.push()
     ann.pull()
     report = ann.refresh()
-    assert report.updated == [node.id] and not report.conflicts
-    assert ann.live()[node.id] == "Staging DB listens on port 7000"
+    assert report.updated == [mine.id] and not report.conflicts and not report.collisions
+    assert ann.live()[mine.id] == "CI runs on the self-hosted runner ci-2"
 
 
 def test_a_tombstone_travels(team, ctx_bin):
