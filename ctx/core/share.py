@@ -464,7 +464,9 @@ def build(store: Store, channel: str, node_ids: Sequence[str], *, by: str | None
         records[n.id] = rec
         new_base[n.id] = (h, prev)
     present = set(store.project_ids(sorted(base)))
-    gone = {i for i in base if i not in present} | (set(tombstone_ids) - set(records))
+    # gone: deleted here, or hidden by a tombstone that came in (still here, superseded)
+    gone = ({i for i in base if i not in present or (base[i][0] == DELETED and i not in records)}
+            | (set(tombstone_ids) - set(records)))
     for node_id in sorted(gone):
         old = base.get(node_id)
         prev = (old[0] if old[0] != DELETED else old[1]) if old else None

@@ -164,16 +164,18 @@ def ensure_clone(remote: str | None) -> tuple[Path, str]:
     return repo, remote
 
 
-def _fetch(repo: Path, *, strict: bool = False) -> str | None:
-    """None when fetched, else why not (the network). `strict`: a failure that is not the
-    network (no such repository, permission denied…) raises SyncError with git's reason."""
+def _fetch(repo: Path) -> str | None:
+    """None when fetched, else git's reason (see `_fetch_why`)."""
+    return _fetch_why(repo)[0]
+
+
+def _fetch_why(repo: Path) -> tuple[str | None, bool]:
+    """(None, False) when fetched, else (git's reason, whether it is the network: a round
+    that may work later, rather than no such repository, permission denied…)."""
     proc = _git(repo, "fetch", "-q", "origin", check=False)
     if proc.returncode == 0:
-        return None
-    if strict and not offline_reason(proc.stderr):
-        raise SyncError(f"git fetch failed: {_last_line(proc.stderr)} (the remote is "
-                        f"{configured_remote(repo) or 'not set'}; nothing was imported)")
-    return _last_line(proc.stderr)
+        return None, False
+    return _last_line(proc.stderr), offline_reason(proc.stderr)
 
 
 def _has_ref(repo: Path, ref: str) -> bool:
@@ -423,7 +425,7 @@ def _import(store: Store, repo: Path, remote: str, confirm) -> share.ImportRepor
 def _round(store: Store, remote: str | None, confirm) -> SyncReport:
     repo, remote = ensure_clone(remote)
     report = SyncReport(remote=remote, clone=str(repo))
-    why = _fetch(repo, strict=True)
+    why, offline = _fetch_why(repo)
     report.fetched = why is None
     report.offline = why
     _repair_attributes(repo)
@@ -466,6 +468,9 @@ def _round(store: Store, remote: str | None, confirm) -> SyncReport:
     if report.pushed:
         _fetch(repo)
     report.ahead, report.behind = _counts(repo)
+    if why is not None and not offline:  # not the network: the next round will not fix it
+        raise SyncError(f"git fetch failed: {why} (remote {remote}); "
+                        f"{report.ahead} commit{'s' if report.ahead != 1 else ''} queued in {repo}")
     return report
 
 
