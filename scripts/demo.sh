@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # `make demo`: ctx, then cue, on throw-away data. Two real (empty) git repositories stand in
 # for your projects, so memory lands in projects the way it does in your own checkouts.
-# Nothing outside a temp dir is touched.
+# Everything is written under .demo/ in the checkout (replaced by the next run, left in place
+# after this one so `ctx ui` can show it); nothing else is touched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 BIN="$ROOT/.venv/bin"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+WORK="$ROOT/.demo"
+rm -rf "$WORK" && mkdir -p "$WORK"
 export CTX_DB="$WORK/store.db"
 export HOME="$WORK/home"; mkdir -p "$HOME"
 export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=demo GIT_AUTHOR_EMAIL=demo@example.invalid
@@ -17,13 +18,26 @@ bold=$'\033[1m' under=$'\033[1;4m' dim=$'\033[2m' off=$'\033[0m'
 if [ ! -t 2 ]; then bold='' under='' dim='' off=''; fi
 heading() { printf '\n\n%s%s%s\n' "$under" "$*" "$off" >&2; }
 note() { printf '%s# %s%s\n' "$dim" "$*" "$off" >&2; }
-run() { printf '\n%s$ %s%s\n' "$bold" "$*" "$off" >&2; "$@"; }
-goto() { printf '\n%s$ cd %s%s\n' "$bold" "${1#"$WORK"/}" "$off" >&2; cd "$1"; }
+# A word as it would be typed: bare when the shell leaves it alone, else in single quotes.
+quote() {
+  if [[ $1 =~ ^[A-Za-z0-9_./:=@%+,-]+$ ]]; then printf '%s' "$1"
+  else printf "'%s'" "${1//\'/\'\\\'\'}"; fi
+}
+shown() { local out='' w; for w in "$@"; do out+="$(quote "$w") "; done; printf '%s' "${out% }"; }
+run() { printf '\n%s$ %s%s\n' "$bold" "$(shown "$@")" "$off" >&2; "$@"; }
+# run_in JSON CMD...: CMD with JSON on stdin, shown as `CMD <<< 'JSON'`.
+run_in() {
+  local input=$1; shift
+  printf '\n%s$ %s <<< %s%s\n' "$bold" "$(shown "$@")" "$(quote "$input")" "$off" >&2
+  "$@" <<<"$input"
+}
+goto() { printf '\n%s$ cd %s%s\n' "$bold" "$(quote "$1")" "$off" >&2; cd "$1"; }
 ctx() { "$BIN/ctx" "$@"; }
 cue() { "$BIN/cue" "$@"; }
 
 heading "ctx — memory for Claude Code"
-note "Throw-away database $CTX_DB; two throw-away repositories: api and web."
+note "A demo database and two throw-away repositories, api and web, under $WORK."
+note "To repeat a command below in your shell: export CTX_DB=$(quote "$CTX_DB")"
 for repo in api web; do mkdir -p "$WORK/$repo" && git -C "$WORK/$repo" init -q; done
 
 goto "$WORK/api"
@@ -60,18 +74,20 @@ run ctx query '(type:decision OR type:fact) AND NOT tag:tier:working' --format t
 run ctx status
 run ctx compose
 
-note "Search by meaning: other words than the node's (local MiniLM + BM25, hybrid)."
+note "Search by meaning: other words than the node's (multilingual-e5-small on this machine, plus keywords)."
 run ctx search "which port does the staging database use" --format table
 
 note "What Claude Code sees: the hooks, fed the JSON it sends them on stdin."
 SID=demo-session
 CWD=$(printf '%s' "$WORK/api" | "$BIN/python" -c 'import json,sys; print(json.dumps(sys.stdin.read()))')
-run ctx hook session-start <<<"{\"session_id\":\"$SID\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\",\"cwd\":$CWD}"
+run_in "{\"session_id\":\"$SID\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\",\"cwd\":$CWD}" \
+  ctx hook session-start
 echo
-run ctx hook stop -v --response 'Done. <ctx:remember type="decision">Deploys go out on Tuesdays only</ctx:remember>' \
-  <<<"{\"session_id\":\"$SID\",\"hook_event_name\":\"Stop\",\"cwd\":$CWD}"
+run_in "{\"session_id\":\"$SID\",\"hook_event_name\":\"Stop\",\"cwd\":$CWD}" \
+  ctx hook stop -v --response 'Done. <ctx:remember type="decision">Deploys go out on Tuesdays only</ctx:remember>'
 echo
-run ctx hook prompt-submit <<<"{\"session_id\":\"$SID\",\"hook_event_name\":\"UserPromptSubmit\",\"cwd\":$CWD,\"prompt\":\"which port is the staging database on, and when do we deploy?\"}"
+run_in "{\"session_id\":\"$SID\",\"hook_event_name\":\"UserPromptSubmit\",\"cwd\":$CWD,\"prompt\":\"which port is the staging database on, and when do we deploy?\"}" \
+  ctx hook prompt-submit
 echo
 note "Per-request record: what that prompt was given, and why the rest was left out."
 run ctx requests show --last --format table
@@ -90,6 +106,8 @@ run cue digest --dry-run --keyframes "$SESSION/keyframes" --events "$SESSION/eve
   | sed -e '/^Frame [0-9]* (+[0-9]*s):$/d' -e '/^\[image [0-9]* bytes\]$/d'
 
 heading "What next"
+printf 'The demo memory stays in %s (the next `make demo` replaces it). Browse it:\n' "$WORK" >&2
+printf '  %s\n\n' "$(shown "$BIN/ctx" --db "$CTX_DB" ui)" >&2
 cat >&2 <<'EOF'
 ctx, with Claude Code:
   ctx install --plugin        the plugin: hooks, skill, MCP server (restart Claude Code)
@@ -99,7 +117,7 @@ ctx, with Claude Code:
 cue, on your desktop (Linux X11):
   cue record                  capture keyframes and window activity
   cue doctor                  which model backend will run, and whether it can
-  cue digest --backend local  the last 15 minutes, from a local vision model
+  cue digest                  the last 15 minutes in a few sentences (README: Local models)
 
 README.md, "The first ten minutes", says more.
 EOF

@@ -52,6 +52,7 @@ COMMANDS = {
     "export": ("ctx.cli.memory", UPKEEP),
     "import": ("ctx.cli.memory", UPKEEP),
     "mcp": ("ctx.cli.mcp", UPKEEP),
+    "model": ("ctx.cli.model", UPKEEP),
     "hook-server": ("ctx.cli.hook_server", UPKEEP),
 }
 # (`ctx hook …` never reaches Typer: ctx/__main__.py dispatches it to ctx/claude/hooks.)

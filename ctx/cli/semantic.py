@@ -24,6 +24,10 @@ RowFormatOpt = formats(*ROW_FORMATS)  # search hits, request lists (also `ids`)
 SessionOpt = Annotated[str | None, typer.Option(
     "--session", "-s", envvar="CTX_SESSION", metavar="ID",
     help="Session id or prefix (default: the most recently active session).")]
+# `ctx requests list` filters by session only when asked: by default it lists every session's.
+SessionFilterOpt = Annotated[str | None, typer.Option(
+    "--session", "-s", envvar="CTX_SESSION", metavar="ID",
+    help="Only this session's requests (id or prefix; default: every session's).")]
 
 
 def register(app: typer.Typer) -> None:
@@ -222,10 +226,10 @@ def requests_default(ctx: typer.Context,
 
 
 @requests_app.command("list")
-def requests_list(session: SessionOpt = None,
+def requests_list(session: SessionFilterOpt = None,
                   limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
                   fmt: RowFormatOpt = Format.auto) -> None:
-    """List recorded requests (one per prompt), newest first.
+    """List recorded requests (one per prompt) of every session, newest first.
 
     Example: ctx requests list --session 5f2c --format json
     """

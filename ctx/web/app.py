@@ -228,7 +228,7 @@ class Viewer:
 
             if locate() is None:
                 note = ("The embedding model is not built, so this is a keyword search "
-                        "(`make model` builds it).")
+                        "(`ctx model build` builds it; `make model` in a checkout).")
                 mode = "keyword"
         options = SearchOptions(mode=mode, filter=filters.expr(), top_k=top_k,
                                 include_superseded=filters.include_superseded)

@@ -16,7 +16,6 @@ File names are shown without their folders, keys never.
 """
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import struct
 from dataclasses import asdict, dataclass
@@ -140,12 +139,12 @@ def _short(model_id: str) -> str:
 
 # ------------------------------------------------------------------ local
 def local_checks(config: Config) -> list[Check]:
-    from cue.llm.local import missing_files
+    from cue.llm.local import NOT_INSTALLED, llama_installed, missing_files
 
     checks = []
-    if importlib.util.find_spec("llama_cpp") is None:
+    if not llama_installed():
         checks.append(Check("llama-cpp-python", False, "llama_cpp is not installed",
-                            "install cue with its local extra (make setup does)", True))
+                            NOT_INSTALLED, True))
     else:
         checks.append(Check("llama-cpp-python", True, "llama_cpp importable"))
     problems = missing_files(config["local.model"], config["local.mmproj"])

@@ -21,6 +21,18 @@ from cue.llm.request import FrameImage, Part, Reply, clean_reply, openai_content
 
 WORKER = Path(__file__).with_name("local_worker.py")
 STDERR_TAIL = 1500
+# llama-cpp-python is the optional extra `cue-ctx[local]` (it compiles llama.cpp from source).
+NOT_INSTALLED = ("llama-cpp-python is not installed: the local backend is the optional extra "
+                 "cue-ctx[local], which compiles llama.cpp (a C compiler, ~15 min on two cores): "
+                 "`make install EXTRAS=semantic,local` (or `make setup`) in the cue-ctx checkout; "
+                 "or run a local model server instead: `cue config set digest.backend server` "
+                 "(README \"Local models\")")
+
+
+def llama_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("llama_cpp") is not None
 
 
 def default_threads() -> int:
@@ -68,6 +80,8 @@ class LocalVisionBackend:
         )
 
     def _check_files(self, has_images: bool) -> None:
+        if not llama_installed():
+            raise LocalUnavailable(NOT_INSTALLED)
         for problem in missing_files(self.model, self.mmproj if has_images else None,
                                      need_mmproj=has_images):
             raise LocalUnavailable(problem)
