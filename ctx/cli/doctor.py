@@ -38,7 +38,8 @@ def register(app: typer.Typer) -> None:
             help="Working-tier nodes untouched this long are stale (default "
                  "$CTX_DOCTOR_STALE_DAYS, else 14).")] = None,
         no_vectors: Annotated[bool, typer.Option(
-            "--no-vectors", help="Words only: ignore the embedding index.")] = False,
+            "--no-vectors", help="Words only: neither embed what the index lacks nor use "
+                                 "the index (faster, finds fewer restatements).")] = False,
         review: Annotated[bool, typer.Option(
             "--review", help="Also ask a model about the flagged pairs (only those): shows the "
                              "token cost first and asks; proposals only.")] = False,
@@ -63,8 +64,8 @@ def register(app: typer.Typer) -> None:
         fmt: FormatOpt = Format.auto,
     ) -> None:
         """Find duplicates, contradictions, stale items and orphans in the stored memory — from
-        the text (and the embedding index when it has vectors), no model, no network — and
-        say what to keep and why. --fix applies it as supersede links and tier changes;
+        the text and its embeddings (what the index lacks is embedded first, locally; no
+        language model, no network) — and say what to keep and why. --fix applies it as supersede links and tier changes;
         --undo puts them back. Exit code 1 when something was found and not fixed.
 
         Example: ctx doctor
@@ -98,7 +99,9 @@ def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
 
     options = Options(kinds=kinds, stale_days=stale_days or default_stale(), vectors=vectors)
     table = resolve(fmt) == Format.table
-    with open_store(readonly=not fix) as store:
+    with open_store(readonly=not (fix or vectors)) as store:
+        if vectors:
+            _embed_missing(store)
         found = diagnose(store, options)
         records = [f.to_dict() for f in found]
         if table:
@@ -141,6 +144,21 @@ def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
         return
     say(f"doctor: {summary} found; `ctx doctor --fix` applies the actions (undo: `ctx doctor --undo`)")
     raise typer.Exit(int(ExitCode.ERROR))
+
+
+def _embed_missing(store) -> None:
+    """Vectors by default: what the index lacks is embedded first (a bar on stderr when
+    there is much), so a store just imported is checked as fully as an indexed one."""
+    from ctx.cli.reads import progress_bar
+    from ctx.doctor.vectors import embed_missing
+
+    callback, close = progress_bar("embedding")
+    try:
+        why_not = embed_missing(store.conn, progress=callback)
+    finally:
+        close()
+    if why_not:
+        say(f"doctor: words only ({why_not})")
 
 
 def _review(found, contents, backend, url, model, cap, yes) -> None:

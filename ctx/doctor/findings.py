@@ -26,15 +26,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from ctx.core.fingerprint import (
+    QUALIFIERS,
     Text,
+    _stem,
     analyse,
     covers_task,
-    cross_lingual_compatible,
     relation,
 )
 from ctx.core.model import TIER_PRIORITY
 from ctx.core.store import Store
 
+_QUALIFIERS = QUALIFIERS | frozenset(_stem(q) for q in QUALIFIERS)  # as analyse() writes them
 KINDS = ("duplicate", "contradiction", "stale", "orphan", "secret")
 BUCKET_MAX = 64                    # a band shared by more nodes: compared by shape only
 _ID_MENTION = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{8,26}\b")
@@ -204,26 +206,19 @@ def candidate_pairs(store: Store, nodes: dict[str, _Node], options: Options) -> 
     if options.vectors:
         from ctx.doctor.vectors import close_pairs
 
-        for (a, b), cos in close_pairs(store.conn, list(nodes)).items():
+        for (a, b), cos in close_pairs(store.conn, {i: n.content for i, n in nodes.items()}).items():
             pairs[(a, b)] = cos
     return pairs
 
 
 def _pairs(store: Store, nodes: dict[str, _Node], kinds: set[str], options: Options) -> list[Finding]:
-    from ctx.doctor.vectors import thresholds
-
     linked = store.edge_pairs()
-    same_lang, cross_lang = thresholds(store.conn)
-    parent: dict[str, str] = {}
+    weigh = _Rarity(nodes)
+    alike: dict[frozenset, float] = {}  # duplicate pairs → how alike
     dup_evidence: dict[frozenset, str] = {}
     contradictions: list[Finding] = []
     stale: list[Finding] = []
     settled: set[str] = set()  # nodes a stale finding already retires
-
-    def find(x: str) -> str:
-        while parent.get(x, x) != x:
-            x = parent[x]
-        return x
 
     mentions = _mentions(nodes)
     for old_id, new_id in mentions:
@@ -269,14 +264,7 @@ def _pairs(store: Store, nodes: dict[str, _Node], kinds: set[str], options: Opti
             continue
         rel = relation(a.text, b.text)
         if rel is None and cos is not None:
-            cross = a.text.hangul != b.text.hangul
-            if (cross and cos >= cross_lang and cross_lingual_compatible(a.text, b.text)) or (
-                    not cross and cos >= same_lang and not _vetoed(a.text, b.text)):
-                dup_evidence[frozenset((a.id, b.id))] = (
-                    f"{a.id} ≈ {b.id}: embeddings {cos:.2f} alike"
-                    + (" (one Korean, one not)" if cross else ""))
-                parent[find(b.id)] = find(a.id)
-            continue
+            rel = by_meaning(a, b, cos, weigh)
         if rel is None:
             continue
         if rel.kind == "contradiction" and "contradiction" in kinds:
@@ -288,21 +276,35 @@ def _pairs(store: Store, nodes: dict[str, _Node], kinds: set[str], options: Opti
                 {"score": round(rel.score, 3)}))
         elif rel.kind == "duplicate":
             dup_evidence[frozenset((a.id, b.id))] = f"{a.id} ≈ {b.id}: {rel.evidence}"
-            parent[find(b.id)] = find(a.id)
+            alike[frozenset((a.id, b.id))] = rel.score
 
     out = list(stale) if "stale" in kinds else []
     contradicted = {i for f in contradictions for i in f.ids}
     out += [f for f in contradictions if not (set(f.ids) & settled)]
     if "duplicate" in kinds:
-        groups: dict[str, list[str]] = {}
-        for node_id in list(parent):
-            groups.setdefault(find(node_id), []).append(node_id)
-        for root, members in groups.items():
-            ids = sorted({root, *members} - settled)
+        for members in _groups(alike):
+            ids = sorted(members - settled)
             if len(ids) < 2:
                 continue
             out.append(_duplicate_group([nodes[i] for i in ids], dup_evidence, store, contradicted))
     return out
+
+
+def _groups(alike: dict[frozenset, float]) -> list[frozenset]:
+    """Duplicate pairs joined into groups, closest pairs first, two groups only when at least
+    half the pairs across them are duplicates (average linkage): one loose pair does not
+    chain two restatement groups — or a run of look-alikes — into one."""
+    group: dict[str, frozenset] = {}
+    for pair in sorted(alike, key=lambda p: (-alike[p], sorted(p))):
+        a, b = sorted(pair)
+        ga, gb = group.get(a, frozenset((a,))), group.get(b, frozenset((b,)))
+        if ga is gb or a in gb:
+            continue
+        if 2 * sum(frozenset((x, y)) in alike for x in ga for y in gb) >= len(ga) * len(gb):
+            merged = ga | gb
+            for i in merged:
+                group[i] = merged
+    return sorted({g for g in group.values()}, key=sorted)
 
 
 def _duplicate_group(group: list[_Node], evidence: dict, store: Store, contradicted: set) -> Finding:
@@ -338,14 +340,108 @@ def _duplicate_group(group: list[_Node], evidence: dict, store: Store, contradic
                    else "near", tuple(steps))
 
 
-def _vetoed(a: Text, b: Text) -> bool:
-    """Vectors say alike, the words say two facts: other values, one negated, or a word on
-    each side that is more than wording (auth vs billing, staging vs production)."""
+# ---------------------------------------------------------------------------- by meaning
+# A pair the language-centred vectors call close (ctx/doctor/vectors.py) is weighed by
+# `closeness` = centred cosine + WORDS × the share of the rarer text's rare words (weighted by
+# how rare they are in this store; Latin-script words only when one text is Korean) that the
+# other text holds too. Calibrated on the tune half of the curation set.
+WORDS = 0.5
+SWAPPED = 2             # at most this many words swapped on each side: one sentence, two subjects
+NAMES_KEPT = 0.5        # across languages: share of the rarer side's Latin-script words kept
+DUPLICATE = 0.75        # closeness of a restatement
+CONTRADICTION = 0.55    # closeness of an update, with a sign of change (below)
+_UPDATE = (r"\b(?:now|moved|switched|no longer|replaced|upgraded|downgraded|raised|lowered|"
+           r"changed|instead|bumped|migrated|reverted|anymore|from now on)\b"
+           r"|바꿈|바꿨|바뀜|바뀌었|옮김|옮겼|변경|늘림|늘렸|줄임|줄였|이제|업그레이드|전환|더 이상|폐기")
+
+
+class _Rarity:
+    """How rare each content token is among the live nodes (inverse document frequency)."""
+
+    def __init__(self, nodes: dict[str, _Node]):
+        often: dict[str, int] = {}
+        for n in nodes.values():
+            for t in n.text.tokens:
+                often[t] = often.get(t, 0) + 1
+        self.often, self.total = often, len(nodes)
+
+    def __call__(self, token: str) -> float:
+        return math.log((self.total + 1) / (self.often.get(token, 0) + 0.5))
+
+
+def _words_for(a: Text, b: Text) -> tuple[frozenset, frozenset]:
+    """The words two texts can share: Latin-script ones (names, commands, values) when one
+    is Korean and the other not, else every content word; wording (SOFT) left out."""
     from ctx.core.fingerprint import SOFT
 
-    if a.values != b.values or a.negated != b.negated:
-        return True
-    return bool((a.tokens - b.tokens - SOFT) and (b.tokens - a.tokens - SOFT))
+    if a.hangul != b.hangul:
+        return a.latin - SOFT, b.latin - SOFT
+    return a.tokens - SOFT, b.tokens - SOFT
+
+
+def _qualified_apart(a: Text, b: Text) -> bool:
+    """Each says which thing with a word the other lacks: staging vs production."""
+    qa, qb = a.tokens & _QUALIFIERS, b.tokens & _QUALIFIERS
+    return bool(qa - qb and qb - qa)
+
+
+def _values_apart(a: Text, b: Text) -> bool:
+    """Both name values and neither's are among the other's: 10 vs 25, 3.11 vs 3.12."""
+    return bool(a.values and b.values and not (a.values <= b.values or b.values <= a.values))
+
+
+def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity):
+    """What the close pair (a older, b newer) is: a restatement, an update (b wins), or None."""
+    from ctx.core.fingerprint import Relation
+
+    if not a.text.tokens or not b.text.tokens or _qualified_apart(a.text, b.text):
+        return None
+    wa, wb = _words_for(a.text, b.text)
+    shared = wa & wb
+    mass_a, mass_b = sum(map(weigh, wa)), sum(map(weigh, wb))
+    share = sum(map(weigh, shared)) / min(mass_a, mass_b) if mass_a and mass_b else 0.0
+    cross_lingual = a.text.hangul != b.text.hangul
+    if cross_lingual and share < NAMES_KEPT:
+        return None  # names and commands are not translated: most must be in both
+    if _subjects_apart(wa, wb, shared, weigh):
+        return None
+    closeness = cos + WORDS * share
+    cross = " (one Korean, one not)" if a.text.hangul != b.text.hangul else ""
+    values = _values_apart(a.text, b.text)
+    update = re.search(_UPDATE, b.content.casefold())
+    if update and re.search(_UPDATE, a.content.casefold()):
+        update = None  # both say "now …": two statements of one form, not one replacing the other
+    if closeness >= CONTRADICTION and (values or update):
+        only_a = sorted(a.text.values - b.text.values) if values else _rarest(wa - wb, weigh)
+        only_b = sorted(b.text.values - a.text.values) if values else _rarest(wb - wa, weigh)
+        what = ("port" if "port" in shared else "version" if any("." in v for v in only_a + only_b)
+                else "value") if values else "update"
+        said = f"; the newer says \"{update.group(0)}\"" if update else ""
+        return Relation("contradiction", closeness, what,
+                        f"{', '.join(only_a) or '…'} → {', '.join(only_b) or '…'} "
+                        f"(the same subject by meaning, {closeness:.2f}{cross}){said}")
+    if closeness >= DUPLICATE and not values:
+        return Relation("duplicate", closeness, "restatement",
+                        f"the same by meaning ({cos:.2f} alike after language centring, "
+                        f"{share:.0%} of the rarer words shared{cross})")
+    return None
+
+
+def _subjects_apart(wa: frozenset, wb: frozenset, shared: frozenset, weigh: _Rarity) -> bool:
+    """The same sentence about two things: a word or two swapped on each side, and on each
+    side the rarest word is a swapped one ("the payments team uses pytest" / "the search
+    team uses pytest"). Restatements reword more than that."""
+    from ctx.core.fingerprint import is_value
+
+    only_a = [t for t in wa - shared if not is_value(t)]
+    only_b = [t for t in wb - shared if not is_value(t)]
+    return bool(only_a and only_b and len(only_a) <= SWAPPED and len(only_b) <= SWAPPED)
+
+
+def _rarest(tokens, weigh: _Rarity, n: int = 2) -> list[str]:
+    from ctx.core.fingerprint import is_value
+
+    return sorted((t for t in tokens if not is_value(t)), key=lambda t: (-weigh(t), t))[:n]
 
 
 def _covers(big: Text, small: Text, share: float = 0.6) -> bool:
