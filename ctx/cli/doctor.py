@@ -65,8 +65,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Find duplicates, contradictions, stale items and orphans in the stored memory — from
         the text and its embeddings (what the index lacks is embedded first, locally; no
-        language model, no network) — and say what to keep and why. --fix applies it as supersede links and tier changes;
-        --undo puts them back. Exit code 1 when something was found and not fixed.
+        language model, no network) — and say what to keep and why. --fix applies it as
+        supersede links and tier changes; --undo puts them back. Exit code 1 when something was found and not fixed.
 
         Example: ctx doctor
         Example: ctx doctor --kind contradiction --format json
