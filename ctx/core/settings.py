@@ -39,6 +39,63 @@ from __future__ import annotations
 
 import os
 
+# The table above as data: every CTX_* variable, with a value other than its default (for
+# the tests that run every hook with each one set). A test keeps it equal to the names
+# ctx's code mentions, so a new setting cannot be left out of snapshot().
+EXAMPLES = {
+    "CTX_HOME": "~/ctx-elsewhere",
+    "CTX_DB": "~/other-store.db",
+    "CTX_DEFAULT_BUDGET": "60",
+    "CTX_HOOK_MAX_CHARS": "300",
+    "CTX_HOOK_BUSY_TIMEOUT_MS": "100",
+    "CTX_HOOK_SERVER": "0",
+    "CTX_HOOK_SERVER_IDLE": "5",
+    "CTX_RUN_DIR": "~/run",
+    "CTX_DEBUG": "1",
+    "CTX_SEMANTIC": "off",
+    "CTX_SEMANTIC_FLOOR": "0.95",
+    "CTX_SEMANTIC_TOP_K": "2",
+    "CTX_SEMANTIC_TOP_N": "1",
+    "CTX_SEMANTIC_INCLUDE_SCORE": "0.1",
+    "CTX_SEMANTIC_DEADLINE": "0.001",
+    "CTX_EMBED_THREADS": "1",
+    "CTX_MODEL": "all-MiniLM-L6-v2",
+    "CTX_MODEL_DIR": "~/no-models",
+    "CTX_PROJECT": "global",
+    "CTX_SECRETS": "refuse",
+    "CTX_SESSION": "some-session",
+    "CTX_REQUESTS_KEEP": "1",
+    "CTX_DEDUPE": "skip",
+    "CTX_DOCTOR_STALE_DAYS": "3",
+    "CTX_REVIEW_MODEL": "claude-opus-4-1",
+}
+NAMES = tuple(EXAMPLES)
+# Besides CTX_*, what the plain path reads from its environment: the clock's zone.
+OTHER_INPUTS = ("TZ",)
+
+
+def locale_inputs() -> tuple[str, int]:
+    """The text encoding this interpreter runs with: its LC_CTYPE locale as in effect (after
+    Python's coercion of a C locale to C.UTF-8, so a coerced and a set C.UTF-8 are one) and
+    UTF-8 mode. Nothing in ctx reads another locale category."""
+    import _locale
+    import sys
+
+    try:
+        ctype = _locale.setlocale(_locale.LC_CTYPE)
+    except _locale.Error:
+        ctype = "?"
+    return ctype, sys.flags.utf8_mode
+
+
+def snapshot(env: dict | None = None) -> list:
+    """Everything the plain path reads from its environment, as one value: every setting in
+    the table (unset ones as None), TZ, and the locale's encoding. Every cache of an answer
+    keys on it (the cached session start, the MCP handshake), so none can forget one."""
+    env = os.environ if env is None else env
+    return [[name, env.get(name)] for name in (*NAMES, *OTHER_INPUTS)] + [list(locale_inputs())]
+
+
 DEFAULT_HOOK_MAX_CHARS = 9500
 DEFAULT_HOOK_BUSY_MS = 5000
 OFF_WORDS = ("0", "off", "false", "no")

@@ -7,8 +7,9 @@ first answers never change between runs of the same ctx and SDK, so:
 
 - the first run (or the first after an upgrade) serves through the SDK as usual and keeps
   its answers to the static requests — `initialize` (per protocol version asked for) and the
-  `*/list` requests without a cursor — in `$CTX_HOME/mcp-handshake.json`, keyed by the SDK's
-  and ctx's MCP files (path, size, mtime);
+  `*/list` requests without a cursor — in `$CTX_HOME/mcp-handshake.json`, keyed by the
+  settings snapshot and stamped with the code that answered (ctx.core.code: every module
+  the SDK's process had loaded — ctx's, the SDK's, pydantic's);
 - later runs answer those requests from that file at once, from this stdlib-only module,
   while the SDK loads. Every message is still handed to the SDK in order (it must see
   `initialize` to serve the rest); its own answers to the requests already answered are
@@ -36,23 +37,11 @@ def handshake_file() -> str:
 
 
 def fingerprint() -> list:
-    """What the cached answers depend on: the SDK's and ctx's MCP modules, as files."""
-    import importlib.util
+    """What the cached answers depend on besides code: the file's format and the settings
+    snapshot (every CTX_* variable, TZ, the locale's encoding: ctx.core.settings)."""
+    from ctx.core import settings
 
-    here = os.path.dirname(os.path.abspath(__file__))
-    files = [os.path.join(here, "server.py"), os.path.join(here, "tools.py")]
-    for name in ("mcp", "mcp_types"):
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.origin:
-            files.append(spec.origin)
-    out: list = [FORMAT]
-    for path in files:
-        try:
-            st = os.stat(path)
-            out.append([path, st.st_size, st.st_mtime_ns])
-        except OSError:
-            out.append([path, -1, -1])
-    return out
+    return [FORMAT, settings.snapshot()]
 
 
 def request_key(msg: dict) -> str | None:
@@ -124,11 +113,15 @@ class Wire:
     def save(self) -> None:
         if not self.learned:
             return
+        # not written (a read-only home): the next run asks the SDK again
+        from ctx.core import code
         from ctx.core.paths import save_cache
 
-        # not written (a read-only home): the next run asks the SDK again
+        # The code that answered: everything the SDK's process has loaded by now (the SDK,
+        # pydantic, ctx.mcp, ctx.core.model whose node types are the tools' enums …).
         save_cache(handshake_file(),
-                   {"fingerprint": self.fingerprint, "answers": {**self.answers, **self.learned}})
+                   {"fingerprint": self.fingerprint, "code": code.stamps(),
+                    "answers": {**self.answers, **self.learned}})
 
 
 def load(fingerprint_now: list) -> dict:
@@ -138,6 +131,10 @@ def load(fingerprint_now: list) -> dict:
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("fingerprint") != fingerprint_now:
+        return {}
+    from ctx.core import code
+
+    if code.changed(data.get("code")):
         return {}
     answers = data.get("answers")
     return answers if isinstance(answers, dict) else {}

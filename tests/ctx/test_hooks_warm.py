@@ -193,3 +193,56 @@ def test_the_constants_the_cached_path_repeats_match_their_owners(monkeypatch, t
             monkeypatch.setenv(k, v)
         assert warm.db_file(None) == str(paths.db_path(None))
         assert warm.db_file("~/y.db") == str(paths.db_path("~/y.db"))
+
+
+@pytest.mark.parametrize("where", ["the folder", "a folder above", "a nested folder"])
+def test_a_repository_appearing_is_a_miss(store, repo, ctx_bin, tmp_path, where):
+    """A folder cached as global-only (or as one project) stops being so when a `.git`
+    appears in it, above it, or between it and its project's root."""
+    if where == "a nested folder":
+        cwd = repo / "services" / "billing"
+        cwd.mkdir(parents=True)
+        warmed(ctx_bin, store, cwd)
+        subprocess.run(["git", "init", "-q", str(cwd)], check=True)
+    else:
+        cwd = tmp_path / "notes" / "deep"
+        cwd.mkdir(parents=True)
+        warmed(ctx_bin, store, cwd)
+        assert from_cache(start(ctx_bin, cwd))
+        subprocess.run(["git", "init", "-q", str(cwd if where == "the folder" else cwd.parent)],
+                       check=True)
+    again = start(ctx_bin, cwd)
+    assert not from_cache(again) and "port 6543" in again.stdout
+    projects = [r[0] for r in store.conn.execute("SELECT root FROM projects")]
+    assert any(p and os.path.realpath(p) == os.path.realpath(
+        cwd if where != "a folder above" else cwd.parent) for p in projects), projects
+
+
+def test_a_view_that_reads_the_clock_is_not_kept(store, repo, ctx_bin):
+    """`created:1h` means another set of nodes an hour later: such a view is composed
+    every time; a view with fixed dates is cached as before."""
+    store.conn.execute("UPDATE views SET query = ? WHERE name = 'default'",
+                       ("tag:tier:pinned OR created:1h",))
+    for session in ("S1", "S2", "S3"):
+        out = start(ctx_bin, repo, session=session)
+        assert out.returncode == 0 and "Answer in English" in out.stdout, out.stderr
+    assert store.conn.execute("SELECT count(*) FROM hook_cache").fetchone()[0] == 0
+    store.conn.execute("UPDATE views SET query = ? WHERE name = 'default'",
+                       ("tag:tier:pinned OR created>=2020-01-01",))
+    warmed(ctx_bin, store, repo)
+    assert from_cache(start(ctx_bin, repo))
+
+
+def test_every_setting_is_in_the_key(store, repo, ctx_bin):
+    """CTX_DEFAULT_BUDGET (which compose reads) and every other CTX_* variable of the
+    settings table: a session start under another value is never the cached answer."""
+    from ctx.core import settings
+
+    plain = {"CTX_HOOK_SERVER": "0"}  # in process: CTX_RUN_DIR starts no server elsewhere
+    warmed(ctx_bin, store, repo, env_extra=plain)
+    for name, value in settings.EXAMPLES.items():
+        if name in ("CTX_DB", "CTX_HOME"):
+            continue  # another store (its own cache)
+        env = {**plain, name: "off" if name == "CTX_HOOK_SERVER" else value}
+        assert not from_cache(start(ctx_bin, repo, env_extra=env)), name
+    assert from_cache(start(ctx_bin, repo, env_extra=plain))

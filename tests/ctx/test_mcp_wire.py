@@ -98,3 +98,26 @@ def test_the_wire_drops_only_the_sdk_answers_it_already_gave():
     assert w.learned == {"prompts/list": {"prompts": []}}
     assert w.from_server(b'{"jsonrpc":"2.0","method":"notifications/message"}\n') is True
     assert w.from_server(b'{"jsonrpc":"2.0","id":5,"result":{}}\n') is True  # only once
+
+
+def test_the_kept_answers_are_stamped_with_every_module_that_made_them(ctx_bin, monkeypatch):
+    """tools/list's enums come from ctx.core.model: a pull that changes it (or any loaded
+    module, ours or the SDK's) is a miss; so is any setting (ctx.core.settings.snapshot)."""
+    session(ctx_bin, AFTER)
+    path = wire.handshake_file()
+    data = json.loads(Path(path).read_text())
+    stamped = {p for p, _mtime, _size in data["code"]}
+    model = str(Path(wire.__file__).parents[1] / "core" / "model.py")
+    assert model in stamped and any("/mcp/" in p and "site-packages" in p for p in stamped)
+    assert wire.load(wire.fingerprint()) != {}  # as written: used
+    for entry in data["code"]:
+        if entry[0] == model:
+            entry[1] += 1  # model.py as it was before a pull
+    data["answers"]["tools/list"] = {"tools": []}
+    Path(path).write_text(json.dumps(data))
+    assert wire.load(wire.fingerprint()) == {}
+    answers, _ = session(ctx_bin, AFTER)
+    assert len(by_id(answers)["1"]["result"]["tools"]) == 8
+    assert wire.load(wire.fingerprint()) != {}  # kept again, by the SDK's answers
+    monkeypatch.setenv("CTX_DEFAULT_BUDGET", "60")
+    assert wire.load(wire.fingerprint()) == {}

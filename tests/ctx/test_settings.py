@@ -3,7 +3,10 @@ that cannot be used falls back to the default (a hook never breaks over a typo; 
 limit never reaches SQLite as "unlimited")."""
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,3 +79,46 @@ def test_a_negative_limit_never_reaches_the_prompt_hook_as_unlimited(monkeypatch
     conn.close()
     assert built.record.params["top_n"] == 5 and built.record.params["top_k"] == 20
     assert 0 < len([i for i in built.record.items if i.included]) <= 5
+
+
+def test_the_settings_table_knows_every_variable_ctx_mentions():
+    """settings.EXAMPLES is the table every cache keys on (settings.snapshot) and the parity
+    test runs hooks across: a CTX_* variable named anywhere in ctx or cuectx must be in it,
+    and in the docstring's table."""
+    from ctx.core import settings
+
+    names = set()
+    for package in ("ctx", "cuectx"):
+        for path in (ROOT / package).rglob("*.py"):
+            names |= set(re.findall(r"\bCTX_[A-Z][A-Z_]*[A-Z]\b", path.read_text(encoding="utf-8")))
+    assert names == set(settings.NAMES)
+    table = settings.__doc__.split("| variable |", 1)[1]
+    documented = set(re.findall(r"\bCTX_[A-Z][A-Z_]*[A-Z]\b", table))
+    documented |= {f"CTX_SEMANTIC{s}" for s in re.findall(r" / (_[A-Z_]+)", table)}
+    assert documented == set(settings.NAMES)
+
+
+def test_the_snapshot_holds_every_setting_and_a_coerced_locale_is_one_key(monkeypatch):
+    from ctx.core import settings
+
+    before = settings.snapshot()
+    for name, value in settings.EXAMPLES.items():
+        with monkeypatch.context() as m:
+            m.setenv(name, value)
+            assert settings.snapshot() != before, name
+    assert settings.snapshot() == before
+    monkeypatch.setenv("TZ", "KST-9")
+    assert settings.snapshot() != before
+    # Python's C-locale coercion exports LC_CTYPE=C.UTF-8: a child started with it (the hook
+    # server) has the same locale inputs as the coerced process.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG"))}
+    probe = ("from ctx.core import settings; import os; "
+             "print(*settings.locale_inputs(), os.environ.get('LC_CTYPE'))")
+    coerced = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                             text=True, check=True).stdout.split()
+    assert coerced[2] == "C.UTF-8"  # what the process exports to its children
+    flags = ["-X", "utf8" if coerced[1] == "1" else "utf8=0"]  # as hooks/client.py starts one
+    child = subprocess.run([sys.executable, *flags, "-c", probe],
+                           env={**env, "LC_CTYPE": "C.UTF-8"}, capture_output=True, text=True,
+                           check=True).stdout.split()
+    assert child == coerced

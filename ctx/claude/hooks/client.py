@@ -21,7 +21,7 @@ $CTX_RUN_DIR, else $XDG_RUNTIME_DIR/cue-ctx, else /tmp/cue-ctx-<uid>) must be a 
 of this user's that nobody else can enter, else no server is used: another user could
 otherwise listen there and read what hooks are given. The key is a hash of what decides
 which code a server runs and how: the interpreter, its flags and import path, the PYTHON*
-and locale variables.
+variables and the locale's encoding.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ import sys
 from ctx.core import settings
 
 PROTOCOL = b"ctx-hook-2"
-_ENV_FOR_KEY = ("PYTHON", "LC_", "LANG")
+_ENV_FOR_KEY = ("PYTHON",)
 _MAX_REPLY = 64
 
 
@@ -46,10 +46,13 @@ def private_dir(path: str) -> bool:
 
 
 def key() -> str:
-    """16 hex digits of FNV-1a over what decides a server's code and interpreter."""
+    """16 hex digits of FNV-1a over what decides a server's code and interpreter: the
+    interpreter, its flags (UTF-8 mode among them), import path and PYTHON* variables, the
+    user, and the locale's encoding as in effect (settings.locale_inputs: a C locale Python
+    coerced to C.UTF-8 and a C.UTF-8 set by hand are the same key)."""
     env = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith(_ENV_FOR_KEY))
     text = "\0".join([PROTOCOL.decode(), sys.executable, repr(sys.flags), str(os.getuid()),
-                      *sys.path, "", *env])
+                      *map(str, settings.locale_inputs()), *sys.path, "", *env])
     h = 0xCBF29CE484222325
     for byte in text.encode("utf-8", "surrogateescape"):
         h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
@@ -176,10 +179,13 @@ def _forward_signals(pid: int) -> None:
 
 def _flag_options() -> list[str]:
     """The command-line options that give a server this interpreter's sys.flags (part of its
-    key). The environment, passed on whole, sets the rest; usable() refuses the others."""
+    key). The environment, passed on whole, sets the rest; usable() refuses the others.
+    UTF-8 mode is said outright: Python turns it on by itself in a C locale, which it then
+    coerces to C.UTF-8 in the environment a server inherits, where it would stay off."""
     f = sys.flags
     return (["-B"] * f.dont_write_bytecode + ["-s"] * f.no_user_site + ["-O"] * f.optimize
-            + ["-b"] * f.bytes_warning + ["-q"] * f.quiet + ["-P"] * getattr(f, "safe_path", 0))
+            + ["-b"] * f.bytes_warning + ["-q"] * f.quiet + ["-P"] * getattr(f, "safe_path", 0)
+            + ["-X", "utf8" if f.utf8_mode else "utf8=0"])
 
 
 def _die_of(signum: int) -> None:

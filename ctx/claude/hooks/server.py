@@ -35,7 +35,7 @@ import sys
 import time
 
 from ctx.claude.hooks import client
-from ctx.core import settings
+from ctx.core import code, settings
 
 # What a hook imports (a test checks that no hook loads a module missing from here after
 # them). A module left out still works — the child imports it — it just costs that hook.
@@ -50,7 +50,7 @@ PRELOAD = (
     "ctx.core.repo", "ctx.core.shared_files", "ctx.core.stamps", "ctx.core.store",
     "ctx.core.text", "ctx.core.trust", "ctx.query.parser", "ctx.query.sql", "ctx.semantic.select",
     "ctx.semantic.search", "ctx.semantic.centering", "ctx.semantic.model",
-    "cuectx.secrets", "cuectx.migrations",
+    "cuectx.secrets", "cuectx.migrations", "ctx.core.code", "_locale",
 )
 # What a prompt's semantic selection adds (the query is embedded in numpy: no onnxruntime,
 # which starts a thread as it loads). Loaded only where numpy starts no threads of its own
@@ -134,35 +134,6 @@ def _import(names: tuple[str, ...]) -> None:
             continue
 
 
-def code_files() -> dict[str, tuple[int, int]]:
-    """(mtime_ns, size) of the interpreter and of the source of every ctx and cuectx module
-    this process imported: what an upgrade or a `git pull` changes. (The standard library
-    changes with the interpreter; the hooks import no other package.)"""
-    paths = [sys.executable]
-    for name, module in list(sys.modules.items()):
-        if name.partition(".")[0] in ("ctx", "cuectx"):
-            paths.append(getattr(module, "__file__", None))
-    files = {}
-    for path in filter(None, paths):
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        files[path] = (st.st_mtime_ns, st.st_size)
-    return files
-
-
-def code_changed(files: dict[str, tuple[int, int]]) -> bool:
-    for path, seen in files.items():
-        try:
-            st = os.stat(path)
-        except OSError:
-            return True
-        if (st.st_mtime_ns, st.st_size) != seen:
-            return True
-    return False
-
-
 def main(path: str) -> None:
     """Serve hooks on `path` until idle, replaced or out of date (the boot line in client)."""
     os.chdir("/")
@@ -185,7 +156,7 @@ def main(path: str) -> None:
     preload()
     # What the imports set (search.py: OPENBLAS_NUM_THREADS) they set in every hook process.
     _SET_BY_IMPORTS.update((k, v) for k, v in os.environb.items() if k not in before)
-    files = code_files()
+    files = code.stamps()  # every module loaded, ours and third-party (numpy), and the interpreter
     import gc
 
     gc.collect()
@@ -215,14 +186,14 @@ def main(path: str) -> None:
         while True:
             if spare is None:
                 spare, told = _fork_spare(listener, lock, files, scratch), False
-                code_changed(files)  # its pages copied now (fork shares them), not in a hook
+                code.changed(files)  # its pages copied now (fork shares them), not in a hook
             if spare is not None and not working and not told:
                 _send(spare, b"r")  # nobody is working: rehearse now (rehearse())
                 told = True
             watched = [spare, *working] if spare is not None else working
             ready = select.select(watched, [], [], min(TICK_S, limit))[0]
             if not ready:  # a tick without a hook (or a fork that failed: tried again)
-                if (time.monotonic() - last > limit or code_changed(files)
+                if (time.monotonic() - last > limit or code.changed(files)
                         or not _still_ours(path, inode)):
                     return
                 continue
@@ -332,7 +303,7 @@ def stop(directory: str | None = None, timeout_s: float = 5.0) -> list[int]:
     return asked
 
 
-def _fork_spare(listener: socket.socket, lock: int, files: dict[str, tuple[int, int]],
+def _fork_spare(listener: socket.socket, lock: int, files: list,
                 scratch: str) -> socket.socket | None:
     """A child forked ahead of the next hook, waiting to accept it (the fork and its first
     page faults are paid between hooks, not in one; the kernel hands the connection straight
@@ -346,19 +317,19 @@ def _fork_spare(listener: socket.socket, lock: int, files: dict[str, tuple[int, 
         theirs.close()
         return None
     if pid == 0:
-        code = 1
+        status = 1
         try:
             os.close(lock)
             ours.close()
-            code = _spare(listener, theirs, files, scratch)
+            status = _spare(listener, theirs, files, scratch)
         finally:
-            os._exit(code)
+            os._exit(status)
     theirs.close()
     return ours
 
 
 def _spare(listener: socket.socket, channel: socket.socket,
-           files: dict[str, tuple[int, int]], scratch: str) -> int:
+           files: list, scratch: str) -> int:
     """Wait for a client (or the server's end), then become that client's hook process."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # as in a process of its own
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -388,7 +359,7 @@ def _spare(listener: socket.socket, channel: socket.socket,
         if not _same_user(conn):
             _send(channel, b"t")
             return 0
-        if code_changed(files):  # an upgrade or a `git pull` since the server started
+        if code.changed(files):  # an upgrade or a `git pull` since the server started
             _send(conn, b"F\n")
             _send(channel, b"s")
             return 0
@@ -522,7 +493,7 @@ def _child(conn: socket.socket, channel: socket.socket, fields: list[bytes],
     conn.sendall(b"P%d\n" % os.getpid())
     from ctx.claude.hooks.run import run_hook
 
-    code = run_hook(args)
+    status = run_hook(args)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -533,12 +504,12 @@ def _child(conn: socket.socket, channel: socket.socket, fields: list[bytes],
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    _send(conn, b"X%d\n" % code)
+    _send(conn, b"X%d\n" % status)
     _send(channel, b"d")  # done: the spare may rehearse
     from ctx.claude.hooks.store_access import close_left_open
 
     close_left_open()  # the WAL checkpoint's fsync, now that nobody waits for it
-    return code
+    return status
 
 
 def _set_environment(env: dict[bytes, bytes]) -> None:

@@ -34,7 +34,8 @@ def run(call: HookCall) -> str | None:
         always = [n for n in comp.nodes if n.id not in set(expand.expand_ids)]
         project_id = _record_session(call, store, [n.id for n in always], scope)
         answer = text if comp.nodes or comp.left_out else None
-        if version is not None and not expand.expand_ids and call.session_id:
+        if (version is not None and not expand.expand_ids and call.session_id
+                and not _reads_clock(comp.query)):
             _remember(call, store, scope, version, project_id, answer, always)
         return answer
 
@@ -96,12 +97,27 @@ def _remember(call: HookCall, store, scope, version: int, project_id, answer, al
         root = scope.project.root
     elif scope is not None and getattr(scope, "ref", None) is not None:
         root = scope.ref.root
+    cwd = call.text("cwd") or os.getcwd()
     try:
-        warm.remember(store.conn, warm.cache_key(call.text("cwd") or os.getcwd(), call.max_chars),
-                      version=version, project_id=project_id, checks=warm.checks_for(root),
+        warm.remember(store.conn, warm.cache_key(cwd, call.max_chars),
+                      version=version, project_id=project_id, checks=warm.checks_for(root, cwd),
                       text=answer or "", items=[(n.id, content_hash(n.content)) for n in always])
     except Exception as exc:  # noqa: BLE001 — the cache is an optimisation; the answer stands
         call.warn(f"session start not cached ({type(exc).__name__}: {exc})")
+
+
+def _reads_clock(query: str) -> bool:
+    """The view's query means something else tomorrow (`created:1h`, `today`): parsed at two
+    instants it differs. Such an answer is not kept for the next session start."""
+    from datetime import UTC, datetime, timedelta
+
+    from ctx.query import parse
+
+    now = datetime.now(UTC)
+    try:
+        return parse(query, now=now) != parse(query, now=now + timedelta(days=1, seconds=1))
+    except Exception:  # noqa: BLE001 — compose parsed it; if this fails, keep nothing
+        return True
 
 
 def _fit(store, cap: int, extra_ids: list[str], scope=None):

@@ -4,9 +4,12 @@ Most session starts find memory as the last one left it. The full path (session_
 composes the default view — thousands of nodes read, sorted and fitted — and imports the
 store, the query language and their dataclasses to do it: about five interpreter start-ups
 of work. After it answers it keeps the text in `hook_cache`, keyed by the folder and the
-settings that shape it, with `store_version.n` (a counter the database's own triggers bump
-on every change to nodes, tags, edges, views and projects) and the files that decide the
-folder's project (its git config, a shared `.ctx/memory.jsonl`).
+settings snapshot (every CTX_* variable, TZ, the locale's encoding: ctx.core.settings), with
+`store_version.n` (a counter the database's own triggers bump on every change to nodes,
+tags, edges, views and projects) and stamps of the files that decide the folder's project
+(a `.git` in it or above it, its git config, a shared `.ctx/memory.jsonl`) and of the code
+that composed it (ctx.core.code). A view whose query reads the clock (`created:1h`,
+`today`) is not kept: its answer changes with time alone.
 
 Here, before anything heavy is imported, the hook opens the database, reads that row and the
 counter, stats those files, and — when all agree and no `<ctx:expand/>` is pending — records
@@ -15,7 +18,8 @@ bytes. Anything unusual (other options, odd input, an older database, a locked o
 error) returns None and the full path runs with the same stdin: this module may only make a
 hook faster, never different.
 
-Imports: os, json, sqlite3 and ctx's stdlib-light modules (settings, stamps, session_record).
+Imports: os, json, sqlite3 and ctx's stdlib-light modules (settings, code, stamps,
+session_record).
 """
 from __future__ import annotations
 
@@ -34,27 +38,34 @@ STRING_FIELDS = ("session_id", "cwd", "hook_event_name", "source", "transcript_p
 
 
 def cache_key(cwd: str, cap: int, env: dict | None = None) -> str:
-    """What the session-start text depends on besides the store: the folder (its project),
-    $CTX_PROJECT, the cap, and the renderer's version."""
+    """What the session-start text depends on besides the store and the files checks_for()
+    stamps: the folder, the cap, the renderer's version, and the settings snapshot — every
+    CTX_* variable, TZ and the locale's encoding (ctx.core.settings.snapshot), so no setting
+    the full path reads can be left out."""
     from ctx.core import settings
 
-    return json.dumps([RENDER_VERSION, cwd, settings.project(env) or "", cap])
+    return json.dumps([RENDER_VERSION, cwd, cap, settings.snapshot(env)])
 
 
-def checks_for(root: str | None) -> list[list]:
-    """The files whose change can change a folder's project or its shared memory."""
-    if not root:
-        return []
-    return [[p, *_stat(p)] for p in (os.path.join(root, ".git", "config"),
-                                     os.path.join(root, ".ctx", "memory.jsonl"))]
+def checks_for(root: str | None, cwd: str) -> list[list]:
+    """What a changed answer could come from outside the store, stamped (ctx.core.code): the
+    code that composed it (every module the full path had loaded), and the files that decide
+    the folder's project (ctx.core.repo) or its shared memory — a `.git` or bare repository's
+    HEAD appearing, vanishing or changing kind in the folder or any folder above it, the
+    project's git config and its `.ctx/memory.jsonl`."""
+    from ctx.core import code
 
-
-def _stat(path: str) -> tuple[int, int]:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return -1, -1
-    return st.st_mtime_ns, st.st_size
+    paths = []
+    folder = os.path.abspath(cwd)
+    while True:
+        paths += [os.path.join(folder, ".git"), os.path.join(folder, "HEAD")]
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    if root:
+        paths += [os.path.join(root, ".git", "config"), os.path.join(root, ".ctx", "memory.jsonl")]
+    return code.stamps(paths) + code.stamps()
 
 
 def db_file(explicit: str | None) -> str:
@@ -130,7 +141,9 @@ def answer(args: list[str], raw: bytes) -> bytes | None:
     version, schema, project_id, checks, text, node_ids = row
     if version != store_version(conn) or schema != conn.execute("PRAGMA user_version").fetchone()[0]:
         return None
-    if any(tuple(_stat(p)) != (mtime, size) for p, mtime, size in json.loads(checks)):
+    from ctx.core.code import changed
+
+    if changed(json.loads(checks)):
         return None
     if conn.execute("SELECT 1 FROM pending WHERE key IN (?, ?) LIMIT 1",
                     (f"{EXPAND}:{session_id}", EXPAND)).fetchone():
