@@ -340,10 +340,14 @@ class Viewer:
                                                         if _ID_LIKE.match(i))))
             runs = fixes.history(store, 5)
             live = store.live_counts().live
+            named = {n.id: n for n in store.get_many(list(short))}
+        from ctx.web.finding_view import KIND_HELP, KIND_TITLES, cards
         counts: dict[str, int] = {}
         for f in found:
             counts[f.kind] = counts.get(f.kind, 0) + 1
-        return self.render(request, "health.html", findings=shown, total=len(found), start=start,
+        return self.render(request, "health.html", cards=cards(shown, named, short),
+                           kind_titles=KIND_TITLES, kind_help=KIND_HELP,
+                           findings=shown, total=len(found), start=start,
                            page_size=HEALTH_PAGE, short=short, counts=counts, kinds=KINDS,
                            wanted=wanted, runs=runs, checked=diagnosis is not None,
                            current=current, live=live,
@@ -527,18 +531,27 @@ class Viewer:
             text = " ".join(texts.get(item["node_id"], "").split())
             item["description"] = text if len(text) <= 400 else text[:399] + "…"
         included = [i for i in view["items"] if i["included"]]
-        groups: dict[str, list[dict]] = {}
-        for item in included:
-            groups.setdefault(item["type"] or "deleted", []).append(item)
         order = list(TYPE_TITLES)
-        columns = sorted(groups.items(), key=lambda kv: order.index(kv[0])
-                         if kv[0] in order else 99)
+
+        def columns(items: list[dict]) -> list[tuple[str, list[dict]]]:
+            groups: dict[str, list[dict]] = {}
+            for item in items:
+                groups.setdefault(item["type"] or "deleted", []).append(item)
+            return sorted(groups.items(), key=lambda kv: order.index(kv[0])
+                          if kv[0] in order else 99)
+
+        # what this prompt added first: the rest was in the conversation already
+        sections = [(key, title, columns([i for i in included if _sent(i) == key]))
+                    for key, title in (("now", "Sent now, with this prompt"),
+                                       ("earlier", "Already in context from earlier"),
+                                       ("unsent", "Included, not sent"))]
         excluded = sorted((i for i in view["items"] if not i["included"]),
                           key=lambda i: (i["rank"] is None, i["rank"] or 0))
         from ctx.claude.request_view import sent_counts
 
-        return self.render(request, "request.html", v=view, columns=columns, excluded=excluded,
-                           counts=sent_counts(view))
+        return self.render(request, "request.html", v=view, sections=sections,
+                           excluded=excluded, counts=sent_counts(view),
+                           threshold=_threshold(view))
 
     # ------------------------------------------------------------------ cue
     def cue(self, request: Request) -> HTMLResponse:
@@ -616,6 +629,22 @@ class Viewer:
             return Response("Not found.\n", 404, media_type="text/plain")
         return Response(body, media_type=STATIC_TYPES[Path(name).suffix],
                         headers={"cache-control": "no-cache"})
+
+
+def _sent(item: dict) -> str:
+    return item["injected"] if item["injected"] in ("now", "earlier") else "unsent"
+
+
+def _threshold(view: dict) -> float | None:
+    """The score a candidate needed to be taken on the semantic path: the floor (room under
+    topN) or includeScore (taken whatever topN), whichever is lower; None on the keyword
+    path, where words decide and a score is only a rank."""
+    params = view.get("params") or {}
+    if view.get("path") != "semantic":
+        return None
+    bars = [v for v in (params.get("floor"), params.get("include_score"))
+            if isinstance(v, int | float) and not isinstance(v, bool)]
+    return min(bars) if bars else None
 
 
 def _local(target: str | None) -> str | None:

@@ -18,6 +18,7 @@ GLOBAL = "global"
 _PROJECT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 CHAIN_MAX = 50
 NO_TIER = "none"
+SECRET_MARK = "[SECRET:"  # what the guard leaves where a secret was (ctx.core.guard)
 
 
 @dataclass(frozen=True)
@@ -132,10 +133,13 @@ def count(conn: sqlite3.Connection, filters: Filters) -> int:
 
 
 def facets(conn: sqlite3.Connection) -> dict:
-    """Live nodes per type and per tier (Store.live_counts), every type and tier listed."""
+    """Live nodes per type and per tier (Store.live_counts), every type and tier listed, with
+    how many have no tier (the Agent ones: chosen per prompt) and how many are superseded."""
     counts = Store(conn).live_counts()
-    return {"types": [(t, counts.by_type.get(t, 0)) for t in NODE_TYPES],
-            "tiers": [(t, counts.by_tier.get(f"tier:{t}", 0)) for t in TIERS]}
+    tiers = [(t, counts.by_tier.get(f"tier:{t}", 0)) for t in TIERS]
+    return {"types": [(t, counts.by_type.get(t, 0)) for t in NODE_TYPES], "tiers": tiers,
+            "no_tier": max(0, counts.live - sum(n for _, n in tiers)),
+            "live": counts.live, "superseded": counts.superseded}
 
 
 def projects(conn: sqlite3.Connection) -> list[tuple[str, int]]:
@@ -220,21 +224,33 @@ def session_rows(conn: sqlite3.Connection, limit: int) -> list[dict]:
 
 
 def session_projects(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, str | None]:
-    """Each session's project: the project most of its items belong to (a session starts
-    with its project's memory plus global memory). None: only global memory, or no items."""
+    """Each session's project, as its hooks saw it: the scope its latest request was selected
+    in (`params.scope`, "NAME + global"; GLOBAL: a folder in no project), else the project most
+    of its items belong to. Missing: nothing recorded that says."""
     if not session_ids:
         return {}
     from collections import Counter
 
     marks = ",".join("?" * len(session_ids))
+    out: dict[str, str | None] = {}
+    for sid, label in conn.execute(
+            f"SELECT r.session_id, json_extract(r.params, '$.scope') FROM requests r "
+            f"WHERE r.seq IN (SELECT max(seq) FROM requests WHERE session_id IN ({marks}) "
+            f"GROUP BY session_id)", session_ids):
+        if isinstance(label, str) and label.endswith(" + global"):
+            out[sid] = label.removesuffix(" + global")
+        elif label == GLOBAL:
+            out[sid] = GLOBAL
     items = conn.execute(f"SELECT session_id, node_id FROM session_items "
                          f"WHERE session_id IN ({marks})", session_ids).fetchall()
+    items = [(sid, node_id) for sid, node_id in items if sid not in out]
     project = {n.id: n.project for n in Store(conn).get_many(list({i[1] for i in items}))}
     counts: dict[str, Counter] = {}
     for sid, node_id in items:
         if project.get(node_id):
             counts.setdefault(sid, Counter())[project[node_id]] += 1
-    return {sid: c.most_common(1)[0][0] for sid, c in counts.items()}
+    out.update({sid: c.most_common(1)[0][0] for sid, c in counts.items()})
+    return out
 
 
 def sessions_for(conn: sqlite3.Connection, node: Node, limit: int = 20) -> list[dict]:
@@ -242,32 +258,30 @@ def sessions_for(conn: sqlite3.Connection, node: Node, limit: int = 20) -> list[
     project's), most recently active first."""
     rows = session_rows(conn, limit * 3)
     if node.project:
-        rows = [r for r in rows if r["project"] in (node.project, None)]
+        rows = [r for r in rows if r["project"] in (node.project, GLOBAL, None)]
     return rows[:limit]
 
 
 def replacements(conn: sqlite3.Connection, node: Node, q: str | None, limit: int = 5) -> list[Node]:
-    """Nodes that could supersede `node`, from its project (or global memory): those matching
-    `q` by words, else the newest ones — never the node itself or one already superseded."""
+    """Nodes that could supersede `node`, from its project (or global memory), matching `q` by
+    words — none before the person has typed something (a list offered unasked invites a wrong
+    click), never the node itself, one already superseded, or one holding a redacted secret
+    (its `[SECRET:…]` placeholder is not a memory anyone means to keep)."""
+    q = " ".join((q or "").split())
+    if not q:
+        return []
+    from ctx.core.errors import CtxError
+    from ctx.semantic.search import SearchOptions, search
+
     store = Store(conn)
     scope = f"project:{_q(node.project)}" if node.project else "scope:global"
-    if q:
-        from ctx.core.errors import CtxError
-        from ctx.semantic.search import SearchOptions, search
-
-        try:
-            result = search(conn, " ".join(q.split()), SearchOptions(
-                mode="keyword", filter=scope, top_k=limit + 1, top_n=limit + 1),
-                ensure_index=False)
-            ids = [h.node_id for h in result.candidates]
-        except CtxError:  # words the keyword index cannot use: no matches
-            ids = []
-        found = {n.id: n for n in store.get_many(ids)}
-        nodes = [found[i] for i in ids if i in found]
-    else:
-        from ctx.query import compile_query
-
-        compiled = compile_query(scope)
-        nodes = store.select(compiled.where, list(compiled.params), limit=limit + 1,
-                             order="n.id DESC")
-    return [n for n in nodes if n.id != node.id and not n.superseded_by][:limit]
+    try:
+        result = search(conn, q, SearchOptions(mode="keyword", filter=scope, top_k=limit + 4,
+                                               top_n=limit + 4), ensure_index=False)
+        ids = [h.node_id for h in result.candidates]
+    except CtxError:  # words the keyword index cannot use: no matches
+        ids = []
+    found = {n.id: n for n in store.get_many(ids)}
+    nodes = [found[i] for i in ids if i in found]
+    return [n for n in nodes if n.id != node.id and not n.superseded_by
+            and SECRET_MARK not in n.content][:limit]

@@ -30,6 +30,10 @@ class GraphNode:
     tier: str | None = None
     focus: bool = False
     superseded: bool = False
+    label: str = ""               # the shown label ("" : on hover only, no room for it)
+    lx: float = 0.0               # where it is drawn, and how it is anchored
+    ly: float = 0.0
+    anchor: str = "start"
 
 
 @dataclass
@@ -58,6 +62,8 @@ class Graph:
     total_nodes: int = 0
     width: int = WIDTH
     height: int = HEIGHT
+    x0: float = 0.0               # the viewBox's corner: the drawing plus every label
+    y0: float = 0.0
 
 
 def build(conn: sqlite3.Connection, focus: str | None = None, *, depth: int = 2,
@@ -104,10 +110,98 @@ def build(conn: sqlite3.Connection, focus: str | None = None, *, depth: int = 2,
                                     tier=n.tier, focus=node_id == focus,
                                     superseded=bool(n.superseded_by))
     gedges = [GraphEdge(gnodes[e.from_id], gnodes[e.to_id], e.type) for e in edges]
+    box = place_labels(sorted(gnodes.values(), key=lambda g: (not g.focus,
+                                                               -degree.get(g.id, 0), g.id)))
     total = store.count_edges()
     label = "around one node" if focus else (scope.label if scope is not None else "all projects")
+    x0, y0, x1, y1 = box if gnodes else (0.0, 0.0, float(width), float(height))
     return Graph(list(gnodes.values()), gedges, total, capped, focus, label, total_nodes,
-                 width, height)
+                 math.ceil(x1 - x0), math.ceil(y1 - y0), math.floor(x0), math.floor(y0))
+
+
+LABEL_CHARS = 30       # a label longer than this is cut on a word with "…" (the name on hover)
+FONT_PX = 12           # the labels' font size (style.css: svg.graph text)
+LINE_PX = 15
+
+
+def text_width(text: str) -> float:
+    """A generous estimate of `text`'s width at FONT_PX in a sans-serif font: wide scripts
+    (CJK, Hangul) take a full em, capitals and digits more than lower case."""
+    em = FONT_PX
+    total = 0.0
+    for ch in text:
+        if ord(ch) >= 0x1100:
+            total += em * 1.05
+        elif ch.isupper() or ch in "mwMW@%":
+            total += em * 0.72
+        elif ch in " .,:;'!|iljtf()[]":
+            total += em * 0.36
+        else:
+            total += em * 0.6
+    return total
+
+
+def place_labels(nodes: list[GraphNode], pad: float = 2.0) -> tuple[float, float, float, float]:
+    """Give each node (most important first) a label beside its circle — right, left, above
+    or below — where it overlaps no label placed before it and no circle; a node with no such
+    place keeps its name for hover only. Returns the box holding every circle and label, so
+    the viewBox clips none of them."""
+    from ctx.claude.request_view import item_name
+
+    circles = [(n.x - n.r, n.y - n.r, n.x + n.r, n.y + n.r, n.id) for n in nodes]
+    placed: list[tuple[float, float, float, float]] = []
+    grid: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+    cell = 80.0
+
+    def cells(b):
+        for gx in range(int(b[0] // cell), int(b[2] // cell) + 1):
+            for gy in range(int(b[1] // cell), int(b[3] // cell) + 1):
+                yield gx, gy
+
+    def free(b, own: str) -> bool:
+        for key in cells(b):
+            for o in grid.get(key, ()):
+                if b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3]:
+                    return False
+        return True
+
+    def take(b):
+        for key in cells(b):
+            grid.setdefault(key, []).append(b)
+
+    for c in circles:
+        take((c[0] - pad, c[1] - pad, c[2] + pad, c[3] + pad))
+    x0 = min((c[0] for c in circles), default=0.0)
+    y0 = min((c[1] for c in circles), default=0.0)
+    x1 = max((c[2] for c in circles), default=0.0)
+    y1 = max((c[3] for c in circles), default=0.0)
+    for n in nodes:
+        text = item_name(n.name, LABEL_CHARS)
+        w, h = text_width(text), LINE_PX
+        gap = n.r + 5
+        d = gap
+        options = (  # (box, text x, baseline y, anchor): beside, above, below, then diagonals
+            ((n.x + gap, n.y - h / 2, n.x + gap + w, n.y + h / 2), n.x + gap, n.y + 4, "start"),
+            ((n.x - gap - w, n.y - h / 2, n.x - gap, n.y + h / 2), n.x - gap, n.y + 4, "end"),
+            ((n.x - w / 2, n.y - gap - h, n.x + w / 2, n.y - gap), n.x, n.y - gap - 4, "middle"),
+            ((n.x - w / 2, n.y + gap, n.x + w / 2, n.y + gap + h), n.x, n.y + gap + 11, "middle"),
+            ((n.x + d, n.y - d - h, n.x + d + w, n.y - d), n.x + d, n.y - d - 4, "start"),
+            ((n.x + d, n.y + d, n.x + d + w, n.y + d + h), n.x + d, n.y + d + 11, "start"),
+            ((n.x - d - w, n.y - d - h, n.x - d, n.y - d), n.x - d, n.y - d - 4, "end"),
+            ((n.x - d - w, n.y + d, n.x - d, n.y + d + h), n.x - d, n.y + d + 11, "end"),
+        )
+        # the circle's own box is in the grid: a label beside it starts outside it
+        for b, tx, ty, anchor in options:
+            b = (b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad)
+            if free(b, n.id):
+                take(b)
+                placed.append(b)
+                n.label, n.lx, n.ly, n.anchor = text, round(tx, 1), round(ty, 1), anchor
+                x0, y0 = min(x0, b[0]), min(y0, b[1])
+                x1, y1 = max(x1, b[2]), max(y1, b[3])
+                break
+    m = 8.0
+    return x0 - m, y0 - m, x1 + m, y1 + m
 
 
 def canvas(n: int) -> tuple[int, int]:

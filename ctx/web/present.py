@@ -72,10 +72,19 @@ def install(env) -> None:
     env.filters["first_line"] = first_line
     env.globals["escape"] = escape
     env.globals["mode_help"] = MODE_HELP
+    env.globals["tier_help"] = TIER_HELP
 
 
 MODE_HELP = {
     "always": "in every session's context from its start (tier pinned, reference or working)",
     "agent": "picked for a prompt when it is about it (by search score); no tier",
     "manual": "added to one session by hand; sent at its next prompt",
+}
+
+TIER_HELP = {
+    "pinned": "always in context, first",
+    "reference": "always in context, after pinned",
+    "working": "always in context while it is current work",
+    "off-context": "kept, never sent unless asked for",
+    "none": "no tier: chosen per prompt when it is about it (Agent)",
 }

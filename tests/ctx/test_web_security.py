@@ -822,7 +822,7 @@ def test_health_findings_come_a_page_at_a_time(authed, store, monkeypatch):
     store.conn.commit()
     first = health_page(authed).text
     assert "2 findings (showing 1–1)" in first and 'id="next-findings"' in first
-    assert 'id="prev-findings"' not in first and first.count('class="finding ') == 1
+    assert 'id="prev-findings"' not in first and first.count('class="card finding ') == 1
     second = authed.get("/health?start=1").text
     assert "(showing 2–2)" in second and 'id="prev-findings"' in second
     assert 'id="next-findings"' not in second

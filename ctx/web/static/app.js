@@ -31,6 +31,11 @@
     var svg = document.getElementById("graph");
     if (!svg) return;
     var tools = document.getElementById("graph-tools");
+    var wrap = document.getElementById("graph-wrap");
+    if (wrap && wrap.scrollWidth > wrap.clientWidth) {  // a phone: start at the middle
+      wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2;
+      wrap.scrollTop = (wrap.scrollHeight - wrap.clientHeight) / 2;
+    }
     var base = svg.viewBox.baseVal;
     var home = { x: base.x, y: base.y, w: base.width, h: base.height };
     var view = { x: home.x, y: home.y, w: home.w, h: home.h };
