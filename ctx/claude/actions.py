@@ -137,7 +137,36 @@ def execute(store: Store, commands: list[Command], *, session_id: str | None = N
                 store, cmd, session_id, scope))
             _leave_secret_notice(store, outcome, session_id)
             outcomes.append(outcome)
+        if session_id:
+            _note_in_session(store, session_id, commands, outcomes)
     return outcomes
+
+
+def _note_in_session(store: Store, session_id: str, commands: list[Command],
+                     outcomes: list[Outcome]) -> None:
+    """What the session did to memory, for its page in `ctx ui` (ctx.claude.sessions)."""
+    done = []
+    for cmd, outcome in zip(commands, outcomes, strict=True):
+        if outcome.status is not Status.DONE or not outcome.node_ids:
+            continue
+        if cmd.name == "remember":
+            done.append(("remembered", outcome.node_ids[0], None))
+            old = (cmd.attrs.get("supersedes") or "").strip()
+            if old:
+                try:
+                    replaced = store.get(old)
+                except CtxError:
+                    continue
+                if replaced.superseded_by == outcome.node_ids[0]:
+                    done.append(("superseded", replaced.id, outcome.node_ids[0]))
+        elif cmd.name == "supersede" and len(outcome.node_ids) == 2:
+            done.append(("superseded", outcome.node_ids[0], outcome.node_ids[1]))
+        elif cmd.name == "summarize":
+            done.append(("summarized", outcome.node_ids[0], None))
+    if done:
+        from ctx.claude.sessions import record_actions
+
+        record_actions(store.conn, session_id, done)
 
 
 def remember(store: Store, memory: Memory, *, scope: Scope | None = None) -> Outcome:

@@ -201,3 +201,39 @@ def _touch_session(conn, session_id: str, now: str) -> None:
                      "VALUES (?, NULL, ?, ?, ?)", (session_id, now, now, now))
 
 
+
+
+# ------------------------------------------------------------------------------ what Claude did
+SESSION_ACTIONS = ("remembered", "superseded", "summarized")
+
+
+class SessionAction(Value):
+    """One thing Claude did to memory in a session: `action` (SESSION_ACTIONS) on `node_id`
+    (superseded: `node_id` was replaced by `other_id`), at `at`."""
+
+    __slots__ = ("action", "at", "node_id", "other_id")
+
+    def __init__(self, action: str, node_id: str, other_id: str | None, at: str) -> None:
+        self.action = action
+        self.node_id = node_id
+        self.other_id = other_id
+        self.at = at
+
+
+def record_actions(conn: sqlite3.Connection, session_id: str | None,
+                   done: list[tuple[str, str, str | None]], *, now: str | None = None) -> None:
+    """Note what a reply's tags did in `session_id`: (action, node id, other id) each."""
+    if not session_id or not done:
+        return
+    at = now or _now()
+    conn.executemany("INSERT INTO session_actions (session_id, at, action, node_id, other_id) "
+                     "VALUES (?, ?, ?, ?, ?)",
+                     [(session_id, at, action, node_id, other) for action, node_id, other in done])
+
+
+def session_actions(conn: sqlite3.Connection, session_id: str,
+                    limit: int = 500) -> list[SessionAction]:
+    """What Claude remembered, superseded and summarized in a session, in order."""
+    return [SessionAction(a, n, o, at) for a, n, o, at in conn.execute(
+        "SELECT action, node_id, other_id, at FROM session_actions WHERE session_id = ? "
+        "ORDER BY seq LIMIT ?", (session_id, limit))]

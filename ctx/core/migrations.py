@@ -372,6 +372,33 @@ CREATE INDEX doctor_fixes_by_run ON doctor_fixes(run_id);
 """
 
 
+# 9 — editable memory (issue 38): an edit (`ctx edit`, the viewer) keeps the node's id and
+# saves what it replaced as a version (`ctx show --history`); a forgotten node takes its
+# versions with it. And what Claude did in a session (remembered, superseded, archived), so
+# a session's page can list it: ids only, the texts stay in nodes.
+M009_VERSIONS = """
+CREATE TABLE node_versions (
+    node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,                   -- 1 = the text as first stored
+    content TEXT NOT NULL,
+    type TEXT NOT NULL,
+    tags TEXT NOT NULL DEFAULT '[]',            -- JSON list
+    metadata TEXT NOT NULL DEFAULT '{}',        -- JSON object
+    saved_at TEXT NOT NULL,                     -- when this version was replaced
+    PRIMARY KEY (node_id, version)
+) WITHOUT ROWID;
+CREATE TABLE session_actions (
+    seq INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    action TEXT NOT NULL,                       -- remembered | superseded | archived | summarized
+    node_id TEXT NOT NULL,                      -- no foreign key: the record outlives a forget
+    other_id TEXT                               -- superseded: the node that replaced it
+);
+CREATE INDEX session_actions_by_session ON session_actions(session_id, seq);
+"""
+
+
 def _m008_curation(conn: sqlite3.Connection) -> None:
     from ctx.core.fingerprint import write_fingerprints
 
@@ -397,6 +424,8 @@ MIGRATIONS: list[Migration] = [
 
     Migration(8, "curation: node fingerprints (duplicate check), doctor fix log",
               _m008_curation),
+    Migration(9, "editable memory: node versions; what Claude did in each session",
+              M009_VERSIONS),
 ]
 
 LATEST = runner.latest(MIGRATIONS)

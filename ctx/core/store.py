@@ -710,6 +710,53 @@ class Store:
             self._touch(node.id)
         return self.get(node.id)
 
+    def edit(self, ref: str, *, content: str | None = None, type: str | None = None,
+             tags: Iterable[str] | None = None, metadata=None) -> tuple[Node, int | None]:
+        """A new version of a memory under the same id (`ctx edit`, the viewer's edit form):
+        what it held before is kept in node_versions (`versions()`), then the content, type,
+        whole tag list and metadata given are applied — each screened by the secret guard as
+        any write is. Returns (the node now, the number of the version saved; None when
+        nothing differed, and then nothing is saved)."""
+        node = self.get(ref)
+        new_tags = None if tags is None else validate_tags(tags)
+        changed = ((content is not None and content != node.content)
+                   or (type is not None and type != node.type)
+                   or (new_tags is not None and sorted(new_tags) != sorted(node.tags))
+                   or (metadata is not None and metadata != node.metadata))
+        if not changed:
+            return node, None
+        if new_tags is not None and len(new_tags) > MAX_TAGS:
+            raise CtxError(f"a node has at most {MAX_TAGS} tags, not {len(new_tags):,}")
+        with self.transaction():
+            version = self.conn.execute("SELECT coalesce(max(version), 0) + 1 FROM node_versions "
+                                        "WHERE node_id = ?", (node.id,)).fetchone()[0]
+            self.conn.execute(
+                "INSERT INTO node_versions (node_id, version, content, type, tags, metadata, "
+                "saved_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (node.id, version, node.content, node.type, json.dumps(sorted(node.tags)),
+                 json.dumps(node.metadata or {}, ensure_ascii=False, sort_keys=True), now_iso()))
+            self.update(node.id, content=content if content != node.content else None,
+                        type=type if type != node.type else None,
+                        metadata=metadata if metadata != node.metadata else None)
+            if new_tags is not None:
+                gone = [t for t in node.tags if t not in new_tags]
+                if gone:
+                    self.untag(node.id, gone)
+                added = [t for t in new_tags if t not in node.tags]
+                if added:
+                    self.tag(node.id, added)
+        return self.get(node.id), version
+
+    def versions(self, ref: str) -> list[dict]:
+        """The versions an edit replaced, oldest first: {version, content, type, tags,
+        metadata, saved_at} (the current text is the node itself)."""
+        node_id = self.resolve(ref)
+        return [{"version": v, "content": c, "type": t, "tags": json.loads(tags),
+                 "metadata": json.loads(meta), "saved_at": at}
+                for v, c, t, tags, meta, at in self.conn.execute(
+                    "SELECT version, content, type, tags, metadata, saved_at FROM node_versions "
+                    "WHERE node_id = ? ORDER BY version", (node_id,))]
+
     def untag(self, ref: str, tags: Iterable[str]) -> Node:
         node = self.get(ref)
         with self.transaction():
