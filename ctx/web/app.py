@@ -62,6 +62,8 @@ def create_app(*, token: str, port: int, db_path: str | None = None,
         Route("/node/{ref}/tier", viewer.set_tier, methods=["POST"]),
         Route("/node/{ref}/supersede", viewer.supersede, methods=["POST"]),
         Route("/node/{ref}/forget", viewer.forget, methods=["POST"]),
+        Route("/node/{ref}/edit", viewer.edit, methods=["POST"]),
+        Route("/add", viewer.add, methods=["POST"]),
         Route("/node/{ref}/session", viewer.node_session, methods=["POST"]),
         Route("/context", viewer.context),
         Route("/health", viewer.health),
@@ -265,12 +267,14 @@ class Viewer:
                 seen_in = data.requests_with(conn, detail.node.id)
                 candidates = [] if detail.node.superseded_by else \
                     data.replacements(conn, detail.node, replace_q)
+                versions = Store(conn).versions(detail.node.id)
         except NotFoundError as exc:
             return self.error_page(request, str(exc), 404)
         except CtxError as exc:
             return self.error_page(request, str(exc), 400)
         return self.render(request, "node.html", d=detail, n=detail.node, sessions=recent,
-                           seen_in=seen_in, replacements=candidates, replace_q=replace_q)
+                           seen_in=seen_in, replacements=candidates, replace_q=replace_q,
+                           versions=versions)
 
     async def set_tier(self, request: Request):
         ref = request.path_params["ref"]
@@ -300,6 +304,57 @@ class Viewer:
             return f"{old.id} is now superseded by {newer.id}."
 
         return await self.change(request, work, f"/node/{ref}")
+
+    async def edit(self, request: Request):
+        """A new version of the memory, same id: text, type and tags as the form says (the
+        previous version is kept, Store.edit)."""
+        ref = request.path_params["ref"]
+
+        def work(form):
+            content = (form.get("content") or "").replace("\r\n", "\n").strip()
+            if not content:
+                raise CtxError("a memory needs some text; Forget removes one")
+            node_type = (form.get("type") or "").strip() or None
+            tags = _tags(form.get("tags"))
+            with self.conn(write=True) as conn:
+                store = Store(conn)
+                node = store.get(ref)
+                tier = [t for t in node.tags if t.startswith("tier:")]
+                # the tier has its own control on the page; the tags box holds the others
+                node, version = store.edit(node.id, content=content, type=node_type,
+                                           tags=tags + [t for t in tier if t not in tags])
+            if version is None:
+                return "Nothing changed."
+            return f"Saved. The previous text is kept as version {version} (below)."
+
+        return await self.change(request, work, f"/node/{ref}")
+
+    async def add(self, request: Request):
+        """A new memory, as `ctx add` stores it (the guard and the duplicate check included)."""
+
+        def work(form):
+            from ctx.claude.actions import Memory, Status, remember
+            from ctx.core import projects
+
+            content = (form.get("content") or "").replace("\r\n", "\n").strip()
+            if not content:
+                raise CtxError("write the memory's text first")
+            tier = (form.get("tier") or "").strip()
+            where = (form.get("project") or "").strip()
+            with self.conn(write=True) as conn:
+                store = Store(conn)
+                scope = projects.GLOBAL_ONLY if where in ("", data.GLOBAL) else \
+                    projects.current_scope(conn, project=where)
+                outcome = remember(store, Memory(
+                    content, type=(form.get("type") or "fact").strip(), tier=tier or None,
+                    tags=tuple(_tags(form.get("tags"))),
+                    where="global" if scope.project is None else "project"), scope=scope)
+            if outcome.status is Status.FAILED:
+                raise CtxError(outcome.message)
+            return outcome.message[:1].upper() + outcome.message[1:] + ".", \
+                f"/node/{outcome.node_ids[0]}"
+
+        return await self.change(request, work, "/")
 
     async def forget(self, request: Request):
         ref = request.path_params["ref"]
@@ -466,6 +521,7 @@ class Viewer:
                 info = data.names(conn, [i.node_id for i in items])
                 reqs = requests.list_requests(conn, session_id=sid, limit=100)
                 project = data.session_projects(conn, [sid]).get(sid)
+                did = data.session_did(conn, sid)
         except CtxError as exc:
             return self.error_page(request, str(exc), 404)
         rows = [{"item": i, "info": info.get(i.node_id),
@@ -473,7 +529,8 @@ class Viewer:
                  if i.node_id in info else 9} for i in items]
         rows.sort(key=lambda r: (r["item"].state != "active", r["priority"],
                                  (r["info"] or {}).get("name", "").lower()))
-        return self.render(request, "session.html", s=sess, rows=rows, reqs=reqs, project=project)
+        return self.render(request, "session.html", s=sess, rows=rows, reqs=reqs, project=project,
+                           did=did)
 
     async def node_session(self, request: Request):
         """Add or remove this node to/from the session chosen in the form."""
@@ -629,6 +686,11 @@ class Viewer:
             return Response("Not found.\n", 404, media_type="text/plain")
         return Response(body, media_type=STATIC_TYPES[Path(name).suffix],
                         headers={"cache-control": "no-cache"})
+
+
+def _tags(raw: str | None) -> list[str]:
+    """Tags as typed in a form: separated by commas or spaces."""
+    return list(dict.fromkeys(t for t in re.split(r"[,\s]+", raw or "") if t))
 
 
 def _sent(item: dict) -> str:

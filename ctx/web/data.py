@@ -285,3 +285,15 @@ def replacements(conn: sqlite3.Connection, node: Node, q: str | None, limit: int
     nodes = [found[i] for i in ids if i in found]
     return [n for n in nodes if n.id != node.id and not n.superseded_by
             and SECRET_MARK not in n.content][:limit]
+
+
+def session_did(conn: sqlite3.Connection, session_id: str) -> list[dict]:
+    """What Claude remembered, superseded and summarized in a session (ctx.claude.sessions),
+    each with the memory's short id and one-line name — or `gone` once it was forgotten."""
+    from ctx.claude.sessions import session_actions
+
+    acts = session_actions(conn, session_id)
+    info = names(conn, [i for a in acts for i in (a.node_id, a.other_id) if i])
+    return [{"action": a.action, "at": a.at, "id": a.node_id, "node": info.get(a.node_id),
+             "other_id": a.other_id, "other": info.get(a.other_id) if a.other_id else None}
+            for a in acts]

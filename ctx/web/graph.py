@@ -158,16 +158,20 @@ def place_labels(nodes: list[GraphNode], pad: float = 2.0) -> tuple[float, float
             for gy in range(int(b[1] // cell), int(b[3] // cell) + 1):
                 yield gx, gy
 
-    def free(b, own: str) -> bool:
+    labels: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+
+    def free(b, own: str, over_circles: bool = False) -> bool:
         for key in cells(b):
-            for o in grid.get(key, ()):
+            for o in (labels if over_circles else grid).get(key, ()):
                 if b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3]:
                     return False
         return True
 
-    def take(b):
+    def take(b, label: bool = False):
         for key in cells(b):
             grid.setdefault(key, []).append(b)
+            if label:
+                labels.setdefault(key, []).append(b)
 
     for c in circles:
         take((c[0] - pad, c[1] - pad, c[2] + pad, c[3] + pad))
@@ -175,7 +179,8 @@ def place_labels(nodes: list[GraphNode], pad: float = 2.0) -> tuple[float, float
     y0 = min((c[1] for c in circles), default=0.0)
     x1 = max((c[2] for c in circles), default=0.0)
     y1 = max((c[3] for c in circles), default=0.0)
-    for n in nodes:
+    hubs = max(1, len(nodes) // 20)  # the first few may cover a dot (drawn above them), never a label
+    for k, n in enumerate(nodes):
         text = item_name(n.name, LABEL_CHARS)
         w, h = text_width(text), LINE_PX
         gap = n.r + 5
@@ -189,12 +194,17 @@ def place_labels(nodes: list[GraphNode], pad: float = 2.0) -> tuple[float, float
             ((n.x + d, n.y + d, n.x + d + w, n.y + d + h), n.x + d, n.y + d + 11, "start"),
             ((n.x - d - w, n.y - d - h, n.x - d, n.y - d), n.x - d, n.y - d - 4, "end"),
             ((n.x - d - w, n.y + d, n.x - d, n.y + d + h), n.x - d, n.y + d + 11, "end"),
-        )
+        ) + tuple(  # one line further up or down, still beside it
+            ((x0_, n.y - h / 2 + dy, x0_ + w, n.y + h / 2 + dy), tx, n.y + 4 + dy, anchor)
+            for dy in (-h, h)
+            for x0_, tx, anchor in ((n.x + gap, n.x + gap, "start"),
+                                    (n.x - gap - w, n.x - gap, "end")))
         # the circle's own box is in the grid: a label beside it starts outside it
-        for b, tx, ty, anchor in options:
+        tries = [(o, False) for o in options] + ([(o, True) for o in options] if k < hubs else [])
+        for (b, tx, ty, anchor), over in tries:
             b = (b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad)
-            if free(b, n.id):
-                take(b)
+            if free(b, n.id, over):
+                take(b, label=True)
                 placed.append(b)
                 n.label, n.lx, n.ly, n.anchor = text, round(tx, 1), round(ty, 1), anchor
                 x0, y0 = min(x0, b[0]), min(y0, b[1])
