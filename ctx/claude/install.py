@@ -1,8 +1,8 @@
 """`ctx install` (SPEC §2.7, seed §18): the home folder, the database with its default view,
-the skill file, and — when asked — the three hooks merged into a Claude Code settings.json.
+the skill file, and — when asked — the hooks merged into a Claude Code settings.json.
 
 The merge is idempotent and conservative: ctx's own hook entries are recognised by their
-command (`… ctx hook session-start|prompt-submit|stop`), updated in place when the path of
+command (`… ctx hook session-start|prompt-submit|stop|pre-compact|session-end`), updated in place when the path of
 `ctx` changed, and added once when missing; every other key, hook and matcher group is kept
 as it was. The file is written atomically, and the previous one is kept as a backup. A
 settings file that is not a JSON object is an error and is not touched.
@@ -23,10 +23,12 @@ from pathlib import Path
 from ctx.core import paths
 from ctx.core.errors import CtxError
 
-HOOKS = (("SessionStart", "session-start"), ("UserPromptSubmit", "prompt-submit"), ("Stop", "stop"))
+HOOKS = (("SessionStart", "session-start"), ("UserPromptSubmit", "prompt-submit"), ("Stop", "stop"),
+         ("PreCompact", "pre-compact"), ("SessionEnd", "session-end"))  # the last two: session records
 HOOK_TIMEOUT_S = 30
 SCOPES = ("user", "project")
-_CTX_HOOK = re.compile(r"""(?:^|[\s/\\'"])ctx(?:\.exe)?['"]?\s+hook\s+(session-start|prompt-submit|stop)\b""")
+_CTX_HOOK = re.compile(r"""(?:^|[\s/\\'"])ctx(?:\.exe)?['"]?\s+hook\s+"""
+                       r"""(session-start|prompt-submit|stop|pre-compact|session-end)\b""")
 
 
 @dataclass(frozen=True)
@@ -295,7 +297,8 @@ def plugin_files(executable: str, db: Path | None = None) -> dict[str, str]:
         return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
 
     hooks = {"description": "ctx memory: inject it at session start and per prompt, carry out "
-                            "<ctx:…> commands when a turn ends",
+                            "<ctx:…> commands when a turn ends, "
+                            "keep a record of what each session did",
              "hooks": {event: [{"matcher": "", "hooks": [
                  {"type": "command", "command": executable, "args": ["hook", sub, *_db_args(db)],
                   "timeout": HOOK_TIMEOUT_S}]}] for event, sub in HOOKS}}
@@ -306,7 +309,8 @@ def plugin_files(executable: str, db: Path | None = None) -> dict[str, str]:
         + (f" ({db})" if db else " (~/.ctx/store.db)") + ".\n\n"
         "- **Hooks**: SessionStart injects the pinned, reference and working memories; "
         "UserPromptSubmit adds the memories relevant to each prompt; Stop carries out the "
-        "`<ctx:remember …>` and other commands Claude writes.\n"
+        "`<ctx:remember …>` and other commands Claude writes; Stop, PreCompact and SessionEnd "
+        "keep one record of what each session did, read from its transcript (no model call).\n"
         "- **MCP server** `ctx`: the tools remember, recall, show, supersede, link, forget, "
         "status and compose.\n"
         "- **Skill** `ctx`: how to use the memory well.\n\n"

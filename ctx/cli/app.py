@@ -46,6 +46,7 @@ COMMANDS = {
     "requests": ("ctx.cli.semantic", CONTEXT),
     "session": ("ctx.cli.semantic", CONTEXT),
     "index": ("ctx.cli.semantic", CONTEXT),
+    "capture": ("ctx.cli.capture", CONTEXT),
     "project": ("ctx.cli.project", UPKEEP),
     "sync": ("ctx.cli.sync", UPKEEP),
     "doctor": ("ctx.cli.doctor", UPKEEP),

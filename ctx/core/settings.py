@@ -34,6 +34,9 @@ through Typer too; everything else reads them here.
 | CTX_DEDUPE | a close restatement of a live memory: skip, keep (store it too), ask | ask |
 | CTX_DOCTOR_STALE_DAYS | `ctx doctor`: working-tier nodes untouched this long are stale | 14 |
 | CTX_REVIEW_MODEL | the model `ctx doctor --review` asks | claude-haiku-4-5 |
+| CTX_CAPTURE | off: no session records from transcripts | on |
+| CTX_CAPTURE_MAX_CHARS | the cap on one session record | 1600 |
+| CTX_CAPTURE_KEEP_DAYS | session records older than this are folded into the project's digest | 30 |
 """
 from __future__ import annotations
 
@@ -257,3 +260,20 @@ def stale_days() -> int:
 def review_model() -> str | None:
     """$CTX_REVIEW_MODEL: the model `ctx doctor --review` asks (None: the backend's default)."""
     return os.environ.get("CTX_REVIEW_MODEL", "").strip() or None
+
+
+DEFAULT_CAPTURE_MAX_CHARS = 1600
+DEFAULT_CAPTURE_KEEP_DAYS = 30
+
+
+def capture_enabled() -> bool:
+    """$CTX_CAPTURE: session records from transcripts (SPEC §2.12); 0/off turns them off."""
+    return os.environ.get("CTX_CAPTURE", "").strip().lower() not in OFF_WORDS
+
+
+def capture_max_chars() -> int:
+    return _positive_int("CTX_CAPTURE_MAX_CHARS") or DEFAULT_CAPTURE_MAX_CHARS
+
+
+def capture_keep_days() -> int:
+    return _positive_int("CTX_CAPTURE_KEEP_DAYS") or DEFAULT_CAPTURE_KEEP_DAYS

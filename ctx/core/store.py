@@ -1144,6 +1144,14 @@ class Store:
     def delete_pending(self, key: str) -> None:
         self.conn.execute("DELETE FROM pending WHERE key = ?", (key,))
 
+    def pending_by_prefix(self, prefix: str) -> list[tuple[str, str, str]]:
+        """(key, value, created_at) of every pending entry whose key starts with `prefix`
+        (e.g. the session records' capture states), newest first."""
+        end = prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\uffff"
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT key, value, created_at FROM pending WHERE key >= ? AND key < ? "
+            "ORDER BY created_at DESC, key", (prefix, end)).fetchall()]
+
 
 def _validate_view_name(name: str) -> str:
     if not _VIEW_NAME_RE.match(name or ""):

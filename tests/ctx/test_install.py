@@ -44,7 +44,7 @@ def test_install_sets_up_home_database_skill_and_prints_the_snippet(ctx_bin, iso
     assert "ctx installed successfully!" in p.stdout
     snippet = json.loads(p.stdout[p.stdout.index("{"):p.stdout.rindex("}") + 1])
     commands = ctx_commands(snippet)
-    assert set(commands) == {"SessionStart", "UserPromptSubmit", "Stop"}
+    assert set(commands) == {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd"}
     # The absolute path of this ctx, so Claude Code finds it whatever its PATH.
     assert commands["Stop"][0].startswith(str(Path(ctx_bin).resolve()) + " hook stop")
     assert not (isolated_home / ".claude" / "settings.json").exists()  # not without --hooks
@@ -63,7 +63,7 @@ def test_hooks_user_merges_idempotently_keeping_everything_else(ctx_bin, isolate
     assert install(ctx_bin, "--hooks", "user").returncode == 0
     assert json.loads(settings.read_text()) == first  # run twice: unchanged
     assert {k: len(v) for k, v in ctx_commands(first).items()} == {
-        "SessionStart": 1, "UserPromptSubmit": 1, "Stop": 1}
+        "SessionStart": 1, "UserPromptSubmit": 1, "Stop": 1, "PreCompact": 1, "SessionEnd": 1}
     assert first["model"] == "opus" and first["permissions"] == original["permissions"]
     assert first["hooks"]["PreToolUse"] == original["hooks"]["PreToolUse"]
     assert first["hooks"]["Stop"][0] == original["hooks"]["Stop"][0]
@@ -88,7 +88,7 @@ def test_hooks_project_writes_the_project_settings(ctx_bin, tmp_path):
     project.mkdir()
     assert install(ctx_bin, "--hooks", "project", "--no-skill", cwd=project).returncode == 0
     settings = json.loads((project / ".claude" / "settings.json").read_text())
-    assert len(ctx_commands(settings)) == 3
+    assert len(ctx_commands(settings)) == 5
     assert not list((project / ".claude").glob("*.ctx-backup-*"))  # nothing to back up
 
 
@@ -115,7 +115,8 @@ def test_merge_replaces_a_moved_ctx_instead_of_adding_a_second():
     merged, changed = merge_hooks(old, "/new/bin/ctx")
     assert changed
     assert ctx_commands(merged) == {e: [f"/new/bin/ctx hook {s}"] for e, s in (
-        ("SessionStart", "session-start"), ("UserPromptSubmit", "prompt-submit"), ("Stop", "stop"))}
+        ("SessionStart", "session-start"), ("UserPromptSubmit", "prompt-submit"), ("Stop", "stop"),
+        ("PreCompact", "pre-compact"), ("SessionEnd", "session-end"))}
     assert merge_hooks(merged, "/new/bin/ctx") == (merged, False)
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from ctx.core.settings import DEFAULT_HOOK_MAX_CHARS
 
-EVENTS = {"session-start": "SessionStart", "prompt-submit": "UserPromptSubmit", "stop": "Stop"}
+EVENTS = {"session-start": "SessionStart", "prompt-submit": "UserPromptSubmit", "stop": "Stop",
+          "pre-compact": "PreCompact", "session-end": "SessionEnd"}
 
 
 class HookCall:

@@ -27,13 +27,17 @@ from ctx.core.text import text_len
 STRING_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name", "source", "prompt",
                  "prompt_id", "last_assistant_message")
 USAGE = """\
-usage: ctx hook session-start|prompt-submit|stop [--db PATH] [--max-chars N] [--response TEXT] [-v]
+usage: ctx hook session-start|prompt-submit|stop|pre-compact|session-end
+                [--db PATH] [--max-chars N] [--response TEXT] [-v]
 
 Claude Code hooks: read the event's JSON on stdin, print one JSON object on stdout.
   session-start   inject the default view (capped at $CTX_HOOK_MAX_CHARS, default 9500 chars)
   prompt-submit   inject pending recall/status/expand results, once
   stop            run the <ctx:...> commands in Claude's reply (transcript since the last
-                  Stop, else last_assistant_message; --response TEXT overrides both)
+                  Stop, else last_assistant_message; --response TEXT overrides both),
+                  then update the session's record from the transcript
+  pre-compact     update the session's record before Claude Code compacts the conversation
+  session-end     update the session's record as the session ends
 ctx's global options may come first: ctx --db PATH -P NAME --traceback hook stop
 Example: echo '{"session_id":"test"}' | ctx hook session-start
 """
@@ -169,8 +173,10 @@ def _run(call: HookCall) -> tuple[str | None, int]:
             from ctx.claude.hooks import session_start as handler
         elif call.command == "prompt-submit":
             from ctx.claude.hooks import prompt_submit as handler
-        else:
+        elif call.command == "stop":
             from ctx.claude.hooks import stop as handler
+        else:  # pre-compact, session-end: the session record (ctx.claude.capture_hook)
+            from ctx.claude import capture_hook as handler
         return handler.run(call), 0
     except CorruptDatabaseError as exc:
         call.warn(f"Error: {exc}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 
+from ctx.claude import capture_hook
 from ctx.claude.hooks.call import HookCall
 from ctx.claude.hooks.store_access import hook_scope, open_store
 
@@ -67,6 +68,7 @@ def run(call: HookCall) -> None:
                 store.set_pending(key, base.replace(last_message=last).to_json())
             _report(call, store, warnings, outcomes)
         _auto_share(call, store)
+        capture_hook.after_stop(call, store)  # the session record (SPEC §2.12)
     return
 
 

@@ -1,0 +1,48 @@
+"""Session capture on the hook path: after each Stop (`after_stop`, called by the Stop hook
+once its own work is done), and on PreCompact and SessionEnd (`run`), which Claude Code
+2.1.330 sends — PreCompact before a compaction drops the detail (`trigger` manual|auto),
+SessionEnd as a `claude -p` run or a session ends (`reason`). All three bring the same
+one record per session up to date (ctx.claude.capture_store).
+
+Never breaks a turn: $CTX_CAPTURE=off does nothing, and any failure is one warning line.
+"""
+from __future__ import annotations
+
+from ctx.claude.hooks.call import HookCall
+from ctx.claude.hooks.store_access import hook_scope, open_store
+
+
+def run(call: HookCall) -> None:
+    """The PreCompact / SessionEnd hook: capture, output nothing."""
+    from ctx.core.settings import capture_enabled
+
+    if not capture_enabled() or not call.session_id or not call.text("transcript_path"):
+        return
+    with open_store(call) as store:
+        after_stop(call, store)
+    return
+
+
+def after_stop(call: HookCall, store) -> None:
+    """Update the session's record; a warning, never an exception."""
+    from ctx.core.settings import capture_enabled
+
+    path = call.text("transcript_path")
+    if not path or not call.session_id or call.response is not None or not capture_enabled():
+        return
+    try:
+        from ctx.claude import capture_store
+
+        done = capture_store.update(store, hook_scope(call, store), session_id=call.session_id,
+                                    transcript_path=path, cwd=call.text("cwd"),
+                                    event=call.event)
+        if call.verbose:
+            call.warn(f"session record {done.status}: {done.why}")
+    except FileNotFoundError:
+        return  # no transcript yet: nothing happened worth a record
+    except Exception as exc:
+        from ctx.core.errors import CorruptDatabaseError
+
+        if isinstance(exc, CorruptDatabaseError):
+            raise
+        call.warn(f"session record not updated ({type(exc).__name__}: {exc})")
