@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
@@ -294,3 +295,28 @@ def test_graph_labels_never_overlap_and_fit_the_view_box(store):
         assert g.x0 <= p[0] and p[2] <= g.x0 + g.width and g.y0 <= p[1] and p[3] <= g.y0 + g.height
         for q in boxes[i + 1:]:
             assert not (p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]), (p, q)
+
+
+# ------------------------------------------------------------------ cue's recorder
+
+def test_the_cue_badge_says_recording_only_while_the_recorder_holds_its_lock(client):
+    """From `cue status --format json` (the recorder's lock, not a status file left behind)."""
+    import fcntl
+    import os
+
+    from cue.record.writer import lock_path, write_status
+
+    home = Path(os.environ["CUE_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    write_status(home, {"last_frame": "2026-11-28T04:00:00Z"})  # left by a recorder that died
+    page = text_of(client.get("/cue").text)
+    assert "not recording" in page and "cue record is not running" in page
+    fd = os.open(lock_path(home), os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, str(os.getpid()).encode())
+        page = text_of(client.get("/cue").text)
+        assert "recording cue record is running" in page and "not recording" not in page
+    finally:
+        os.close(fd)
+    assert "not recording" in text_of(client.get("/cue").text)
