@@ -7,6 +7,9 @@
   session start does).
 - a `ctx sync` round with 10k nodes: the first (export everything, commit, push) and one
   after a single change, both through a bare repository on this disk.
+- issue 34: `ctx hook session-start` in a repository whose `.ctx/memory.jsonl` is a new
+  100,000-line (27 MB) file (SPEC §6: ≤ 2 s) — the hook defers it and says so — and what
+  `ctx project sync` then takes to import it.
 """
 from __future__ import annotations
 
@@ -125,19 +128,19 @@ def run(bench: Bench) -> None:
     store = Store(conn)
     report = None
 
-    def do_import():
+    def do_import():  # what `ctx project sync` does (a session start defers a file this big)
         nonlocal report
-        report = share.refresh_if_changed(store, current_scope(conn, team))
+        report = share.sync_project(store, current_scope(conn, team))
 
     wall, cpu = cpu_ms(do_import)
     assert report is not None and len(report.added) == 5_000, report and report.counts()
     conn.close()
-    bench.report("import a 5,000-node .ctx/memory.jsonl (session start, wall)", wall, None, "ms")
+    bench.report("import a 5,000-node .ctx/memory.jsonl (ctx project sync, wall)", wall, None, "ms")
     bench.report("  same, CPU", cpu, None, "ms")
     hook_env = {**env, "CTX_DB": str(DIR / "hook-import.db")}
     t0 = time.perf_counter()
     subprocess.run(cmd, input=start(team), env=hook_env, capture_output=True, check=True)
-    bench.report("  the same as a first `ctx hook session-start` (wall)",
+    bench.report("  the same file at a first `ctx hook session-start`: deferred (wall)",
                  (time.perf_counter() - t0) * 1000, None, "ms")
 
     # a `ctx sync` round with 10k nodes, through a bare repository
@@ -168,3 +171,36 @@ def run(bench: Bench) -> None:
     bench.report("ctx sync, a round after one change, 10k nodes (wall)",
                  statistics.median(w for w, _ in later), None, "ms")
     bench.report("  same, CPU (ctx + git)", statistics.median(c for _, c in later), None, "ms")
+
+    huge_session_start(bench, dbfile, env, start, cmd)
+
+
+def huge_session_start(bench: Bench, dbfile: Path, env: dict, start, cmd: list[str]) -> None:
+    """A teammate (or an attacker) commits a 100,000-line shared file: session start must still
+    answer within 2 s, with the user's own memory, and never roll it back."""
+    huge = repo(DIR / "huge")
+    lines = [json.dumps({"kind": "ctx-share", "version": 1})]
+    filler = " ".join(WORDS[k % len(WORDS)] for k in range(24))
+    for i in range(100_000):
+        lines.append(json.dumps({"kind": "node", "id": f"01J{i:023d}", "type": "fact",
+                                 "content": f"Shared {i}: {filler}", "tags": ["tier:reference"],
+                                 "metadata": {}, "created_at": "2026-01-01T00:00:00Z",
+                                 "updated_at": "2026-01-01T00:00:00Z", "by": "bench <b@example.com>"},
+                                separators=(",", ":"), sort_keys=True))
+    (huge / ".ctx").mkdir()
+    path = huge / ".ctx" / "memory.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    size_mb = path.stat().st_size / 1e6
+    huge_db = DIR / "huge.db"
+    shutil.copy(dbfile, huge_db)
+    hook_env = {**env, "CTX_DB": str(huge_db)}
+    proc = subprocess.run(cmd, input=start(huge), env=hook_env, capture_output=True, check=True)
+    assert b"ctx project sync" in proc.stderr, proc.stderr  # deferred, and it says so
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    wall = median_wall_ms(cmd, input=start(huge), env=hook_env, runs=5)
+    bench.report(f"ctx hook session-start, a new 100k-line ({size_mb:.0f} MB) .ctx/memory.jsonl (wall)",
+                 wall, 2000, "ms")
+    t0 = time.perf_counter()
+    subprocess.run([CTX, "project", "sync"], env=hook_env, capture_output=True, cwd=huge, check=True)
+    bench.report("  then `ctx project sync` imports it (wall; no budget)",
+                 (time.perf_counter() - t0) * 1000, None, "ms")

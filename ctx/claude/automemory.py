@@ -183,6 +183,7 @@ def read_folder(folder: Path) -> tuple[list[Memory], list[str]]:
         meta, body = _frontmatter(text)
         nested = meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {}
         mtype = str(nested.get("type") or meta.get("type") or "").strip().lower()
+        mtype = mtype if re.fullmatch(r"[a-z][a-z0-9_-]{0,39}", mtype) else ""  # it becomes a tag
         body = body.strip() or str(meta.get("description") or "").strip()
         if not body:
             skipped.append(f"{name}: no text")
@@ -242,8 +243,12 @@ def import_folder(store: Store, folder: Path, project_id: int | None, *,
                 metadata["title"] = mem.title
             if mem.memory_type:
                 metadata["claude_memory_type"] = mem.memory_type
-            node = store.add(mem.body, type=TYPES.get(mem.memory_type, "fact"), tags=tags,
-                             metadata=metadata, project_id=project_id)
+            try:
+                node = store.add(mem.body, type=TYPES.get(mem.memory_type, "fact"), tags=tags,
+                                 metadata=metadata, project_id=project_id)
+            except CtxError as exc:  # one bad file costs itself, named, never the others
+                report.skipped.append(f"{mem.file}: {exc}")
+                continue
             if old:
                 for n in old:
                     store.supersede(n.id, node.id)

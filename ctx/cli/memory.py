@@ -186,8 +186,8 @@ def _import_claude_memory(memory_dir, tier, dedupe, fmt, project, allow_secrets)
         print(dumps(report.to_dict()))
     for name, node_id in report.duplicates:
         say(f"{name}: already remembered as {node_id}; not imported")
-    for name in report.skipped:
-        say(f"{name}: no text to import (or not UTF-8); skipped")
+    for line in report.skipped:  # `file: why`
+        say(f"ctx warning: {line}; skipped")
     say(f"claude memory {report.folder}: {len(report.added)} added, {len(report.updated)} updated "
         f"(the old node superseded), {len(report.unchanged)} unchanged, "
         f"{len(report.duplicates)} duplicate(s) not imported")

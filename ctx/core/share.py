@@ -821,19 +821,21 @@ def shared_path(root: str | os.PathLike) -> Path:
     return Path(confined(str(root), FILE))
 
 
-# A session start reads a changed shared file only up to this size (about 3,500 lines of
-# ordinary memories, well inside the hook's time); a bigger one is left for `ctx project sync`,
-# and the hook says so. Never a partial import: a file is read whole or not at all.
-HOOK_MAX_BYTES = 1024 * 1024
+# A session start reads a changed shared file only up to this size and this many lines (a
+# 5,000-node import costs 1.4-2 s of CPU here, bench_ctx_share, so 3,000 stay near a second;
+# a 100,000-line one would take half a minute, past the hook's timeout); a bigger one is left
+# for `ctx project sync`, and the hook says so. Never a partial import: whole or not at all.
+HOOK_MAX_BYTES = 2 * 1024 * 1024
+HOOK_MAX_LINES = 3_000
 
 
 def read_and_import(store: Store, path: Path, channel: str, *, project_id: int | None,
                     source: str, allow_move: bool = False, force: bool = False, sync: bool = False,
-                    authors_for=None, max_bytes: int = MAX_FILE_BYTES, max_hide: int | None = None,
-                    before_hide=None) -> ImportReport:
+                    authors_for=None, max_bytes: int = MAX_FILE_BYTES, max_lines: int = 1 << 62,
+                    max_hide: int | None = None, before_hide=None) -> ImportReport:
     """Import `path` if it changed since ctx last read or wrote it (a stat, then a hash).
     `authors_for(path)`: line number → git's author, asked only when the file is read.
-    A file over `max_bytes` is not read: `report.deferred` says why."""
+    A file over `max_bytes` or `max_lines` is not imported: `report.deferred` says why."""
     report = ImportReport(path=str(path))
     try:
         st = os.lstat(path)
@@ -865,6 +867,11 @@ def read_and_import(store: Store, path: Path, channel: str, *, project_id: int |
     if not force and known and known[2] == digest:
         with store.transaction():
             _record_file(store.conn, str(path), channel, st, digest)
+        return report
+    if len(raw) > max_lines:
+        report.deferred = (f"{len(raw):,} lines changed; too many to read at session start — run "
+                           f"`ctx project sync` to import them")
+        report.problems.append(Problem(0, report.deferred, False))
         return report
     good, problems, _ = parse(raw)
     authors = authors_for(path) if authors_for is not None and good else None
@@ -899,7 +906,7 @@ def refresh_if_changed(store: Store, scope) -> ImportReport | None:
         return None
     project_id = scope.write_project_id(store.conn)
     return read_and_import(store, path, channel_for(project_id), project_id=project_id,
-                           source=_source(scope), max_bytes=HOOK_MAX_BYTES)
+                           source=_source(scope), max_bytes=HOOK_MAX_BYTES, max_lines=HOOK_MAX_LINES)
 
 
 def _source(scope) -> str:

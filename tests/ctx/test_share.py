@@ -397,7 +397,7 @@ def test_hostile_lines_are_reported_by_number_and_the_rest_imported(team, ctx_bi
     path.write_text("\n".join(lines) + "\n")
     run = bob.hook(ctx_bin)  # a hook never breaks: exit 0, one JSON object, lines on stderr
     assert run.returncode == 0 and json.loads(run.stdout)
-    # a 2 MB file is more than a session start reads (issue 34): deferred, and it says so
+    # a file over 2 MB is more than a session start reads (issue 34): deferred, and it says so
     assert "too big to read at session start" in run.stderr and "ctx project sync" in run.stderr
     sync = bob.cli(ctx_bin, "project", "sync", "--format", "json")
     assert "line 3: not valid JSON" in sync.stderr
