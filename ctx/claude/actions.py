@@ -124,7 +124,7 @@ def execute(store: Store, commands: list[Command], *, session_id: str | None = N
     from ctx.claude.foreign import held_message, split_repeats
 
     commands, held = split_repeats(store, commands)  # a tag copied from others' memory: not run
-    outcomes = [Outcome(c.name, Status.FAILED, held_message(c)) for c in held]
+    outcomes = []
     with store.transaction():
         if scope is not None and scope.project is None and scope.ref is not None and any(
                 c.name in ("remember", "summarize") for c in commands):
@@ -139,7 +139,7 @@ def execute(store: Store, commands: list[Command], *, session_id: str | None = N
             outcomes.append(outcome)
         if session_id:
             _note_in_session(store, session_id, commands, outcomes)
-    return outcomes
+    return [Outcome(c.name, Status.FAILED, held_message(c)) for c in held] + outcomes
 
 
 def _note_in_session(store: Store, session_id: str, commands: list[Command],
