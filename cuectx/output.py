@@ -92,77 +92,149 @@ def resolve(fmt: str, *, piped: str = "ndjson") -> str:
     return "table" if _env.isatty() else piped
 
 
+def terminal_width() -> int:
+    """The width text for people is wrapped to: the environment's, else the terminal's."""
+    if _env.width:
+        return _env.width
+    import shutil
+
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def wrap_lines(lines: Iterable[str], *, indent: int = 2) -> list[str]:
+    """Lines for a terminal: each wrapped between words to its width, the rest of a wrapped
+    line indented (a word longer than the line stays whole); unwrapped when piped."""
+    if not _env.isatty():
+        return list(lines)
+    import textwrap
+
+    width = terminal_width()
+    out = []
+    for line in lines:
+        out += textwrap.wrap(line, width, subsequent_indent=" " * indent,
+                             break_long_words=False, break_on_hyphens=False) or [""]
+    return out
+
+
 # ---------------------------------------------------------------------------- fitted tables
 
 class Col(namedtuple("Col", "header free squeeze style justify max_width lines",
                      defaults=(False, False, "", "left", None, 2))):
-    """A table column. Fixed columns (ids, numbers, times) keep one line and never shrink
-    below their header; the one `free` column (content, prompt, title) takes the width that
-    is left and wraps, cut with "…" after `lines` lines (None: never cut, e.g. paths).
-    `squeeze` marks a fixed column (tags, paths, names) that may give up width, down to its
-    header, before the free column drops under `free_min`."""
+    """A table column. Fixed columns (ids, numbers, times, names) keep one line at their
+    natural width: never shrunk, never cut. The one `free` column (content, prompt, title)
+    takes the width that is left and wraps between words, cut after `lines` lines with "…"
+    (None: never cut). A `squeeze` column (tags, paths, reasons) may give up width before the
+    free column drops under FREE_MIN: it then wraps between words too, never narrower than its
+    longest word, so nothing is broken mid-word or cut to a stub and an ellipsis. A column
+    whose every cell is empty is left out."""
 
     __slots__ = ()
 
 
 FREE_MIN = 24  # the free column's floor (characters) before squeezable columns give way
-GAP = 3        # characters between columns (padding, a blank rule, padding)
+GAP = 2        # characters between columns (one of padding, one of the blank rule)
 
 
-def fit_widths(columns: list[Col], natural: list[int], width: int) -> list[int]:
-    """Each column's width for a console `width` wide (pure; the rule in `Col`)."""
+def fit_widths(columns: list[Col], natural: list[int], width: int,
+               longest_word: list[int] | None = None) -> list[int]:
+    """Each column's width for a console `width` wide (pure; the rule in `Col`).
+    `longest_word`: per column, the widest unbreakable word (how far a squeezable column may
+    give way; default: its header)."""
     widths = [min(n, c.max_width) if c.max_width else n for c, n in zip(columns, natural)]
+    floors = [max(len(c.header), (longest_word or [0] * len(columns))[i])
+              for i, c in enumerate(columns)]
     free = [i for i, c in enumerate(columns) if c.free]
     spare = width - GAP * (len(columns) - 1) - sum(w for i, w in enumerate(widths) if i not in free)
     if not free:
         return widths
     f = free[0]
-    floor = min(widths[f], max(FREE_MIN, len(columns[f].header)))
-    if spare < floor:  # squeezable columns give way, widest first, down to their headers
-        need = floor - spare
-        for i in sorted((i for i, c in enumerate(columns) if c.squeeze),
-                        key=lambda i: -widths[i]):
-            give = min(need, widths[i] - len(columns[i].header))
-            if give > 0:
-                widths[i] -= give
-                need -= give
-                spare += give
-            if need <= 0:
-                break
+    # the free text's floor: readable, and never narrower than its longest word
+    floor = min(widths[f], max(FREE_MIN, len(columns[f].header), floors[f]))
+    # squeezable columns give way, widest first, down to their longest word (never further:
+    # the free text narrows below its floor before a word is broken)
+    need = floor - spare
+    for i in sorted((i for i, c in enumerate(columns) if c.squeeze), key=lambda i: -widths[i]):
+        if need <= 0:
+            break
+        give = min(need, widths[i] - floors[i])
+        if give > 0:
+            widths[i] -= give
+            need -= give
+            spare += give
     widths[f] = max(len(columns[f].header), min(widths[f], spare))
     return widths
 
 
 def print_fitted(columns: list[Col], rows: list[list], *, title=None, stderr: bool = False,
                  con=None, header: bool = True) -> None:
-    """Rows (cells are str or rich Text; str is literal) as a table that fits the console."""
+    """Rows as a table that fits the console. A cell is a str (literal), a rich Text, or a
+    pair (main, tail): the tail goes on its own lines under the main part and is never cut
+    (the tags under a memory's content)."""
     from rich.table import Table
     from rich.text import Text
 
     con = con or console(stderr=stderr)
-    cells = [[c if isinstance(c, Text) else literal(c) for c in row] for row in rows]
-    natural = [max([len(col.header), *(row[i].cell_len for row in cells)])
+    tails = [{i: c[1] for i, c in enumerate(row) if isinstance(c, tuple)} for row in rows]
+    cells = [[_text(c[0] if isinstance(c, tuple) else c) for c in row] for row in rows]
+    keep = [i for i, col in enumerate(columns)
+            if col.free or i == 0 or not cells or any(row[i].plain.strip() for row in cells)]
+    columns = [columns[i] for i in keep]
+    cells = [[row[i] for i in keep] for row in cells]
+    tails = [{keep.index(i): _text(t) for i, t in tail.items() if i in keep} for tail in tails]
+    natural = [max([len(col.header), *(_width(row[i]) for row in cells),
+                    *(_width(tail[i]) for tail in tails if i in tail)])
                for i, col in enumerate(columns)]
-    widths = fit_widths(columns, natural, con.width)
+    longest = [max([0, *(_longest_word(row[i]) for row in cells),
+                    *(_longest_word(tail[i]) for tail in tails if i in tail)])
+               if col.squeeze or col.free else 0 for i, col in enumerate(columns)]
+    widths = fit_widths(columns, natural, con.width, longest)
     from rich import box
 
     table = Table(title=literal(title) if isinstance(title, str) else title,
-                  box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, padding=(0, 1),
+                  box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, padding=(0, 1, 0, 0),
                   show_edge=False, title_justify="left", show_header=header,
-                  title_style="bold")
+                  title_style="bold", collapse_padding=True)
     for col, w in zip(columns, widths):
+        wraps = col.free or (col.squeeze and w < _natural(col, natural, columns))
         table.add_column(literal(col.header), style=col.style, justify=col.justify, width=w,
-                         no_wrap=not col.free, overflow="fold" if col.free else "ellipsis")
-    for row in cells:
+                         no_wrap=not wraps, overflow="fold" if wraps else "ignore")
+    for row, tail in zip(cells, tails):
         for i, col in enumerate(columns):
-            if col.free and col.lines and row[i].cell_len > widths[i]:
+            if col.free and col.lines and _width(row[i]) > widths[i]:
                 row[i] = _first_lines(con, row[i], widths[i], col.lines)
+            if i in tail:  # a second part under the cell (tags under content), never cut
+                row[i] = Text("\n").join([row[i], tail[i]])
         table.add_row(*row)
     con.print(table)
 
 
+def _text(cell):
+    from rich.text import Text
+
+    return cell if isinstance(cell, Text) else literal(cell)
+
+
+def _natural(col: Col, natural: list[int], columns: list[Col]) -> int:
+    n = natural[columns.index(col)]
+    return min(n, col.max_width) if col.max_width else n
+
+
+def _width(text) -> int:
+    """The widest line of a cell (a cell may hold several lines)."""
+    from rich.cells import cell_len
+
+    return max(cell_len(line) for line in text.plain.split("\n"))
+
+
+def _longest_word(text) -> int:
+    from rich.cells import cell_len
+
+    return max([0, *(cell_len(w) for w in text.plain.split())])
+
+
 def _first_lines(con, text, width: int, lines: int):
-    """`text` word-wrapped to `width`, kept to `lines` lines; a cut ends in "…"."""
+    """`text` word-wrapped to `width`, kept to `lines` lines; a cut drops the last partial
+    word and ends in " …" (a word is never broken to make room for the ellipsis)."""
     from rich.text import Text
 
     wrapped = text.wrap(con, width, overflow="fold")
@@ -171,7 +243,10 @@ def _first_lines(con, text, width: int, lines: int):
     kept = list(wrapped)[:lines]
     last = kept[-1].copy()
     last.rstrip()
-    if last.cell_len >= width:
-        last.truncate(width - 1)
-    last.append("…")
+    while last.cell_len + 2 > width and " " in last.plain:
+        last.right_crop(last.cell_len - last.plain.rstrip().rindex(" "))
+        last.rstrip()
+    if last.cell_len + 2 > width:
+        last.truncate(max(0, width - 2))
+    last.append(" …")
     return Text("\n").join([*kept[:-1], last])

@@ -178,10 +178,10 @@ def _root(
     Start here:
 
     \b
-      ctx install --plugin   wire ctx into Claude Code (hooks, skill, MCP server)
-      claude                 a session in a repository: Claude remembers as it works
-      ctx ui                 see the memory and what each prompt was given
-      ctx add -t fact --tag tier:reference "Staging DB listens on port 6543"
+      ctx install --plugin   wire Claude Code to ctx (hooks, skill, MCP server)
+      claude                 work in a repository; Claude remembers as it goes
+      ctx ui                 the memory, and what each prompt was given
+      ctx add -t fact --tag tier:reference "Staging DB is on port 6543"
 
     Each command's --help has examples; the README is the manual.
     """

@@ -71,7 +71,7 @@ def register(app: typer.Typer) -> None:
         Example: ctx doctor
         Example: ctx doctor --kind contradiction --format json
         Example: ctx doctor --fix && ctx doctor --undo
-        Example: ctx doctor --review --review-backend openai --review-url http://127.0.0.1:8080/v1
+        Example: ctx doctor --review --review-backend openai --review-url URL
         """
         if secrets:
             return _secrets(fix, fmt)
@@ -123,8 +123,10 @@ def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
             list(dict.fromkeys(i for f in found for i in f.ids)))} if review else {}
         report = fixes.apply(store, found) if fix and found else None
     if records:
-        emit_records(records, fmt, columns=["kind", "ids", "keep", "action", "evidence"],
-                     free="evidence", squeeze=("action",), lines=3)
+        # the action names every id (and which is kept): no ids/keep columns to crowd the
+        # evidence, which is the part a person reads (JSON keeps ids and keep)
+        emit_records(records, fmt, columns=["kind", "action", "evidence"],
+                     free="evidence", squeeze=("action",), lines=8)
     counts = {}
     for f in found:
         counts[f.kind] = counts.get(f.kind, 0) + 1

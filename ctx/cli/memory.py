@@ -66,19 +66,31 @@ def status(fmt: RecordFormatOpt = Format.auto, project: ProjectOpt = None,
         info["scope"] = scope.label
         info["project"] = scope.project_name
         info["projects"] = store.conn.execute("SELECT count(*) FROM projects").fetchone()[0]
+    # live memories without a tier: never in a session's start, only picked per prompt
+    info["untiered"] = info["live_nodes"] - sum(info["by_tier"].values())
     out = resolve(fmt, single=True)
     if out in (Format.json, Format.ndjson):
         print(dumps(info))
         return
+    tiers = [f"{k[5:]} {v}" for k, v in info["by_tier"].items()]
+    if info["untiered"]:
+        tiers.append(f"no tier {info['untiered']}")
     lines = [f"database: {info['db']} (schema v{info['schema_version']})",
              (f"scope: {info['scope']}   (projects in the store: {info['projects']}; "
               f"see `ctx project list`)"),
              (f"nodes: {info['live_nodes']} live, {info['superseded_nodes']} superseded, "
               f"~{info['tokens']:,} tokens"),
              "by type: " + (", ".join(f"{k} {v}" for k, v in info["by_type"].items()) or "-"),
-             "by tier: " + (", ".join(f"{k[5:]} {v}" for k, v in info["by_tier"].items()) or "-"),
+             "by tier: " + (", ".join(tiers) or "-"),
              f"edges: {info['edges']}   tags: {info['tags']}   views: {info['views']}",
              "pending: " + (", ".join(info["pending"]) or "-")]
+    if info["untiered"]:
+        lines.append(f"({info['untiered']} without a tier: not in a session's start, given to a "
+                     f"prompt only when it is about them; `ctx tag ID tier:reference` keeps one "
+                     f"in every session)")
+    from cuectx.output import wrap_lines
+
+    lines = wrap_lines(lines)
     print("\n".join(lines))
 
 

@@ -57,7 +57,7 @@ def add(
     """Add a memory node (prints its id) to the current folder's project, or --global.
     A duplicate of a live node is not stored again: its id is printed instead.
 
-    Example: ctx add -t decision --tag tier:reference --meta rationale="fewer moving parts" "Use SQLite"
+    Example: ctx add -t decision --meta rationale="fewer parts" "Use SQLite"
     Example: cue digest --format json | ctx add --json -
     """
     from ctx.core.settings import DEDUPE_POLICIES
@@ -178,7 +178,7 @@ def query(
 ) -> None:
     """Find nodes with the query language (see README: Query language).
 
-    Example: ctx query 'type:fact AND (tag:project:api OR "rate limit") AND NOT tag:tier:off-context'
+    Example: ctx query 'type:fact AND ("rate limit" OR tag:api) AND NOT tag:old'
     """
     reads.query(expr, limit, include_superseded, project, all_projects, fmt)
 

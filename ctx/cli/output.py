@@ -50,8 +50,23 @@ def dumps(obj) -> str:
 
 
 def say(message: str) -> None:
-    """A line for people, on stderr."""
+    """A line for people, on stderr: on a terminal, wrapped between words to its width."""
+    if _stderr_tty():
+        import shutil
+        import textwrap
+
+        width = shutil.get_terminal_size((80, 24)).columns
+        message = "\n".join(textwrap.fill(line, width, break_long_words=False,
+                                           break_on_hyphens=False) or line
+                             for line in message.split("\n"))
     print(message, file=sys.stderr)
+
+
+def _stderr_tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def resolve(fmt: Format, *, single: bool = False) -> Format:
@@ -110,13 +125,14 @@ def emit_nodes(nodes: Sequence[Node], fmt: Format, *, title: str | None = None,
         from cuectx.output import Col, print_fitted
 
         sid = short_ids([*(n.id for n in nodes), *(n.superseded_by for n in nodes)])
-        columns = [Col("id", style="cyan"), Col("type", style="magenta"), Col("tier"),
-                   Col("content", free=True, lines=3), Col("tags", style="dim", squeeze=True,
-                                                           max_width=32)]
+        # tags go under the content (dim), so the text takes the width a tags column held
+        # and the tier under the type: at 80 columns the content keeps ~40 of them
+        columns = [Col("id", style="cyan"), Col("type / tier", style="magenta"),
+                   Col("content", free=True, lines=4)]
         # a project column once the nodes are from more than one (global memory counts)
         projects = len({n.project for n in nodes}) > 1
         if projects:
-            columns.append(Col("project", style="green", squeeze=True, max_width=20))
+            columns.append(Col("project", style="green", squeeze=True))
         rows = []
         for n in nodes:
             other = [t for t in n.tags if not t.startswith("tier:")]
@@ -124,8 +140,11 @@ def emit_nodes(nodes: Sequence[Node], fmt: Format, *, title: str | None = None,
             if n.superseded_by:
                 content = Text.assemble((content.plain, "strike"),
                                         f" → {sid.get(n.superseded_by, n.superseded_by)}")
-            rows.append([sid[n.id], n.type, n.tier or "", content,
-                         ", ".join(other), *([n.project or "global"] if projects else [])])
+            if other:
+                content = (content, Text(" ".join(other), style="dim"))
+            kind = (n.type, Text(n.tier, style="dim")) if n.tier else n.type
+            rows.append([sid[n.id], kind, content,
+                         *([n.project or "global"] if projects else [])])
         print_fitted(columns, rows, title=title)
         where = {n.project for n in nodes}
         only = f" in {next(iter(where)) or 'global memory'}" if len(where) == 1 and nodes else ""

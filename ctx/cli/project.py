@@ -59,8 +59,17 @@ def list_cmd(fmt: FormatOpt = Format.auto) -> None:
         live, _ = projects.global_counts(store.conn)
     out = resolve(fmt)
     if out == Format.table:
-        emit_records(rows, out, columns=COLUMNS, free="root", squeeze=("remote",),
-                     lines=None)  # a path is shown whole
+        from cuectx.human import ago
+
+        # one block per project: the name and counts, then the root and the remote on lines
+        # of their own, so a path or a URL is never folded into a table cell
+        for r in rows:
+            active = f" · active {ago(r['last_active_at'])}" if r["last_active_at"] else ""
+            print(f"{r['name']}  {plural(r['nodes'], 'node')}, {r['superseded']} superseded"
+                  f"{active}")
+            for label in ("root", "remote"):
+                if r[label]:
+                    print(f"  {r[label]}")
         say(f"{plural(len(rows), 'project')}; global memory: {plural(live, 'live node')}")
     else:
         emit_records(rows, out, columns=COLUMNS)

@@ -66,7 +66,7 @@ def search_cmd(
 ) -> None:
     """Search memory by meaning, by words, or both (default: hybrid).
 
-    Example: ctx search "how do readers avoid blocking the writer?" --filter 'type:decision'
+    Example: ctx search "how do readers avoid blocking?" --filter type:decision
     """
     from ctx.cli.reads import search
 
@@ -164,16 +164,27 @@ def session_show(session: Annotated[str | None, typer.Argument(
 @session_app.command("list")
 def session_list(limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
                  fmt: FormatOpt = Format.auto) -> None:
-    """List recent sessions, most recently active first.
+    """List recent sessions, most recently active first: project, first prompt, when.
 
     Example: ctx session list --limit 5
     """
     from ctx.claude import sessions
-    from ctx.cli.output import emit_records
+    from ctx.cli.output import emit_records, resolve
 
     with _open(readonly=True) as store:
-        rows = [s.as_dict() for s in sessions.list_sessions(store.conn, limit)]
-    emit_records(rows, fmt, columns=["id", "source", "started_at", "reset_at", "last_seen_at"])
+        rows = sessions.session_overview(store.conn, limit)
+    if resolve(fmt) != Format.table:
+        return emit_records(rows, fmt)
+    from ctx.core.ids import unique_prefixes
+    from cuectx.human import ago
+    from cuectx.output import Col, print_fitted
+
+    short = unique_prefixes([r["id"] for r in rows], 8)  # whole enough to paste into --session
+    print_fitted([Col("id", style="cyan"), Col("project", style="green"), Col("last seen"),
+                  Col("prompts", justify="right"), Col("first prompt", free=True)],
+                 [[short[r["id"]], r["project"] or "global", ago(r["last_seen_at"]),
+                   str(r["requests"]), " ".join((r["first_prompt"] or "").split())]
+                  for r in rows])
 
 
 @session_app.command("add")
@@ -247,10 +258,11 @@ def _requests_table(rows: list[dict]) -> None:
     from cuectx.output import Col, print_fitted
 
     short = unique_prefixes([r["id"] for r in rows], 10)  # request ids: unique among those shown
+    sessions = unique_prefixes([r["session_id"] for r in rows if r["session_id"]], 8)
     columns = [Col("id", style="cyan"), Col("when"), Col("session", style="dim"),
-               Col("path", squeeze=True), Col("sent", justify="right"),
+               Col("path"), Col("sent", justify="right"),
                Col("items", justify="right"), Col("prompt", free=True)]
-    print_fitted(columns, [[short[r["id"]], ago(r["created_at"]), (r["session_id"] or "-")[:8],
+    print_fitted(columns, [[short[r["id"]], ago(r["created_at"]), sessions.get(r["session_id"], "-"),
                             r["path"], str(r["injected_now"]), str(r["items"]),
                             " ".join(r["prompt"].split())] for r in rows])
 

@@ -23,7 +23,9 @@ def sync(
     through a git remote: export → commit → pull --rebase → import → push. Offline, the
     round's commit waits in the clone ($CTX_HOME/sync/repo) and goes out next time.
 
-    Example: git init --bare /media/usb/ctx.git && ctx sync --remote /media/usb/ctx.git
+    Example: git init --bare /media/usb/ctx.git
+
+    Example: ctx sync --remote /media/usb/ctx.git
     """
     from ctx.cli.state import open_store
     from ctx.core import sync as core

@@ -89,10 +89,10 @@ def _root(
     Start here:
 
     \b
-      cue record                  capture keyframes and window activity (Linux X11)
-      cue doctor                  which model backend will run, and whether it can
-      cue digest --backend local  the last 15 minutes in a few sentences
-      cue digest --format json | ctx add --json -    into ctx's memory
+      cue record   capture keyframes and window activity (Linux X11)
+      cue doctor   which model backend will run, and whether it can
+      cue digest   the last 15 minutes in a few sentences
+      cue digest --format json | ctx add --json -     into ctx's memory
 
     Each command's --help has examples; the README is the manual.
     """

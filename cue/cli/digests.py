@@ -66,10 +66,10 @@ def _list(limit: int, status: str | None, format: Format) -> None:
 
         print_fitted(
             [Col("id", justify="right"), Col("ended"), Col("status"), Col("backend", squeeze=True),
-             Col("frames", justify="right"), Col("model s", justify="right"),
+             Col("frames", justify="right"), Col("model", justify="right"),
              Col("summary", free=True)],
             [[str(d.id), ago(d.window_end), d.status, d.backend, str(d.frame_count),
-              f"{d.timings['model_ms'] / 1000:.1f}" if d.timings.get("model_ms") else "-",
+              f"{d.timings['model_ms'] / 1000:.1f} s" if d.timings.get("model_ms") else "-",
               " ".join(d.summary.split())] for d in found])
 
 
