@@ -298,8 +298,10 @@ def import_all(store: Store, repo: Path, remote: str, *, max_hide: int | None = 
                     and isinstance(rec.get("name"), str) and rec["key"] not in seen
                     and 0 < len(rec["key"]) <= 1000):
                 seen.add(rec["key"])
-                records.append({"key": rec["key"], "name": rec["name"],
-                                "remote": rec.get("remote") if isinstance(rec.get("remote"), str) else None,
+                remote_url = rec.get("remote")
+                ok = isinstance(remote_url, str) and len(remote_url) <= 500 and remote_url.isprintable()
+                records.append({"key": rec["key"], "name": rec["name"],  # name: transfer.safe_name
+                                "remote": remote_url if ok else None,
                                 "created_at": rec.get("created_at") if isinstance(rec.get("created_at"), str)
                                 else ""})
                 files[rec["key"]] = project_file(rec["key"])
