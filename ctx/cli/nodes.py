@@ -105,10 +105,15 @@ def add(
 def _without_duplicates(store, records: list, project_id, policy: str | None):
     """The records to store, and the ids of live nodes the others duplicate (ctx.core.dedupe:
     exact and near-exact never stored again; a likely one as CTX_DEDUPE / --dedupe says)."""
+    from functools import partial
+
     from ctx.core import dedupe
     from ctx.core.fingerprint import normal_hash
     from ctx.core.settings import dedupe_policy
+    from ctx.doctor.vectors import paraphrase_of
 
+    # by meaning too when the store has an embedding index (the model loads: ~0.5 s once)
+    meaning = partial(paraphrase_of, load=True)
     policy = dedupe_policy(policy)
     confirm = None
     if policy == "ask" and sys.stdin.isatty() and sys.stderr.isatty():
@@ -125,7 +130,7 @@ def _without_duplicates(store, records: list, project_id, policy: str | None):
             say("skipped a record that repeats an earlier one in the same input")
             continue
         seen.add(normal_hash(text))
-        dup = dedupe.check(store, text, r.get("project_id", project_id))
+        dup = dedupe.check(store, text, r.get("project_id", project_id), meaning=meaning)
         asking = dup is not None and not dup.blocks and policy == "ask" and confirm is not None
         if asking:
             say(f"likely a duplicate of {short_id(store, dup.node_id)} ({dup.evidence})")

@@ -9,8 +9,10 @@ Every path that stores new memory asks `check()` first — the Stop hook's and M
   (`CTX_DEDUPE=skip|keep|ask`, ctx.core.settings.dedupe_policy).
 
 Cheap on purpose (the Stop hook's budget): one indexed hash lookup, one indexed band lookup
-and a handful of candidates compared in Python — no model. Restatements in another language
-are found by `ctx doctor` from the embedding index (ctx/doctor/findings.py).
+and a handful of candidates compared in Python — no model. Where the caller passes
+`meaning` (the Stop hook's and MCP's remember, `ctx add`) and the process already holds the
+embedder, a paraphrase — other words, order or language — is found by its indexed vector
+too (ctx/doctor/vectors.py); `ctx doctor` finds the rest.
 """
 from __future__ import annotations
 
@@ -47,10 +49,12 @@ class Duplicate(namedtuple("Duplicate", ("node_id", "level", "score", "evidence"
 
 
 def check(store: Store, content: str, project_id: int | None, *,
-          exclude: tuple[str, ...] = (), candidates: int = 16) -> Duplicate | None:
+          exclude: tuple[str, ...] = (), candidates: int = 16, meaning=None) -> Duplicate | None:
     """The live node (in `project_id` or global; global only for a global write) that
     `content` duplicates most closely, or None. At most `candidates` nodes — those sharing
-    the most LSH bands — are compared word by word."""
+    the most LSH bands — are compared word by word. `meaning` (ctx.doctor.vectors.
+    paraphrase_of, passed by callers above this layer) is asked when the words find
+    nothing: a close paraphrase by the embedding index, as a likely duplicate."""
     text = (content or "").strip()
     if not text:
         return None
@@ -77,6 +81,8 @@ def check(store: Store, content: str, project_id: int | None, *,
         level = NEAR if rel.subkind == "near" else LIKELY
         if best is None or (level == NEAR, rel.score) > (best.level == NEAR, best.score):
             best = Duplicate(node_id, level, rel.score, rel.evidence)
+    if best is None and meaning is not None:
+        best = meaning(store, text, project_id, exclude)
     return best
 
 

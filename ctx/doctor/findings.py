@@ -403,7 +403,7 @@ def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity):
     cross_lingual = a.text.hangul != b.text.hangul
     if cross_lingual and share < NAMES_KEPT:
         return None  # names and commands are not translated: most must be in both
-    if _subjects_apart(wa, wb, shared, weigh):
+    if _subjects_apart(a.text, b.text, wa, wb, shared, weigh):
         return None
     closeness = cos + WORDS * share
     cross = " (one Korean, one not)" if a.text.hangul != b.text.hangul else ""
@@ -427,15 +427,45 @@ def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity):
     return None
 
 
-def _subjects_apart(wa: frozenset, wb: frozenset, shared: frozenset, weigh: _Rarity) -> bool:
+def _subjects_apart(a: Text, b: Text, wa: frozenset, wb: frozenset, shared: frozenset,
+                    weigh: _Rarity) -> bool:
     """The same sentence about two things: a word or two swapped on each side, and on each
-    side the rarest word is a swapped one ("the payments team uses pytest" / "the search
-    team uses pytest"). Restatements reword more than that."""
+    side a swapped word rarer in the store than any word they share, or the rest in the
+    same order ("the payments team uses pytest" / "the search team uses pytest").
+    Restatements reword and reorder more than that."""
     from ctx.core.fingerprint import is_value
 
     only_a = [t for t in wa - shared if not is_value(t)]
     only_b = [t for t in wb - shared if not is_value(t)]
-    return bool(only_a and only_b and len(only_a) <= SWAPPED and len(only_b) <= SWAPPED)
+    if not only_a or not only_b or len(only_a) > SWAPPED or len(only_b) > SWAPPED:
+        return False
+    common = max(map(weigh, shared), default=0.0)
+    if max(map(weigh, only_a)) > common and max(map(weigh, only_b)) > common:
+        return True
+    return _frame(a, only_a) == _frame(b, only_b)  # one sentence frame, a slot filled apart
+
+
+def _frame(text: Text, swapped) -> tuple:
+    from ctx.core.fingerprint import is_value, value_key
+
+    gone = set(swapped)
+    return tuple(t for t in text.sequence if t not in gone and not is_value(value_key(t)))
+
+
+class _Even:
+    """Every word weighs the same (the write-time check has no store-wide counts)."""
+
+    def __call__(self, token: str) -> float:
+        return 1.0
+
+
+def restates(old: Text, new: Text, cos: float) -> tuple[float, str] | None:
+    """The write-time check by meaning (ctx/doctor/vectors.py paraphrase_of): (closeness,
+    evidence) when `new` restates `old` as `ctx doctor` would call it, else None."""
+    a = _Node("", "fact", "", "", "", None, (), old)
+    b = _Node("", "fact", "", "", "", None, (), new)
+    rel = by_meaning(a, b, cos, _Even())
+    return (rel.score, rel.evidence) if rel is not None and rel.kind == "duplicate" else None
 
 
 def _rarest(tokens, weigh: _Rarity, n: int = 2) -> list[str]:

@@ -415,3 +415,48 @@ def test_fix_does_not_supersede_a_node_edited_after_the_check(store):
     report = fixes.apply(store, found)
     assert report.changes == 0 and "edited after the check" in report.skipped[0]
     assert store.get(a.id).superseded_by is None and store.get(b.id).superseded_by is None
+
+
+_NOTES = ["Storybook for clinic-web runs on port 6006 (`pnpm storybook`)",
+          "The billing worker retries failed charges three times, an hour apart",
+          "Release notes are drafted in the #releases channel every Thursday",
+          "Use ruff for linting; the config lives in pyproject.toml",
+          "Nightly exports land in the analytics bucket as parquet files",
+          "On-call hands over on Mondays at 10:00 in #oncall"]
+
+
+def test_doctor_embeds_what_the_index_lacks_and_finds_a_restatement_in_korean(store):
+    from ctx.semantic.index import indexed_model
+
+    ids = [store.add(t).id for t in _NOTES]
+    ko = store.add("clinic-web 스토리북은 `pnpm storybook` 으로 띄우면 6006 포트에서 뜸").id
+    store.conn.commit()
+    assert indexed_model(store.conn) is None  # as after `ctx import`: no index
+    assert not [f for f in _findings() if f["kind"] == "duplicate"]  # --no-vectors: words only
+    r = ctx("doctor", "-f", "json")
+    found = json.loads(r.stdout)
+    assert indexed_model(store.conn) is not None  # embedded first
+    dup = [f for f in found if f["kind"] == "duplicate"]
+    assert [set(f["ids"]) for f in dup] == [{ids[0], ko}], found
+    assert "one Korean, one not" in dup[0]["evidence"]
+
+
+def test_the_write_time_check_catches_a_paraphrase_the_index_has(store):
+    from functools import partial
+
+    from ctx.doctor.vectors import paraphrase_of
+    from ctx.semantic import index
+    from ctx.semantic.embed import get_embedder
+
+    ids = [store.add(t).id for t in _NOTES]
+    store.conn.commit()
+    index.update(store.conn, get_embedder(bulk=True))
+    meaning = partial(paraphrase_of, load=True)
+    dup = dedupe.check(store, "`pnpm storybook` starts Storybook for clinic-web on :6006", None,
+                       meaning=meaning)
+    assert dup is not None and dup.node_id == ids[0] and dup.level == dedupe.LIKELY
+    assert "by meaning" in dup.evidence
+    # near-misses stay apart: another port; and words alone never load a model
+    assert dedupe.check(store, "Storybook for clinic-web runs on port 6007 (`pnpm storybook`)",
+                        None, meaning=meaning) is None
+    assert dedupe.check(store, "A brand new fact about the ledger", None, meaning=meaning) is None
