@@ -243,7 +243,7 @@ def _remember(store: Store, memory: Memory, scope: Scope | None) -> Outcome:
     policy = memory.dedupe.strip().lower() if memory.dedupe else None
     if policy is not None and policy not in DEDUPE_POLICIES:
         raise CtxError(f'dedupe="{memory.dedupe}" is not understood; use skip, keep or ask')
-    from ctx.doctor.vectors import paraphrase_of  # by meaning, where the embedder is warm
+    from ctx.doctor.paraphrase import paraphrase_of  # by meaning, where the embedder is warm
 
     dup = dedupe.check(store, _as_stored(store, memory.content), project_id, meaning=paraphrase_of)
     if dup is not None and not dedupe.should_store(dup, dedupe_policy(policy)):

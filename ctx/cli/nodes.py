@@ -110,7 +110,7 @@ def _without_duplicates(store, records: list, project_id, policy: str | None):
     from ctx.core import dedupe
     from ctx.core.fingerprint import normal_hash
     from ctx.core.settings import dedupe_policy
-    from ctx.doctor.vectors import paraphrase_of
+    from ctx.doctor.paraphrase import paraphrase_of
 
     # by meaning too when the store has an embedding index (the model loads: ~0.5 s once)
     meaning = partial(paraphrase_of, load=True)

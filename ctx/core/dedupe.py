@@ -12,7 +12,7 @@ Cheap on purpose (the Stop hook's budget): one indexed hash lookup, one indexed 
 and a handful of candidates compared in Python — no model. Where the caller passes
 `meaning` (the Stop hook's and MCP's remember, `ctx add`) and the process already holds the
 embedder, a paraphrase — other words, order or language — is found by its indexed vector
-too (ctx/doctor/vectors.py); `ctx doctor` finds the rest.
+too (ctx/doctor/paraphrase.py); `ctx doctor` finds the rest.
 """
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def check(store: Store, content: str, project_id: int | None, *,
           exclude: tuple[str, ...] = (), candidates: int = 16, meaning=None) -> Duplicate | None:
     """The live node (in `project_id` or global; global only for a global write) that
     `content` duplicates most closely, or None. At most `candidates` nodes — those sharing
-    the most LSH bands — are compared word by word. `meaning` (ctx.doctor.vectors.
+    the most LSH bands — are compared word by word. `meaning` (ctx.doctor.paraphrase.
     paraphrase_of, passed by callers above this layer) is asked when the words find
     nothing: a close paraphrase by the embedding index, as a likely duplicate."""
     text = (content or "").strip()

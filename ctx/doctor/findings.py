@@ -460,7 +460,7 @@ class _Even:
 
 
 def restates(old: Text, new: Text, cos: float) -> tuple[float, str] | None:
-    """The write-time check by meaning (ctx/doctor/vectors.py paraphrase_of): (closeness,
+    """The write-time check by meaning (ctx/doctor/paraphrase.py): (closeness,
     evidence) when `new` restates `old` as `ctx doctor` would call it, else None."""
     a = _Node("", "fact", "", "", "", None, (), old)
     b = _Node("", "fact", "", "", "", None, (), new)

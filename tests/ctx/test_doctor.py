@@ -444,7 +444,7 @@ def test_doctor_embeds_what_the_index_lacks_and_finds_a_restatement_in_korean(st
 def test_the_write_time_check_catches_a_paraphrase_the_index_has(store):
     from functools import partial
 
-    from ctx.doctor.vectors import paraphrase_of
+    from ctx.doctor.paraphrase import paraphrase_of
     from ctx.semantic import index
     from ctx.semantic.embed import get_embedder
 
