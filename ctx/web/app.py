@@ -698,15 +698,7 @@ def _sent(item: dict) -> str:
 
 
 def _threshold(view: dict) -> float | None:
-    """The score a candidate needed to be taken on the semantic path: the floor (room under
-    topN) or includeScore (taken whatever topN), whichever is lower; None on the keyword
-    path, where words decide and a score is only a rank."""
-    params = view.get("params") or {}
-    if view.get("path") != "semantic":
-        return None
-    bars = [v for v in (params.get("floor"), params.get("include_score"))
-            if isinstance(v, int | float) and not isinstance(v, bool)]
-    return min(bars) if bars else None
+    return data.threshold(view.get("path"), view.get("params") or {})
 
 
 def _local(target: str | None) -> str | None:

@@ -183,10 +183,31 @@ def node_detail(conn: sqlite3.Connection, ref: str) -> NodeDetail:
 def requests_with(conn: sqlite3.Connection, node_id: str, limit: int = 20) -> list[dict]:
     """The latest requests whose record names this node (given to Claude, or left out and
     why): the audit trail of one memory."""
-    return [dict(r) for r in conn.execute(
-        "SELECT r.id, r.session_id, r.created_at, r.prompt, i.include_mode, i.included, "
-        "i.injected, i.score, i.reason FROM request_items i JOIN requests r ON r.id = i.request_id "
-        "WHERE i.node_id = ? ORDER BY r.seq DESC LIMIT ?", (node_id, limit))]
+    import json
+
+    rows = [dict(r) for r in conn.execute(
+        "SELECT r.id, r.session_id, r.created_at, r.prompt, r.path, r.params, i.include_mode, "
+        "i.included, i.injected, i.score, i.reason FROM request_items i JOIN requests r "
+        "ON r.id = i.request_id WHERE i.node_id = ? ORDER BY r.seq DESC LIMIT ?",
+        (node_id, limit))]
+    for r in rows:
+        try:
+            params = json.loads(r.pop("params") or "{}")
+        except ValueError:
+            params = {}
+        r["threshold"] = threshold(r["path"], params)
+    return rows
+
+
+def threshold(path: str | None, params: dict) -> float | None:
+    """The score a candidate needed to be sent on the semantic path: the floor (with room
+    under topN) or includeScore (sent whatever topN), whichever is lower; None on the keyword
+    path, where words decide and a score only ranks."""
+    if path != "semantic" or not isinstance(params, dict):
+        return None
+    bars = [v for v in (params.get("floor"), params.get("include_score"))
+            if isinstance(v, int | float) and not isinstance(v, bool)]
+    return min(bars) if bars else None
 
 
 def supersede_chain(conn: sqlite3.Connection, node_id: str) -> list[str]:
