@@ -216,3 +216,132 @@ def score_devset(conn, data: dict, ids: dict[str, str], scope_of: dict, *, mode:
 
     return DevsetReport(mode, score(every), {k: score(rows[k]) for k in DEVSET_CLASSES if k in rows},
                         {k: _mean(v) for k, v in inj.items()}, {k: _mean(v) for k, v in clean.items()})
+
+
+# ------------------------------------------------------------------------------ halves
+
+@dataclass
+class SetReport:
+    """One dev-set half through `ctx search` (hybrid ranks) and through the hooks."""
+    name: str
+    nodes: int
+    overall: ClassScore
+    by_kind: dict[str, ClassScore]
+    # through the hooks: answerable prompts whose answer reached Claude (session start's view
+    # or prompt-submit's injection), unrelated prompts that injected nothing — per language
+    reach: dict[str, float] = field(default_factory=dict)
+    reach_prompt: dict[str, float] = field(default_factory=dict)   # prompt-submit alone
+    clean: dict[str, float] = field(default_factory=dict)
+    untiered_reach: float | None = None   # answerable prompts whose answer has no tier
+
+    def row(self) -> dict:
+        return {"name": self.name, "nodes": self.nodes,
+                "overall": [self.overall.queries, round(self.overall.recall_at_5, 3),
+                            round(self.overall.mrr_at_10, 3)],
+                "by_kind": {k: [c.queries, round(c.recall_at_5, 3), round(c.mrr_at_10, 3)]
+                            for k, c in self.by_kind.items()},
+                "reach": _rounded(self.reach), "reach_prompt": _rounded(self.reach_prompt),
+                "clean": _rounded(self.clean), "untiered_reach": self.untiered_reach}
+
+
+def _rounded(d: dict) -> dict:
+    return {k: round(v, 3) for k, v in d.items()}
+
+
+def score_half(path: str | Path, name: str, *, hooks: bool = True, embedder=None) -> SetReport:
+    """Load a dev-set file (devset.json's schema), build a fresh store of it, and score every
+    query: recall@5 / MRR@10 of its answers (grade 2) in `ctx search`'s hybrid ranking, asked
+    from its project; with `hooks`, what the session start's view and prompt-submit's
+    injection (ctx.claude.requests.build_request, the hook's own call) deliver."""
+    import tempfile
+
+    from ctx.core import db
+    from ctx.semantic import index
+    from ctx.semantic.embed import get_embedder
+
+    data = load_set(path)
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = str(Path(tmp) / "half.db")
+        conn = db.connect(db_path)
+        ids, scope_of = populate_devset(conn, data)
+        index.ensure(conn, get_embedder(bulk=True))
+        conn.commit()
+        report = _score_half(conn, db_path, data, ids, scope_of, name, hooks, embedder)
+        conn.close()
+    return report
+
+
+def _score_half(conn, db_path, data, ids, scope_of, name, hooks, embedder) -> SetReport:
+    from ctx.semantic.search import Eligibility
+
+    rows: dict[str, list[tuple[float, float]]] = {}
+    for q in data["queries"]:
+        if not q["labels"]:
+            continue
+        res = search(conn, q["query"], SearchOptions(mode="hybrid", top_k=20, top_n=10),
+                     eligibility=Eligibility.within(scope_of[q["project"]]), embedder=embedder)
+        ranked = [h.node_id for h in res.candidates[:10]]
+        answers = {ids[k] for k, g in q["labels"].items() if g >= 2}
+        r5 = len(answers & set(ranked[:5])) / len(answers)
+        first = next((i for i, n in enumerate(ranked, 1) if n in answers), None)
+        rows.setdefault(q["kind"], []).append((r5, 1.0 / first if first else 0.0))
+
+    def score(v):
+        return ClassScore(len(v), _mean(r for r, _ in v), _mean(m for _, m in v))
+
+    every = [r for v in rows.values() for r in v]
+    report = SetReport(name, len(data["nodes"]), score(every), {k: score(v) for k, v in rows.items()})
+    if hooks:
+        _hook_reach(conn, db_path, data, ids, scope_of, report)
+    return report
+
+
+def _hook_reach(conn, db_path, data, ids, scope_of, report: SetReport) -> None:
+    """Each prompt in a session of its own: the session start's view (compose under the hook
+    cap, the scope's project + global) and what prompt-submit injects for the prompt."""
+    from ctx.claude.requests import build_request
+    from ctx.core.compose import compose
+    from ctx.core.settings import hook_max_chars
+    from ctx.core.store import Store
+    from ctx.semantic.select import SelectOptions
+
+    cap = hook_max_chars()
+    store = Store(conn)
+    view = {p: {n.id for n in compose(store, max_chars=cap, scope=s).nodes} for p, s in scope_of.items()}
+    options = SelectOptions.from_env()
+    options.deadline_s = 60.0  # the semantic path itself, not a loaded machine's fallback
+    untiered = {ids[n["key"]] for n in data["nodes"]
+                if not any(t.startswith("tier:") for t in n.get("tags") or [])}
+    reach: dict[str, list[bool]] = {}
+    prompt: dict[str, list[bool]] = {}
+    clean: dict[str, list[bool]] = {}
+    loose: list[bool] = []
+    for i, q in enumerate(data["queries"]):
+        built = build_request(conn, f"bench-half-{i}", q["query"], max_chars=cap, options=options,
+                              db_path=db_path, scope=scope_of[q["project"]])
+        injected = {it.node_id for it in built.record.items if it.injected == "now"}
+        if not q["labels"]:
+            clean.setdefault(q["lang"], []).append(not injected)
+            continue
+        answers = {ids[k] for k, g in q["labels"].items() if g >= 2}
+        reached = bool(answers & (injected | view[q["project"]]))
+        reach.setdefault(q["lang"], []).append(reached)
+        prompt.setdefault(q["lang"], []).append(bool(answers & injected))
+        if answers <= untiered:
+            loose.append(reached)
+    report.reach = {k: _mean(v) for k, v in reach.items()}
+    report.reach_prompt = {k: _mean(v) for k, v in prompt.items()}
+    report.clean = {k: _mean(v) for k, v in clean.items()}
+    report.untiered_reach = round(_mean(loose), 3) if loose else None
+
+
+def print_half(r: SetReport) -> None:
+    print(f"  {r.name}: {r.nodes} nodes, {r.overall.queries} answerable queries "
+          f"— hybrid recall@5 {r.overall.recall_at_5:.3f}, MRR@10 {r.overall.mrr_at_10:.3f}")
+    print("    " + "  ".join(f"{k} {c.recall_at_5:.2f}/{c.mrr_at_10:.2f} ({c.queries})"
+                            for k, c in sorted(r.by_kind.items())))
+    if r.reach or r.clean:
+        print("    through the hooks: reach " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(r.reach.items()))
+              + " (prompt-submit alone " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(r.reach_prompt.items()))
+              + "); clean " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(r.clean.items()))
+              + (f"; untiered answers reached {r.untiered_reach:.2f}" if r.untiered_reach is not None else ""))
