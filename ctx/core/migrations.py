@@ -408,6 +408,16 @@ def _m008_curation(conn: sqlite3.Connection) -> None:
     write_fingerprints(conn, [(r[0], r[1]) for r in rows])
 
 
+# 10 — the trust boundary (issue 34, ctx/core/trust.py): memory that came from others (an
+# importer's `shared_from`, or Claude Code's memory folder) indexed apart, so the Stop hook's
+# "does this command only repeat a tag found in others' memory?" reads those nodes alone
+# (Store.foreign_containing) instead of every node's content on every reply.
+M010_FOREIGN = """
+CREATE INDEX nodes_foreign ON nodes(id) WHERE json_extract(metadata, '$.shared_from') IS NOT NULL
+    OR json_extract(metadata, '$.source') = 'claude-memory';
+"""
+
+
 MIGRATIONS: list[Migration] = [
     Migration(1, "core store: nodes, tags, edges, views, pending, full-text index", M001_CORE),
     Migration(2, "semantic index (chunks, vector segments), sessions, request records",
@@ -426,6 +436,7 @@ MIGRATIONS: list[Migration] = [
               _m008_curation),
     Migration(9, "editable memory: node versions; what Claude did in each session",
               M009_VERSIONS),
+    Migration(10, "trust boundary: an index of memory that came from others", M010_FOREIGN),
 ]
 
 LATEST = runner.latest(MIGRATIONS)

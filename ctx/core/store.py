@@ -922,11 +922,11 @@ class Store:
         """Nodes that came from outside (metadata `shared_from`, or Claude Code's memory folder;
         ctx.core.trust) whose content holds `needle`: what the Stop hook compares a reply's
         commands with."""
-        return self._rows_to_nodes(self.conn.execute(
-            f"SELECT {_NODE_COLUMNS} FROM nodes WHERE instr(content, ?) > 0 AND "
-            "(json_extract(metadata, '$.shared_from') IS NOT NULL OR "
-            "json_extract(metadata, '$.source') = 'claude-memory') ORDER BY id LIMIT 500",
-            (needle,)).fetchall())
+        return self._rows_to_nodes(self.conn.execute(  # the partial index of migration 10
+            f"SELECT {_NODE_COLUMNS} FROM nodes INDEXED BY nodes_foreign WHERE "
+            "(json_extract(metadata, '$.shared_from') IS NOT NULL "
+            "OR json_extract(metadata, '$.source') = 'claude-memory') "
+            "AND instr(content, ?) > 0 ORDER BY id LIMIT 500", (needle,)).fetchall())
 
     def delete(self, ref: str) -> Node:
         """Hard delete: the node, its tags and edges go; nodes it superseded become live again."""
