@@ -36,6 +36,7 @@ COMMANDS = {
     "query": ("ctx.cli.nodes", MEMORY),
     "search": ("ctx.cli.semantic", MEMORY),
     "update": ("ctx.cli.nodes", MEMORY),
+    "edit": ("ctx.cli.edit", MEMORY),
     "tag": ("ctx.cli.nodes", MEMORY),
     "untag": ("ctx.cli.nodes", MEMORY),
     "link": ("ctx.cli.nodes", MEMORY),

@@ -38,7 +38,7 @@ _SCOPE = {"--include-superseded": ("include_superseded", FLAG),
 # COUNT a whole number ≥ 1, SHARE a number from 0 to 1, FORMAT one of the command's output
 # formats or auto.
 OPTIONS: dict[str, dict[str, tuple[str, str]]] = {
-    "show": {**_FORMAT},
+    "show": {"--history": ("history", FLAG), **_FORMAT},
     "list": {"--type": ("type_", TEXT), "-t": ("type_", TEXT), "--tag": ("tag", TEXTS),
              **_LIMIT, **_SCOPE, **_FORMAT},
     "query": {**_LIMIT, **_SCOPE, **_FORMAT},

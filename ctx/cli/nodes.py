@@ -148,12 +148,16 @@ def _without_duplicates(store, records: list, project_id, policy: str | None):
 def show(
     ids: Annotated[list[str], typer.Argument(help="Node ids or unique prefixes (≥ 4 chars).")],
     fmt: FormatOpt = Format.auto,
+    history: Annotated[bool, typer.Option(
+        "--history", help="Also every earlier version (`ctx edit`) and the supersede chain.")] = False,
 ) -> None:
     """Show nodes in full, with tags and edges.
 
     Example: ctx show 01JD3K8W
+
+    Example: ctx show 01JD3K8W --history
     """
-    reads.show(ids, fmt)
+    reads.show(ids, fmt, history)
 
 
 def list_(

@@ -17,15 +17,18 @@ from ctx.core.errors import CtxError
 BADGE_STYLE = {"always": "bold green", "manual": "bold yellow", "agent": "bold cyan"}
 
 
-def show(ids: list[str], fmt: str = Format.auto) -> None:
+def show(ids: list[str], fmt: str = Format.auto, history: bool = False) -> None:
     with open_store(readonly=True) as store:
         nodes = [store.get(i) for i in ids]
         edges = store.edges([n.id for n in nodes])
-    records = []
-    for n in nodes:
-        d = n.to_dict()
-        d["edges"] = [e.to_dict() for e in edges if n.id in (e.from_id, e.to_id)]
-        records.append(d)
+        records = []
+        for n in nodes:
+            d = n.to_dict()
+            d["edges"] = [e.to_dict() for e in edges if n.id in (e.from_id, e.to_id)]
+            if history:  # earlier versions (`ctx edit`) and the supersede chain, oldest first
+                d["versions"] = store.versions(n.id)
+                d["supersede_chain"] = store.supersede_chain(n.id, 50)
+            records.append(d)
     out = resolve(fmt, single=len(records) == 1)
     if out == Format.table:
         _show_panels(records)
@@ -53,7 +56,27 @@ def _show_panels(records: list[dict]) -> None:
             lines.append(f"superseded by: {r['superseded_by']}")
         for e in r["edges"]:
             lines.append(f"edge: {e['from']} -{e['type']}-> {e['to']}")
+        if "versions" in r:
+            lines += _history_lines(r)
         console.print(Panel(literal("\n".join(lines)), title=literal(r["id"]), title_align="left"))
+
+
+def _history_lines(r: dict) -> list[str]:
+    """The history part of a panel: each earlier version in full, then the supersede chain."""
+    versions = r["versions"]
+    lines = ["", f"history: {len(versions) + 1} version(s); this is version {len(versions) + 1}"
+             if versions else "history: never edited"]
+    for v in reversed(versions):
+        head = (f"version {v['version']} (replaced {v['saved_at']}): {v['type']}, tags: "
+                f"{', '.join(v['tags']) or '-'}")
+        lines += ["", head, *("  " + line for line in v["content"].splitlines() or [""])]
+        if v["metadata"]:
+            lines.append(f"  metadata: {dumps(v['metadata'])}")
+    chain = r["supersede_chain"]
+    if len(chain) > 1:
+        lines += ["", "supersede chain (oldest first): " + " → ".join(
+            f"{i}{' (this)' if i == r['id'] else ''}" for i in chain)]
+    return lines
 
 
 def list_(type_: str | None = None, tag: list[str] | None = None, limit: int | None = None,
