@@ -207,11 +207,13 @@ class Viewer:
             context.update(self._search(q, mode, filters, context["show_all"],
                                         context["top_k"]))
             with self.conn() as conn:
+                context["here"] = self._here(conn)
                 context["facets"] = data.facets(conn)
                 context["projects"] = data.projects(conn)
         else:
             before = params.get("before")
             with self.conn() as conn:
+                context["here"] = self._here(conn)
                 context["page"] = data.list_page(conn, filters, before=before)
                 context["total"] = data.count(conn, filters)
                 context["facets"] = data.facets(conn)
@@ -219,6 +221,16 @@ class Viewer:
             context["before"] = before
         context["elapsed_ms"] = (time.perf_counter() - t0) * 1000
         return self.render(request, "memory.html", **context)
+
+    def _here(self, conn) -> str | None:
+        """The project a new memory goes to by default: `ctx ui -P`'s, else the folder's."""
+        from ctx.core import projects
+
+        try:
+            scope = projects.current_scope(conn, project=self.project)
+            return scope.project.name if scope.project is not None else None  # a known one
+        except CtxError:
+            return None
 
     def _search(self, q: str, mode: str, filters: data.Filters, show_all: bool,
                 top_k: int = 20) -> dict:
