@@ -162,7 +162,11 @@ def _note_in_session(store: Store, session_id: str, commands: list[Command],
         elif cmd.name == "supersede" and len(outcome.node_ids) == 2:
             done.append(("superseded", outcome.node_ids[0], outcome.node_ids[1]))
         elif cmd.name == "summarize":
-            done.append(("summarized", outcome.node_ids[0], None))
+            summary = outcome.node_ids[0]
+            done.append(("summarized", summary, None))
+            if cmd.flag("archive"):  # its sources left context (tier:off-context)
+                done += [("archived", e.to_id, summary) for e in store.edges([summary], ["DERIVED_FROM"])
+                         if e.from_id == summary]
     if done:
         from ctx.claude.sessions import record_actions
 

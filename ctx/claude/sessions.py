@@ -246,12 +246,13 @@ def _touch_session(conn, session_id: str, now: str) -> None:
 
 
 # ------------------------------------------------------------------------------ what Claude did
-SESSION_ACTIONS = ("remembered", "superseded", "summarized")
+SESSION_ACTIONS = ("remembered", "superseded", "summarized", "archived")
 
 
 class SessionAction(Value):
     """One thing Claude did to memory in a session: `action` (SESSION_ACTIONS) on `node_id`
-    (superseded: `node_id` was replaced by `other_id`), at `at`."""
+    (superseded: `node_id` was replaced by `other_id`; archived: moved off-context by the
+    summary `other_id`), at `at`."""
 
     __slots__ = ("action", "at", "node_id", "other_id")
 

@@ -391,7 +391,7 @@ CREATE TABLE session_actions (
     seq INTEGER PRIMARY KEY,
     session_id TEXT NOT NULL,
     at TEXT NOT NULL,
-    action TEXT NOT NULL,                       -- remembered | superseded | archived | summarized
+    action TEXT NOT NULL,                       -- remembered | superseded | summarized | archived
     node_id TEXT NOT NULL,                      -- no foreign key: the record outlives a forget
     other_id TEXT                               -- superseded: the node that replaced it
 );

@@ -141,12 +141,18 @@ def test_a_sessions_page_lists_what_claude_remembered_and_superseded_in_it(clien
         f'backoff</ctx:remember>').commands, session_id="sess-did")
     actions.execute(store, parse("<ctx:remember>Somebody else's note</ctx:remember>").commands,
                     session_id="sess-other")
+    note = store.add("Payments used to retry on a fixed timer")
+    actions.execute(store, parse(f'<ctx:summarize nodes="{note.id}" archive="true">How payments '
+                                 f'retry, in short</ctx:summarize>').commands,
+                    session_id="sess-did")
     store.conn.commit()
     did = text_of(re.search(r'<ul class="plain" id="session-did">(.*?)</ul>',
                             client.get("/sessions/sess-did").text, re.DOTALL).group(1))
     assert "remembered Payments retry three times" in did
     assert "remembered Payments retry five times with backoff" in did
     assert "superseded Payments retry three times" in did and "by Payments retry five" in did
+    assert "summarized How payments retry, in short" in did
+    assert "archived Payments used to retry on a fixed timer" in did
     assert "Somebody else" not in did
     ok("rm", second[0].node_ids[0])
     did = client.get("/sessions/sess-did").text
