@@ -363,10 +363,16 @@ class _Rarity:
         for n in nodes.values():
             for t in n.text.tokens:
                 often[t] = often.get(t, 0) + 1
-        self.often, self.total = often, len(nodes)
+        total = len(nodes)
+        self.idf = {t: math.log((total + 1) / (k + 0.5)) for t, k in often.items()}
+        self.unseen = math.log((total + 1) / 0.5)
 
     def __call__(self, token: str) -> float:
-        return math.log((self.total + 1) / (self.often.get(token, 0) + 0.5))
+        return self.idf.get(token, self.unseen)
+
+    def mass(self, tokens) -> float:
+        idf, unseen = self.idf, self.unseen
+        return sum(idf.get(t, unseen) for t in tokens)
 
 
 def _words_for(a: Text, b: Text) -> tuple[frozenset, frozenset]:
@@ -396,16 +402,20 @@ def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity):
 
     if not a.text.tokens or not b.text.tokens or _qualified_apart(a.text, b.text):
         return None
+    if cos + WORDS < CONTRADICTION:
+        return None  # not close enough even if every word were shared
     wa, wb = _words_for(a.text, b.text)
     shared = wa & wb
-    mass_a, mass_b = sum(map(weigh, wa)), sum(map(weigh, wb))
-    share = sum(map(weigh, shared)) / min(mass_a, mass_b) if mass_a and mass_b else 0.0
+    mass_a, mass_b = weigh.mass(wa), weigh.mass(wb)
+    share = weigh.mass(shared) / min(mass_a, mass_b) if mass_a and mass_b else 0.0
+    closeness = cos + WORDS * share
+    if closeness < CONTRADICTION:
+        return None
     cross_lingual = a.text.hangul != b.text.hangul
     if cross_lingual and share < NAMES_KEPT:
         return None  # names and commands are not translated: most must be in both
     if _subjects_apart(a.text, b.text, wa, wb, shared, weigh):
         return None
-    closeness = cos + WORDS * share
     cross = " (one Korean, one not)" if a.text.hangul != b.text.hangul else ""
     values = _values_apart(a.text, b.text)
     update = re.search(_UPDATE, b.content.casefold())
@@ -457,6 +467,9 @@ class _Even:
 
     def __call__(self, token: str) -> float:
         return 1.0
+
+    def mass(self, tokens) -> float:
+        return float(len(tokens))
 
 
 def restates(old: Text, new: Text, cos: float) -> tuple[float, str] | None:

@@ -66,19 +66,26 @@ def close_pairs(conn: sqlite3.Connection, contents: dict[str, str], *,
     n = len(ids)
     k = min(NEIGHBOURS, n - 1)
     crowd = np.empty(n, dtype=np.float32)
-    for start in range(0, n, BLOCK):
+    rows_at, cols_at, sims_at = [], [], []
+    for start in range(0, n, BLOCK):  # one pass: each block's crowding and its likely pairs
         sims = mat[start:start + BLOCK] @ mat.T
-        sims[np.arange(sims.shape[0]), np.arange(start, start + sims.shape[0])] = -1.0
-        crowd[start:start + BLOCK] = np.partition(sims, n - k, axis=1)[:, n - k:].mean(axis=1)
+        size = sims.shape[0]
+        sims[np.arange(size), np.arange(start, start + size)] = -1.0
+        crowd[start:start + size] = np.partition(sims, n - k, axis=1)[:, n - k:].mean(axis=1)
+        own = np.maximum(crowd[start:start + size] - CROWDED, 0.0)
+        # discounting only lowers a pair: the row's own half of it already rules most out
+        r, c = np.nonzero(sims >= floor + own[:, None] / 2)
+        keep = c > r + start
+        rows_at.append(r[keep] + start)
+        cols_at.append(c[keep])
+        sims_at.append(sims[r[keep], c[keep]])
     excess = np.maximum(crowd - CROWDED, 0.0)
     out: dict[tuple[str, str], float] = {}
-    for start in range(0, n, BLOCK):
-        sims = mat[start:start + BLOCK] @ mat.T
-        sims -= (excess[start:start + BLOCK, None] + excess[None, :]) / 2
-        rows, cols = np.nonzero(sims >= floor)
-        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
-            i = start + r
-            if c > i:
-                out[(ids[i], ids[c])] = float(sims[r, c])
+    if rows_at:
+        r, c, v = np.concatenate(rows_at), np.concatenate(cols_at), np.concatenate(sims_at)
+        v = v - (excess[r] + excess[c]) / 2
+        ok = v >= floor
+        for i, j, x in zip(r[ok].tolist(), c[ok].tolist(), v[ok].tolist(), strict=True):
+            out[(ids[i], ids[j])] = float(x)
     return out
 
