@@ -548,7 +548,8 @@ def project_export_ids(store: Store, project_id: int, sel: Selection, source: st
     # Text that arrived from elsewhere (a sync remote, Claude Code's memory folder, another
     # repository's file) is never published here: only the user's own and this file's own.
     chosen = {n.id for n in store.get_many(sorted(chosen))
-              if n.metadata.get("shared_from") in (None, source) and not _from_claude_memory(n)
+              if (n.metadata.get("shared_from") is None or _repository_file(n.metadata["shared_from"]))
+              and not _from_claude_memory(n)
               and "collided_with" not in n.metadata}
     frontier = set(chosen)
     while frontier:
@@ -556,7 +557,9 @@ def project_export_ids(store: Store, project_id: int, sel: Selection, source: st
         pids = store.project_ids(sorted(older))
         older = {i for i in older if pids.get(i) == project_id}
         private = {n.id for n in store.get_many(sorted(older)) if PRIVATE in n.tags
-                   or n.metadata.get("shared_from") not in (None, source) or _from_claude_memory(n)}
+                   or not (n.metadata.get("shared_from") is None
+                           or _repository_file(n.metadata["shared_from"]))
+                   or _from_claude_memory(n)}
         older -= private
         chosen |= older
         frontier = older
@@ -581,11 +584,17 @@ def may_change(node: Node, source: str, *, sync: bool, exchanged: bool) -> bool:
     same file. The personal sync remote: nodes that came from a sync remote, and the user's own
     that this machine gave to that channel (`exchanged`: its base row, written by an export)."""
     origin = node.metadata.get("shared_from")
-    if origin == source:
-        return True
+    if origin == source or (not sync and _repository_file(origin)):
+        return True  # (a repository's file under an older project key is still that file)
     if sync:
         return (isinstance(origin, str) and origin.startswith("sync:")) or (origin is None and exchanged)
     return False
+
+
+def _repository_file(origin) -> bool:
+    """An origin that is a repository's shared file (`<project key>:.ctx/memory.jsonl`); the
+    import only ever applies a file's lines to its own project's nodes."""
+    return isinstance(origin, str) and (origin == FILE or origin.endswith(":" + FILE))
 
 
 def import_lines(store: Store, channel: str, lines: Sequence[Line], *, project_id: int | None,
