@@ -186,3 +186,132 @@ def _command_for_error(text: str) -> str:
     if "npm" in low or "node" in low or "module not found" in low:
         return "npm run build"
     return "make"
+
+
+# -- the tune half: generated sessions and questions about them --------------------------------
+
+PROJECTS = ("ledger", "storefront", "mapkit", "infra")
+# (component file, feature words, a test file, an error that can happen there)
+COMPONENTS = {
+    "ledger": [
+        ("ledger/invoice.py", "invoice rounding", "tests/test_invoice.py",
+         "AssertionError: 10.01 != 10.0"),
+        ("ledger/tax.py", "VAT rates per country", "tests/test_tax.py",
+         "KeyError: 'NO'"),
+        ("ledger/migrations/0042_currency.py", "the currency column migration", None,
+         "django.db.utils.OperationalError: no such column: invoices.currency"),
+        ("ledger/export.py", "CSV export of statements", "tests/test_export.py",
+         "UnicodeEncodeError: 'ascii' codec can't encode character"),
+        ("ledger/reminders.py", "overdue payment reminder emails", "tests/test_reminders.py",
+         "TypeError: send_mail() missing 1 required positional argument: 'to'"),
+    ],
+    "storefront": [
+        ("src/cart/CartSummary.tsx", "the cart summary total", "src/cart/CartSummary.test.tsx",
+         "TypeError: Cannot read properties of undefined (reading 'price')"),
+        ("src/checkout/payment.ts", "retrying declined card payments", "src/checkout/payment.test.ts",
+         "Error: Request failed with status code 402"),
+        ("src/search/SearchBox.tsx", "search box debounce", "src/search/SearchBox.test.tsx",
+         "ReferenceError: debounce is not defined"),
+        ("webpack.config.js", "the production bundle split", None,
+         "Module not found: Error: Can't resolve 'lodash-es'"),
+        ("src/i18n/ko.json", "Korean translations of the checkout", None,
+         "SyntaxError: Unexpected token } in JSON at position 812"),
+    ],
+    "mapkit": [
+        ("mapkit/tiles.go", "tile cache eviction", "mapkit/tiles_test.go",
+         "panic: runtime error: index out of range [3] with length 3"),
+        ("mapkit/geocode.go", "reverse geocoding timeouts", "mapkit/geocode_test.go",
+         "context deadline exceeded"),
+        ("mapkit/proj.go", "Web Mercator projection at the poles", "mapkit/proj_test.go",
+         "--- FAIL: TestMercatorPole (0.00s)"),
+        ("cmd/mapserver/main.go", "the map server's graceful shutdown", None,
+         "listen tcp :8080: bind: address already in use"),
+    ],
+    "infra": [
+        ("terraform/rds.tf", "the Postgres instance size", None,
+         "Error: creating RDS DB Instance: InvalidParameterCombination"),
+        ("k8s/ingress.yaml", "TLS on the ingress", None,
+         "error: error validating \"k8s/ingress.yaml\": unknown field \"tls.host\""),
+        (".github/workflows/ci.yml", "caching pip in CI", None,
+         "Error: Process completed with exit code 1."),
+        ("ansible/roles/nginx/tasks/main.yml", "nginx rate limiting", None,
+         "fatal: [web1]: FAILED! => {\"msg\": \"nginx: [emerg] unknown directive limit_req_zonee\"}"),
+    ],
+}
+TEST_CMD = {"ledger": "python -m pytest {test} -q", "storefront": "npx jest {test}",
+            "mapkit": "go test ./mapkit/...", "infra": None}
+BUILD_CMD = {"ledger": "python manage.py migrate", "storefront": "npm run build",
+             "mapkit": "go build ./...", "infra": "terraform plan"}
+CHAT = ["what does HTTP 418 mean?", "how do I undo the last git commit but keep the changes?",
+        "explain the difference between a mutex and a semaphore",
+        "what's a good name for a function that rounds money?",
+        "데이터베이스 인덱스는 언제 쓰는 게 좋아?", "is Go's map iteration order random?"]
+
+
+def generate(n: int = 200, seed: int = 39) -> tuple[list[dict], list[dict]]:
+    """(scenarios, questions): sessions of varied shape — trivial questions, chats, small
+    edits, test-fix loops, failures left unresolved, commits, long sessions — and questions
+    about the sessions that did something (answer: the scenario id), plus questions about
+    nothing that happened (answer None)."""
+    rng = random.Random(seed)
+    scenarios, questions = [], []
+    for i in range(n):
+        project = PROJECTS[i % len(PROJECTS)]
+        shape = rng.choices(["trivial", "chat", "small", "fix", "unresolved", "commit", "long"],
+                            [18, 8, 18, 22, 12, 12, 10])[0]
+        path, feature, test, error = rng.choice(COMPONENTS[project])
+        sid = f"tune-{i:03d}"
+        sc = {"id": sid, "project": project, "days_ago": rng.randint(0, 60), "prompts": [],
+              "edits": [], "commands": [], "errors": [], "assistant_summary": "Done."}
+        if shape == "trivial":
+            sc["prompts"] = [rng.choice(CHAT)]
+        elif shape == "chat":
+            sc["prompts"] = rng.sample(CHAT, 3)
+        else:
+            verb = rng.choice(["Fix", "Improve", "Rework", "Add tests for"])
+            sc["prompts"] = [f"{verb} {feature} in {path.rsplit('/', 1)[-1]}"]
+            sc["edits"].append({"path": path, "action": "edit"})
+            if shape in ("fix", "commit", "long") and test:
+                sc["edits"].append({"path": test, "action": rng.choice(["edit", "create"])})
+            tcmd = TEST_CMD[project]
+            cmd = tcmd.format(test=test or "") if tcmd and test else BUILD_CMD[project]
+            if shape in ("fix", "unresolved", "long"):
+                sc["errors"].append({"text": error, "resolved": shape != "unresolved"})
+            if shape in ("fix", "commit", "long", "small"):
+                out = (f"{rng.randint(3, 40)} passed in 0.{rng.randint(1, 9)}s"
+                       if tcmd and test and project == "ledger" else "")
+                sc["commands"].append({"cmd": cmd, "exit": 0, "output": out})
+            if shape in ("commit", "long"):
+                msg = f"{verb} {feature}"
+                sha = f"{rng.getrandbits(28):07x}"
+                sc["commands"].append({"cmd": f'git commit -am "{msg}"', "exit": 0,
+                                       "output": f"[main {sha}] {msg}\n 2 files changed"})
+            if shape == "long":
+                for _ in range(rng.randint(3, 8)):
+                    p2 = rng.choice(COMPONENTS[project])[0]
+                    sc["edits"].append({"path": p2, "action": "edit"})
+                sc["prompts"] += [f"also look at {rng.choice(COMPONENTS[project])[1]}",
+                                  "run everything again"]
+            if rng.random() < 0.3:
+                sc["prompts"].append("thanks, that's all")
+        scenarios.append(sc)
+        if shape in ("trivial", "chat"):
+            continue
+        fname = path.rsplit("/", 1)[-1]
+        templates = [f"what did we change in {fname}?",
+                     f"when did we work on {feature}?",
+                     f"{fname}에서 뭘 바꿨었지?"]
+        if sc["errors"]:
+            templates += [f"why did the build fail with {error.split(':')[0]}?",
+                          f"did we ever fix the {error.split(':')[0]} error?"]
+        questions.append({"query": rng.choice(templates), "lang": "en", "project": project,
+                          "answer": sid})
+    for q in ("what did we decide about the logo colours?", "why did the iOS build fail?",
+              "what did we change in the billing cron job?", "로그인 페이지는 언제 고쳤지?",
+              "did we ever upgrade the Redis cluster?", "what happened with the Kafka consumer lag?"):
+        questions.append({"query": q, "lang": "ko" if not q.isascii() else "en",
+                          "project": rng.choice(PROJECTS), "answer": None})
+    for q in questions:
+        if not q["query"].isascii():
+            q["lang"] = "ko"
+    return scenarios, questions

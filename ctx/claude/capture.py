@@ -92,10 +92,48 @@ def new_state() -> dict:
 
 def fold(state: dict, line: bytes) -> None:
     """Take one transcript line (bytes, one JSON object) into `state`. A line that is not
-    JSON, or not a kind this reads, changes nothing."""
-    if (b'"type":"user"' not in line and b'"type":"assistant"' not in line
-            and b'"user"' not in line and b'"assistant"' not in line):  # (another writer's spacing)
+    JSON, or not a kind this reads, changes nothing.
+
+    Most lines of a busy session need no parsing: other line types, text and thinking
+    blocks, calls of tools a record does not describe (Read, Grep…) and their results are
+    recognised from their bytes and only counted or time-stamped. Which way a line goes
+    depends only on its bytes and the state, so the fold stays deterministic."""
+    if b'"isSidechain":true' in line:
         return
+    if b'"type":"assistant"' in line:
+        if b"<ctx:remember" not in line:
+            if b'"tool_use"' not in line:  # a text or thinking block: its time only
+                _stamp(state, line)
+                return
+            m = _re_b("tool_name").search(line)
+            if m and m.group(1) not in _DESCRIBED:
+                state["tool_uses"] += 1
+                _stamp(state, line)
+                return
+    elif b'"type":"user"' in line:
+        if b'"tool_result"' in line and b'"type":"text"' not in line:
+            m = _re_b("result_id").search(line)
+            if m and m.group(1).decode("utf-8", "replace") not in state["open"]:
+                _stamp(state, line)
+                return
+    elif b'"user"' not in line and b'"assistant"' not in line:  # (another writer's spacing)
+        return
+    _fold_parsed(state, line)
+
+
+def _stamp(state: dict, line: bytes) -> None:
+    i = line.rfind(b'"timestamp":"')
+    if i < 0:
+        return
+    j = line.find(b'"', i + 13)
+    stamp = line[i + 13:j].decode("ascii", "replace") if j > 0 else ""
+    if stamp:
+        if state["first_at"] is None:
+            state["first_at"] = stamp
+        state["last_at"] = stamp
+
+
+def _fold_parsed(state: dict, line: bytes) -> None:
     try:
         entry = json.loads(line)
     except ValueError:
@@ -122,6 +160,20 @@ def fold(state: dict, line: bytes) -> None:
         _fold_user(state, entry, content)
     else:
         _fold_assistant(state, content)
+
+
+_DESCRIBED = {b"Bash", *(n.encode() for n in EDIT_TOOLS), *(n.encode() for n in REMEMBER_TOOLS)}
+_RE_B = {}
+
+
+def _re_b(name: str) -> re.Pattern:
+    pattern = _RE_B.get(name)
+    if pattern is None:
+        pattern = _RE_B[name] = re.compile({
+            "tool_name": rb'"type":"tool_use","id":"[^"]*","name":"([^"\\]*)"',
+            "result_id": rb'"tool_use_id":"([^"\\]*)"',
+        }[name])
+    return pattern
 
 
 def _fold_user(state: dict, entry: dict, content) -> None:

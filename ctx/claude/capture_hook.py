@@ -24,12 +24,22 @@ def run(call: HookCall) -> None:
 
 
 def after_stop(call: HookCall, store) -> None:
-    """Update the session's record; a warning, never an exception."""
+    """Update the session's record — in a hook server's child once Claude Code has its
+    answer (ctx.claude.hooks.AFTER_ANSWER: a long transcript slice costs the turn nothing),
+    else now. A warning, never an exception."""
+    from ctx.claude import hooks
     from ctx.core.settings import capture_enabled
 
     path = call.text("transcript_path")
     if not path or not call.session_id or call.response is not None or not capture_enabled():
         return
+    if hooks.AFTER_ANSWER is not None and call.process_exits:
+        hooks.AFTER_ANSWER.append(lambda: _capture(call, store, path))
+        return
+    _capture(call, store, path)
+
+
+def _capture(call: HookCall, store, path: str) -> None:
     try:
         from ctx.claude import capture_store
 

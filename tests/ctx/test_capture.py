@@ -153,12 +153,37 @@ def write(tmp_path, t: Transcript, name="t.jsonl"):
 
 
 def run_hook(ctx_bin, event, payload, env=None):
+    """The hook as Claude Code runs it; a served one updates the record once its answer is
+    out (ctx.claude.hooks.AFTER_ANSWER), so wait until the capture read the whole file."""
+    env = {**os.environ, **(env or {})}
     proc = subprocess.run([ctx_bin, "hook", event], input=json.dumps(payload).encode(),
-                          capture_output=True, timeout=60, check=False,
-                          env={**os.environ, **(env or {})})
+                          capture_output=True, timeout=60, check=False, env=env)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {}
+    if env.get("CTX_CAPTURE") != "off" and os.path.exists(payload["transcript_path"]):
+        settle(payload["session_id"], payload["transcript_path"])
     return proc
+
+
+def settle(session_id, path, timeout=20.0):
+    import time
+
+    size = os.path.getsize(path)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(os.environ["CTX_DB"]):
+            conn = sqlite3.connect(os.environ["CTX_DB"])
+            try:
+                row = conn.execute("SELECT value FROM pending WHERE key = ?",
+                                   (f"capture:{session_id}",)).fetchone()
+            except sqlite3.OperationalError:
+                row = None
+            finally:
+                conn.close()
+            if row and json.loads(row[0])["offset"] >= size - 64:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"the capture of {session_id} did not finish")
 
 
 def records(db=None):

@@ -9,3 +9,8 @@ keeps (one JSON object on stdout, never exit 2, only a corrupt database exits 1)
 # warm.py and store_access.py add to it; a hook server's child closes them once its client
 # has the answer (store_access.close_left_open).
 LEFT_OPEN: list = []
+
+# Work a hook may leave until its client has the answer: a hook server's child sets this to a
+# list before it runs the hook and calls each entry once the answer is sent (the session
+# record of ctx.claude.capture_hook); elsewhere it stays None and the work runs in line.
+AFTER_ANSWER: list | None = None

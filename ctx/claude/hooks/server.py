@@ -492,8 +492,10 @@ def _child(conn: socket.socket, channel: socket.socket, fields: list[bytes],
     sys.argv = argv
     conn.settimeout(None)
     conn.sendall(b"P%d\n" % os.getpid())
+    from ctx.claude import hooks
     from ctx.claude.hooks.run import run_hook
 
+    hooks.AFTER_ANSWER = []
     status = run_hook(args)
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -506,6 +508,11 @@ def _child(conn: socket.socket, channel: socket.socket, fields: list[bytes],
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     _send(conn, b"X%d\n" % status)
+    for work in hooks.AFTER_ANSWER:  # nobody waits for these now (the session record)
+        try:
+            work()
+        except Exception:  # noqa: BLE001, S110 — the answer is given; nothing left to tell
+            pass
     _send(channel, b"d")  # done: the spare may rehearse
     from ctx.claude.hooks.store_access import close_left_open
 
