@@ -41,8 +41,9 @@ def register(app: typer.Typer) -> None:
             "--no-vectors", help="Words only: neither embed what the index lacks nor use "
                                  "the index (faster, finds fewer restatements).")] = False,
         review: Annotated[bool, typer.Option(
-            "--review", help="Also ask a model about the flagged pairs (only those): shows the "
-                             "token cost first and asks; proposals only.")] = False,
+            "--review", help="Also ask a model about the flagged pairs and the pairs alike by "
+                             "meaning the words cannot settle (a tool or rule changed in other "
+                             "words): shows the token cost first and asks; proposals only.")] = False,
         review_backend: Annotated[str, typer.Option(
             "--review-backend", metavar="anthropic|openai",
             help="anthropic (Claude Haiku, $ANTHROPIC_API_KEY) or openai (a local "
@@ -97,12 +98,16 @@ def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
     from ctx.doctor import fixes
     from ctx.doctor.findings import Options, diagnose
 
-    options = Options(kinds=kinds, stale_days=stale_days or default_stale(), vectors=vectors)
+    options = Options(kinds=kinds, stale_days=stale_days or default_stale(), vectors=vectors,
+                      undecided=review is not None and "contradiction" in kinds)
     table = resolve(fmt) == Format.table
     with open_store(readonly=not (fix or vectors)) as store:
         if vectors:
             _embed_missing(store)
         found = diagnose(store, options)
+        # pairs alike by meaning the words cannot settle: only for the model to look at
+        undecided = [f for f in found if f.kind == "undecided"]
+        found = [f for f in found if f.kind != "undecided"]
         records = [f.to_dict() for f in found]
         if table:
             from ctx.core.ids import short_ids
@@ -120,7 +125,7 @@ def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
                         "evidence": shorter(r["evidence"]), "action": shorter(r["action"])}
                        for r in records]
         contents = {n.id: n.content for n in store.get_many(
-            list(dict.fromkeys(i for f in found for i in f.ids)))} if review else {}
+            list(dict.fromkeys(i for f in found + undecided for i in f.ids)))} if review else {}
         report = fixes.apply(store, found) if fix and found else None
     if records:
         # the action names every id (and which is kept): no ids/keep columns to crowd the
@@ -131,8 +136,8 @@ def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
     for f in found:
         counts[f.kind] = counts.get(f.kind, 0) + 1
     summary = ", ".join(f"{n} {k}" for k, n in counts.items()) or "nothing"
-    if review is not None and found:
-        _review(found, contents, *review)
+    if review is not None and (found or undecided):
+        _review(found + undecided, contents, *review)
     if report is not None:
         for line in report.done:
             say(f"fixed: {line}")
@@ -181,6 +186,10 @@ def _review(found, contents, backend, url, model, cap, yes) -> None:
     if usage:
         say(f"review used {usage}")
     for v in verdicts:
+        if v.flagged == "undecided":  # the words could not tell: the model's answer settles it
+            say(f"review pair {v.pair} {v.ids[0]} / {v.ids[1]}: alike by meaning, model says "
+                f"{v.verdict} — {v.why}")
+            continue
         mark = "agrees" if v.agrees else "DISAGREES"
         say(f"review pair {v.pair} {v.ids[0]} / {v.ids[1]}: flagged {v.flagged}, model says "
             f"{v.verdict} ({mark}) — {v.why}")

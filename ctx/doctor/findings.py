@@ -68,6 +68,7 @@ class Options:
     stale_days: int = 14
     now: datetime | None = None
     vectors: bool = True           # use the embedding index when it has vectors
+    undecided: bool = False        # also pairs alike by meaning the words cannot settle (--review)
 
 
 @dataclass
@@ -127,7 +128,7 @@ def diagnose(store: Store, options: Options | None = None, *,
         out += orphans(store)
     if "secret" in kinds:
         out += secret_findings(store, memo)
-    order = {k: i for i, k in enumerate(KINDS)}
+    order = {k: i for i, k in enumerate((*KINDS, "undecided"))}
     out.sort(key=lambda f: (order[f.kind], f.ids))
     return out
 
@@ -217,6 +218,7 @@ def _pairs(store: Store, nodes: dict[str, _Node], kinds: set[str], options: Opti
     alike: dict[frozenset, float] = {}  # duplicate pairs → how alike
     dup_evidence: dict[frozenset, str] = {}
     contradictions: list[Finding] = []
+    undecided: list[Finding] = []
     stale: list[Finding] = []
     settled: set[str] = set()  # nodes a stale finding already retires
 
@@ -265,6 +267,14 @@ def _pairs(store: Store, nodes: dict[str, _Node], kinds: set[str], options: Opti
         rel = relation(a.text, b.text)
         if rel is None and cos is not None:
             rel = by_meaning(a, b, cos, weigh)
+        if rel is not None and rel.kind == "undecided":
+            if options.undecided:
+                undecided.append(Finding(
+                    "undecided", (a.id, b.id), b.id,
+                    f"{rel.evidence}. {a.created_at[:10]} {a.id}: \"{_clip(a.content)}\" — "
+                    f"{b.created_at[:10]} {b.id}: \"{_clip(b.content)}\"",
+                    "none (ask --review)", "", (), {"score": round(rel.score, 3)}))
+            continue
         if rel is None:
             continue
         if rel.kind == "contradiction" and "contradiction" in kinds:
@@ -279,6 +289,7 @@ def _pairs(store: Store, nodes: dict[str, _Node], kinds: set[str], options: Opti
             alike[frozenset((a.id, b.id))] = rel.score
 
     out = list(stale) if "stale" in kinds else []
+    out += [f for f in undecided if not (set(f.ids) & settled)]
     contradicted = {i for f in contradictions for i in f.ids}
     out += [f for f in contradictions if not (set(f.ids) & settled)]
     if "duplicate" in kinds:
@@ -350,6 +361,7 @@ SWAPPED = 2             # at most this many words swapped on each side: one sent
 NAMES_KEPT = 0.5        # across languages: share of the rarer side's Latin-script words kept
 DUPLICATE = 0.75        # closeness of a restatement
 CONTRADICTION = 0.55    # closeness of an update, with a sign of change (below)
+REVIEW = 0.40           # closeness from which --review asks about a pair the words cannot settle
 _UPDATE = (r"\b(?:now|moved|switched|no longer|replaced|upgraded|downgraded|raised|lowered|"
            r"changed|instead|bumped|migrated|reverted|anymore|from now on)\b"
            r"|바꿈|바꿨|바뀜|바뀌었|옮김|옮겼|변경|늘림|늘렸|줄임|줄였|이제|업그레이드|전환|더 이상|폐기")
@@ -402,21 +414,22 @@ def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity):
 
     if not a.text.tokens or not b.text.tokens or _qualified_apart(a.text, b.text):
         return None
-    if cos + WORDS < CONTRADICTION:
+    if cos + WORDS < REVIEW:
         return None  # not close enough even if every word were shared
     wa, wb = _words_for(a.text, b.text)
     shared = wa & wb
     mass_a, mass_b = weigh.mass(wa), weigh.mass(wb)
     share = weigh.mass(shared) / min(mass_a, mass_b) if mass_a and mass_b else 0.0
     closeness = cos + WORDS * share
-    if closeness < CONTRADICTION:
-        return None
-    cross_lingual = a.text.hangul != b.text.hangul
-    if cross_lingual and share < NAMES_KEPT:
-        return None  # names and commands are not translated: most must be in both
-    if _subjects_apart(a.text, b.text, wa, wb, shared, weigh):
+    if closeness < REVIEW:
         return None
     cross = " (one Korean, one not)" if a.text.hangul != b.text.hangul else ""
+    undecided = Relation("undecided", closeness, "", f"about the same subject by meaning "
+                         f"({closeness:.2f}{cross}); the words do not say whether it changed")
+    if cross and share < NAMES_KEPT:
+        return undecided  # names and commands are not translated: most must be in both
+    if _subjects_apart(a.text, b.text, wa, wb, shared, weigh):
+        return undecided
     values = _values_apart(a.text, b.text)
     update = re.search(_UPDATE, b.content.casefold())
     if update and re.search(_UPDATE, a.content.casefold()):
@@ -434,7 +447,9 @@ def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity):
         return Relation("duplicate", closeness, "restatement",
                         f"the same by meaning ({cos:.2f} alike after language centring, "
                         f"{share:.0%} of the rarer words shared{cross})")
-    return None
+    # About the same thing, and the words cannot tell whether one replaced the other (a
+    # tool or a rule changed in other words): what `--review` asks a model about.
+    return None if closeness >= DUPLICATE and values else undecided
 
 
 def _subjects_apart(a: Text, b: Text, wa: frozenset, wb: frozenset, shared: frozenset,

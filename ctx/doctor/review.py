@@ -28,7 +28,7 @@ DEFAULT_CAP = 20_000               # tokens, input + output, for one review
 OUTPUT_PER_PAIR = 60               # tokens a verdict line may use
 PAIR_CHARS = 600                   # each text is cut to this before sending
 TIMEOUT = 60
-REVIEWED = ("duplicate", "contradiction", "stale")
+REVIEWED = ("duplicate", "contradiction", "stale", "undecided")
 INSTRUCTIONS = (
     "You review pairs of notes from a developer's memory store. For each pair say whether B "
     "is a duplicate of A (same fact restated, any language), a contradiction (same subject, "
