@@ -1,10 +1,9 @@
-"""`ctx` entry point. Some commands are answered before Typer loads: `ctx hook …` (hooks are
+"""`ctx` entry point. Two commands are answered before Typer loads: `ctx hook …` (hooks are
 on every prompt's path: the hook server answers them, ctx/claude/hooks/client.py, else
-ctx/claude/hooks/run.py here), a plain
-`ctx mcp` (its handshake is answered by ctx/mcp/wire.py while the SDK loads), the common
-forms of `ctx show|list|query|search` (ctx/cli/fast.py: same bodies, same error edge), and a help
-text an earlier run kept (ctx/cli/help_cache.py). Everything else goes to the Typer app in
-ctx/cli/app.py."""
+ctx/claude/hooks/run.py here) and a plain `ctx mcp` (its handshake is answered by
+ctx/mcp/wire.py while the SDK loads). Everything else goes to the Typer app in
+ctx/cli/app.py.
+"""
 from __future__ import annotations
 
 import os
@@ -85,21 +84,6 @@ def mcp_argv(argv: list[str]) -> str | None | bool:
     return lead[lead.index("--db") + 1] if "--db" in lead else None
 
 
-def _end_fast_read() -> None:
-    """A read answered before Typer: flush and end without the interpreter's teardown (~4 ms
-    of a ~60 ms command), as the hooks do. Only for the process's own streams (a caller that
-    swapped them, such as a test, gets an ordinary return); a flush that fails (the reader
-    went away) is left to the interpreter's exit, which reports it as Typer's path does."""
-    if sys.stdout is not sys.__stdout__ or sys.stderr is not sys.__stderr__:
-        return
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:
-        return
-    os._exit(0)
-
-
 def main() -> None:
     args = hook_argv(sys.argv[1:])
     if args is not None:
@@ -128,24 +112,6 @@ def main() -> None:
 
         run_wire(serve)
         return
-    argv = sys.argv[1:]
-    if not argv or argv[-1] == "--help":  # help: the text an earlier run kept
-        from ctx.cli import help_cache
-
-        if help_cache.is_help_request(argv):
-            if not help_cache.answer(argv):
-                from ctx.cli.app import run
-
-                help_cache.render_and_keep(argv, run)
-            return
-    split = global_options(argv)
-    if split is not None and split[1] < len(argv):  # ctx show|list|query|search, before Typer
-        from ctx.cli.fast import run as run_fast
-
-        options, at = split
-        if run_fast(options, argv[at], argv[at + 1:]):
-            _end_fast_read()
-            return
     from ctx.cli.app import run
 
     run()

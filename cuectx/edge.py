@@ -8,8 +8,8 @@ It becomes one `Error: …` line on stderr and that exit code — unless `debug_
 `--traceback`) asks for the traceback, then the exception goes on. A closed pipe
 (`ctx list | head`) is not handled here: it goes on to the caller.
 
-`cuectx.cli.EdgeGroup` (the Typer apps) and ctx's fast read path (ctx/cli/fast.py, which runs
-before Typer loads) both end here, so an error reads the same whichever path ran.
+`cuectx.cli.EdgeGroup` (the Typer apps of both programs) ends here, so an error reads the
+same in ctx and cue.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def error_edge(translate_sqlite: Callable[[sqlite3.Error], Error], debug_env: st
     try:
         yield
     except BrokenPipeError:
-        raise  # `… | head`: the caller's (Typer exits 1, as the fast path does)
+        raise  # `… | head`: the caller's (Typer exits 1)
     except Error as exc:
         fail(exc, str(exc), exc.exit_code, debug_env)
     except sqlite3.Error as exc:

@@ -22,8 +22,8 @@ from contextlib import contextmanager
 
 from cuectx.errors import UsageError
 
-# Plain named tuples, not dataclasses: ctx's fast read path (ctx/cli/fast.py) loads this
-# module, and `import dataclasses` (with inspect, ast, dis…) costs more than the rest of it.
+# Plain named tuples, not dataclasses: `import dataclasses` (with inspect, ast, dis…) costs
+# more than the rest of this module.
 
 
 class Environment(namedtuple("Environment", "stdout_isatty width", defaults=(None, None))):

@@ -29,7 +29,7 @@ ALLOWED = {
     "ctx.web": (*DOMAIN, "ctx.semantic", "ctx.doctor", "ctx.claude", "ctx.web"),
     "ctx.cli": (*DOMAIN, "ctx.semantic", "ctx.doctor", "ctx.claude", "ctx.mcp", "ctx.web", "ctx.cli"),
     "ctx.__main__": ("ctx.claude.hooks.client", "ctx.claude.hooks.run", "ctx.mcp.wire",
-                     "ctx.mcp.server", "ctx.cli.app", "ctx.cli.fast", "ctx.cli.help_cache"),
+                     "ctx.mcp.server", "ctx.cli.app"),
     "cuectx": ("cuectx",),
     # cue, bottom up: cue.core < cue.pii, cue.inputs < cue.select, cue.llm < cue.digest;
     # cue.inputs < cue.record; all of them < cue.cli < cue.__main__. The seed's names

@@ -1,7 +1,7 @@
 """`ctx add|show|list|query|update|tag|untag|link|supersede|rm`: one node at a time.
 
 The read commands (show, list, query) declare their options here and do their work in
-ctx/cli/reads.py, which the fast read path (ctx/cli/fast.py) calls too."""
+ctx/cli/reads.py."""
 from __future__ import annotations
 
 import sys

@@ -1,7 +1,7 @@
 """The Typer option types ctx's commands share (--format, --project, --all-projects, …).
 
-Declarations only: the state they fill and the store they open are ctx/cli/state.py, which
-stays free of Typer so that the fast read path (ctx/cli/fast.py) can use it before Typer loads.
+Declarations only: the state they fill and the store they open are ctx/cli/state.py (no
+Typer there).
 """
 from __future__ import annotations
 

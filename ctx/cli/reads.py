@@ -1,10 +1,8 @@
 """`ctx show|list|query|search`: what the read commands do, without Typer.
 
-Typer's commands (ctx/cli/nodes.py and semantic.py: the options, the help) and the fast read
-path (ctx/cli/fast.py: the same commands before Typer loads) both call these functions, so
-the two paths print the same bytes: there is one body per command. Parameters and defaults are
-the Typer commands' (a test keeps them equal); `fmt` is a format name ("auto", "json", …) or
-Typer's enum member for it.
+Typer's commands (ctx/cli/nodes.py and semantic.py: the options, the help) call these
+functions; parameters and defaults are the Typer commands'. `fmt` is a format name ("auto",
+"json", …) or Typer's enum member for it.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What every ctx command shares: the root options (--db, --project, --all-projects),
 the store it opens, the scope it reads, and input parsing. One object (`state`), set by
-`start()` — from the root callback in ctx/cli/app.py, or from the fast read path
-(ctx/cli/fast.py) before Typer loads; commands import it from here, never from the app.
+`start()` — from the root callback in ctx/cli/app.py; commands import it from here, never
+from the app.
 No Typer here (the option types are ctx/cli/options.py)."""
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ state = State()
 
 
 def start(db_path: str | None, project: str | None, all_projects: bool, traceback: bool) -> None:
-    """What ctx's root options do, whichever path parsed them (Typer's root callback or the
-    fast read path): the database, the project, --all-projects, --traceback."""
+    """What ctx's root options do (Typer's root callback): the database, the project,
+    --all-projects, --traceback."""
     from cuectx.edge import set_traceback
 
     state.db_path = db_path

@@ -2,9 +2,9 @@
 
 Everything cue stores or logs about a summary, prompt or payload passes through `scrub`.
 The recognizers run inside Presidio's `AnalyzerEngine` (see `cue.pii.engine`), which is
-built explicitly so it works offline with no spaCy model. Presidio costs ~0.4 s to import
-(~0.8 s with spaCy, needed only with a spaCy model: cue.pii.load), so nothing here imports
-it until the first `analyze`/`scrub` call.
+built explicitly so it works offline with no spaCy model. Presidio's import (which imports
+spaCy) costs most of a second, so nothing here imports it until the first `analyze`/`scrub`
+call (cue.pii.load).
 
 Contract:
 - Only the entity is replaced; the rest of the sentence is kept byte for byte.

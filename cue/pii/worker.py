@@ -1,7 +1,7 @@
 """The scrubber in a second process, for a caller with other work to do first (a digest).
 
-Building the scrubber is ~0.4–0.5 s of pure-Python work (Presidio's import; ~0.8 s when it
-must import spaCy too, cue.pii.load), all of it under one interpreter lock: a background
+Building the scrubber is most of a second of pure-Python work (Presidio's import, which
+imports spaCy), all of it under one interpreter lock: a background
 thread slows the caller's own work down by about as much as it saves. A child process
 builds it on the other core instead, while the caller loads, selects and prepares frames
 and asks its model.
@@ -143,14 +143,6 @@ def _drop() -> None:
 # ------------------------------------------------------------------ the child
 def main() -> None:
     from cue.pii import engine
-
-    with contextlib.suppress(Exception):  # the build below raises what is wrong
-        if engine.spacy_model() is None:
-            from cue.pii.load import without_spacy_cli
-
-            # this process only scrubs, with no spaCy pipeline: if Presidio must be
-            # imported with spaCy after all (cue.pii.load), not with its command line
-            without_spacy_cli()
 
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 

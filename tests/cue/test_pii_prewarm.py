@@ -110,33 +110,3 @@ def test_a_digest_scrubs_through_the_child(fresh_engine, tmp_path, monkeypatch):
     assert row.status == "ok", row.reason
     assert row.summary == "Edited main.py in the editor, then wrote to [EMAIL]."
     assert worker.running() and not engine.built()
-
-
-def test_the_child_imports_no_spacy_command_line():
-    """Without a spaCy model, should Presidio be imported with spaCy after all (here: its
-    stand-ins switched off, cue.pii.load), the child skips spaCy's command-line package:
-    typer, weasel and jinja2 stay out, and the engine finds what it always found."""
-    import subprocess
-    import sys
-
-    code = ("import sys; from cue.pii import load; load.without_spacy_cli(); "
-            "load._import_with_stand_ins = lambda: False; "
-            "from cue.pii import engine; e = engine.find('mail jane@example.com'); "
-            "assert [(x.type, x.start, x.end) for x in e] == [('EMAIL_ADDRESS', 5, 21)], e; "
-            "assert 'spacy' in sys.modules; "
-            "print(' '.join(m for m in ('typer', 'weasel', 'jinja2', 'spacy.cli.download')"
-            " if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip() == ""
-
-
-def test_the_stand_in_leaves_a_loaded_spacy_alone():
-    import sys
-
-    pytest.importorskip("spacy")
-    from cue.pii.load import without_spacy_cli
-
-    real = sys.modules["spacy.cli"]
-    without_spacy_cli()
-    assert sys.modules["spacy.cli"] is real
