@@ -101,9 +101,12 @@ def test_session_start_injects_the_default_view_in_the_envelope(ctx_bin, store):
 
 
 def test_empty_store_gives_empty_output(ctx_bin):
-    for event, payload in (("session-start", start()), ("prompt-submit", prompt())):
-        proc, out = hook(ctx_bin, event, payload)
-        assert out == {} and proc.returncode == 0 and proc.stderr == b""
+    from ctx.claude.hooks.session_start import HOW_TO_REMEMBER
+
+    proc, out = hook(ctx_bin, "session-start", start())  # only how to remember (issue 38)
+    assert context(out, "SessionStart") == HOW_TO_REMEMBER and proc.stderr == b""
+    proc, out = hook(ctx_bin, "prompt-submit", prompt())
+    assert out == {} and proc.returncode == 0 and proc.stderr == b""
 
 
 def test_output_is_byte_identical_for_an_identical_store(ctx_bin, store):

@@ -18,6 +18,18 @@ from ctx.claude.hooks.call import HookCall
 from ctx.claude.hooks.store_access import hook_scope, open_store
 from ctx.core.text import text_len
 
+# While a session starts with little memory, it also tells Claude how to add to it: whether
+# Claude remembers anything should not depend on it opening the skill. Two lines, the same
+# bytes every time (a resumed session's context is de-duplicated by Claude Code).
+SMALL_STORE = 10  # memories in the session-start view below which the lines are added
+HOW_TO_REMEMBER = (
+    "ctx keeps memory across sessions. To remember a decision or fact, write in your reply "
+    '<ctx:remember type="decision" tags="tier:reference">what was decided, and why'
+    "</ctx:remember> (type: fact, decision, pattern, task…; tier:reference lasts, "
+    "tier:working is for the task at hand).\n"
+    'To look something up, write <ctx:recall query="a few words"/>: the results come with the '
+    "next prompt.\n")
+
 
 def run(call: HookCall) -> str | None:
     from ctx.claude import handoff
@@ -33,11 +45,21 @@ def run(call: HookCall) -> str | None:
         comp, text = _fit(store, call.max_chars, expand.expand_ids, scope)
         always = [n for n in comp.nodes if n.id not in set(expand.expand_ids)]
         project_id = _record_session(call, store, [n.id for n in always], scope)
-        answer = text if comp.nodes or comp.left_out else None
+        answer = _with_how_to_remember(text if comp.nodes or comp.left_out else None, comp,
+                                       call.max_chars)
         if (version is not None and not expand.expand_ids and call.session_id
                 and not _reads_clock(comp.query)):
             _remember(call, store, scope, version, project_id, answer, always)
         return answer
+
+
+def _with_how_to_remember(answer: str | None, comp, cap: int) -> str | None:
+    """`answer` and, on an empty or small store, the two lines on how to remember — only
+    when they fit under the cap with it (memory always comes first)."""
+    if len(comp.nodes) >= SMALL_STORE or comp.left_out:
+        return answer
+    both = (answer or "") + ("\n" if answer and not answer.endswith("\n\n") else "") + HOW_TO_REMEMBER
+    return both if text_len(both) <= cap else answer
 
 
 def _refresh_shared(call: HookCall, store, scope) -> bool:
