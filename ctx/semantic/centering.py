@@ -48,6 +48,12 @@ def hangul_share(text: str) -> float:
     return min(1.0, 3 * h / (3 * h + a))
 
 
+def short_penalty(text: str) -> float:
+    """What `scores` took off a chunk of this text for being short."""
+    chars = len(text) + len(re.findall(_HANGUL, text))
+    return SHORT_PENALTY * min(max(1.0 - chars / SHORT_CHARS, 0.0), 1.0)
+
+
 def attrs_for(texts: list[str]) -> np.ndarray:
     """float32 [n, 2]: (Hangul share, length) per chunk — stored beside its vector. The
     length counts a Hangul syllable twice (it says about as much as two Latin letters)."""

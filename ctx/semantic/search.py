@@ -179,6 +179,8 @@ def keyword_query(text: str) -> str | None:
         stem = _hangul_stem(w)
         if stem:  # Korean particles stick to the word: 데이터는/데이터를 → "데이터"*
             term = f'"{stem}"*'
+        elif len(w) >= 4 and w.isascii() and w.isalpha():  # deploy → deploys, deployed
+            term = f'"{w}"*'
         parts = identifier_parts(w)
         if len(parts) > 1 and "".join(parts) == re.sub(r"[^0-9a-z]", "", w.lower()) and _CAMEL.search(w):
             term = f'({term} OR "{" ".join(parts)}")'
@@ -215,13 +217,23 @@ def term_coverage(text: str, content: str) -> tuple[int, int]:
     stream = " " + " ".join(p for w in words for p in identifier_parts(w)) + " "
     found = 0
     for t in terms:
-        if t in have or any(w.startswith(t) for w in have if not t.isascii()):
+        if t in have or any(_same_word(t, w) for w in have):
             found += 1
             continue
         parts = identifier_parts(t)
         if len(parts) > 1 and f" {' '.join(parts)} " in stream:
             found += 1
     return found, len(terms)
+
+
+def _same_word(term: str, word: str) -> bool:
+    """A prompt's word found in another form: Korean with a particle attached (데이터 in
+    데이터는), English with an ending (deploy in deploys/deployed, checkouts in checkout) —
+    the longer starts with the shorter, of at least 4 letters and at most 3 letters more."""
+    if not term.isascii():
+        return word.startswith(term)
+    short, long_ = (term, word) if len(term) <= len(word) else (word, term)
+    return len(short) >= 4 and len(long_) - len(short) <= 3 and long_.startswith(short)
 
 
 _PARTICLES = ("에서는", "으로는", "에서", "으로", "에는", "에게", "까지", "부터", "은", "는", "이",
@@ -529,20 +541,33 @@ def _fuse(conn, sem: list[Hit], kw: list[Hit], vectors, scores, text: str = "") 
         f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(matched))})",
         [h.node_id for h in matched]).fetchall()) if matched else {}
     for h in by_id.values():
-        h.fused = round((h.similarity or 0.0) + keyword_bonus(text, contents.get(h.node_id)), 6)
+        h.fused = round((h.similarity or 0.0) + keyword_bonus(text, contents.get(h.node_id), h), 6)
     return sorted(by_id.values(), key=lambda h: (-h.fused, -(h.similarity or 0.0), h.node_id))
 
 
-def keyword_bonus(text: str, content: str | None) -> float:
+def keyword_bonus(text: str, content: str | None, hit: Hit | None = None) -> float:
     """What matching the prompt's words adds to a candidate's score: KEYWORD_WEIGHT × the
     squared share of the prompt's terms the memory holds. A memory naming every identifier
     of the prompt gains the full weight; one sharing a common word or two of a paraphrase
     gains next to nothing (BM25, which grows with the number of terms, lifted those over
-    the semantic answer: paraphrase recall@5 0.70 semantic vs 0.60 hybrid on the dev set)."""
+    the semantic answer: paraphrase recall@5 0.70 semantic vs 0.60 hybrid on the dev set).
+
+    With `hit`, a short note also gets back the share of its short-note penalty
+    (ctx.semantic.centering) that its words earn: the penalty keeps "ok"-sized notes from
+    answering every prompt, and must not cost "Deploys go out on Tuesdays only" its place
+    when the prompt asks when we deploy (issue 40)."""
     if not content:
         return 0.0
     found, total = term_coverage(text, content)
-    return KEYWORD_WEIGHT * (found / total) ** 2 if total else 0.0
+    if not total:
+        return 0.0
+    share = found / total
+    back = 0.0
+    if hit is not None and hit.similarity is not None and hit.chunk_start is not None:
+        from ctx.semantic.centering import short_penalty
+
+        back = short_penalty(content[hit.chunk_start:hit.chunk_end]) * share
+    return KEYWORD_WEIGHT * share ** 2 + back
 
 
 def _fill_similarity(conn, vectors, scores, hits: list[Hit]) -> None:

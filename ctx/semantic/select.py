@@ -148,7 +148,8 @@ def choose(ranked: list[Hit], options: SelectOptions, *, path: str, prompt: str,
                                   or any(i in content for i in identifiers))
         else:
             sim = h.score if h.similarity is not None else -1.0
-            ok = sim >= floor or _keyword_vouches(h, bool(identifiers))
+            ok = (sim >= floor or _keyword_vouches(h, bool(identifiers))
+                  or _words_vouch(h, prompt, (contents or {}).get(h.node_id)))
             if sim >= options.include_score:
                 selected.append(Candidate(h))
                 continue
@@ -159,6 +160,17 @@ def choose(ranked: list[Hit], options: SelectOptions, *, path: str, prompt: str,
         else:
             selected.append(Candidate(h))
     return selected, excluded
+
+
+def _words_vouch(h: Hit, prompt: str, content: str | None) -> bool:
+    """A memory that holds every meaningful word of the prompt (in some form: deploy in
+    "Deploys go out on Tuesdays only") is taken from a lower score, IDENTIFIER_FLOOR: a short
+    question about a short note shares little meaning the model can see but all its words.
+    (On the dev set's unrelated prompts this never fires: none holds all their words.)"""
+    if not content or h.bm25 is None or h.score < IDENTIFIER_FLOOR:
+        return False
+    found, total = term_coverage(prompt, content)
+    return total > 0 and found == total
 
 
 def _keyword_vouches(h: Hit, identifiers: bool) -> bool:
@@ -188,7 +200,8 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
         else:
             selected, excluded = choose(outcome.candidates, options, path="semantic", prompt=prompt,
                                         contents=_contents(conn, [h for h in outcome.candidates
-                                                                  if h.similarity is None]),
+                                                                  if h.similarity is None
+                                                                  or h.bm25 is not None]),
                                         model_id=outcome.model_id)
             return Selection("semantic", None, selected, excluded, outcome.timings)
     kw = search(conn, prompt, SearchOptions(mode="keyword", top_k=options.top_k,

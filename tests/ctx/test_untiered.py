@@ -17,3 +17,45 @@ def test_status_counts_memories_without_a_tier():
     assert "no tier 2" in ok("status", "-f", "table")
     add("Parked idea", "--tag", "tier:off-context")
     assert json.loads(ok("status", "-f", "json"))["untiered"] == 2  # off-context is a tier
+
+
+def _inject(tmp_path, notes: list[str], prompt: str) -> list[str]:
+    """What prompt-submit's own call (build_request) injects for `prompt` over a store of
+    `notes` (untiered, as `ctx add` and <ctx:remember> leave them) — the real model."""
+    import pytest
+
+    from ctx.claude.requests import build_request
+    from ctx.core import db
+    from ctx.core.store import Store
+    from ctx.semantic import index
+    from ctx.semantic.embed import get_embedder
+    from ctx.semantic.model import locate
+    from ctx.semantic.select import SelectOptions
+
+    if locate() is None:
+        pytest.skip("the embedding model is not built")
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = str(tmp_path / "s.db")
+    conn = db.connect(path)
+    nodes = Store(conn).add_many({"content": c, "type": "decision"} for c in notes)
+    index.ensure(conn, get_embedder())
+    conn.commit()
+    built = build_request(conn, "s1", prompt, max_chars=9500, db_path=path,
+                          options=SelectOptions(deadline_s=60))
+    by_id = {n.id: n.content for n in nodes}
+    conn.close()
+    return [by_id[i.node_id] for i in built.record.items if i.injected == "now"]
+
+
+def test_a_short_untiered_note_reaches_claude_when_the_prompt_is_about_it(tmp_path):
+    assert _inject(tmp_path, ["Deploys go out on Tuesdays only"], "When do we deploy?") \
+        == ["Deploys go out on Tuesdays only"]
+
+
+def test_a_short_note_among_others_and_an_unrelated_prompt(tmp_path):
+    notes = ["Deploys go out on Tuesdays only", "Staging Postgres listens on port 6544",
+             "The nightly backup of the staging database runs at 02:00 UTC",
+             "Feature flags live in config/flags.yaml and are read at start-up",
+             "The billing service times out when the invoice list has more than 500 rows"]
+    assert "Deploys go out on Tuesdays only" in _inject(tmp_path, notes, "When do we deploy?")
+    assert _inject(tmp_path / "b", notes, "What's a good recipe for banana bread?") == []
