@@ -26,10 +26,14 @@ def capture_list(
     """
     from ctx.claude.capture_store import captures
 
+    from ctx.core.ids import short_ids
+
     with open_store(readonly=True) as store:
         found = captures(store, limit=limit)
+        short = short_ids(store, [c.node.id for c in found if c.node])
     rows = [{"session": c.session_id, "updated_at": c.updated_at,
-             "record": c.node.id[:8] if c.node else "", "why": c.why} for c in found]
+             "record": short.get(c.node.id, c.node.id) if c.node else "", "why": c.why}
+            for c in found]
     if not rows:
         say("No session captured yet (Claude Code's Stop hook captures each session; "
             "CTX_CAPTURE=off turns it off).")
