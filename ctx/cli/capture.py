@@ -25,7 +25,6 @@ def capture_list(
     Example: ctx capture list -n 5
     """
     from ctx.claude.capture_store import captures
-
     from ctx.core.ids import short_ids
 
     with open_store(readonly=True) as store:
