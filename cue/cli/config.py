@@ -36,12 +36,13 @@ def config_show(
         out(dumps(rows) + "\n" if format == Format.json
              else "".join(dumps(r) + "\n" for r in rows))
         return
-    lines = [f"# {paths.config_path()}"]
-    width = max(len(s.key) for s in cue_config.SETTINGS)
-    for s in cue_config.SETTINGS:
-        lines.append(f"{s.key:<{width}}  {_show(cfg[s.key]):<28} ({cfg.sources[s.key]})")
-    lines.append(f"{'anthropic api key':<{width}}  {key_source}")
-    out("\n".join(lines) + "\n")
+    from cuectx.output import Col, print_fitted
+
+    out(f"# {paths.config_path()}\n")
+    # the value takes the width and wraps between words (the exclusion lists are long)
+    print_fitted([Col("key"), Col("value", free=True, lines=None), Col("source", style="dim")],
+                 [[s.key, _show(cfg[s.key]), cfg.sources[s.key]] for s in cue_config.SETTINGS]
+                 + [["anthropic api key", key_source, ""]])
 
 
 @app.command("get")
