@@ -49,6 +49,7 @@ def pages(data) -> list[tuple[str, str, str]]:
         ("node", f"/node/{data['a'].id}", "Readers use WAL"),
         ("session-start", "/context", "staging database"),
         ("graph", "/graph", "edges shown"),
+        ("health", "/health", "finds in the stored memory"),
         ("sessions", "/sessions", "which port does the staging database use?"),
         ("session", "/sessions/sess-browser-1", "which port does the staging database use?"),
         ("requests", "/requests", "which port does the staging database use?"),
