@@ -219,8 +219,9 @@ def fold_old(store, *, older_than_days: int, now: str | None = None,
              dry_run: bool = False) -> list[tuple[str, str | None, str]]:
     """Fold session records older than `older_than_days` (by the session's end) into one
     digest node per project (`summary`, tier off-context, tag capture:digest): a line per
-    session, the record superseded by the digest (reversible: `ctx supersede --undo`-style,
-    nothing deleted). Returns (record id, project id, digest line) for each folded record."""
+    session, the record superseded by the digest (reversible, nothing deleted); the capture
+    states (in `pending`) of sessions idle that long go too. Returns (record id, project id,
+    digest line) for each folded record."""
     from datetime import UTC, datetime, timedelta
 
     from ctx.core.stamps import now_iso
@@ -228,6 +229,11 @@ def fold_old(store, *, older_than_days: int, now: str | None = None,
     now = now or now_iso()
     cutoff = (datetime.strptime(now[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
               - timedelta(days=older_than_days)).strftime("%Y-%m-%dT%H:%M:%S")
+    if not dry_run:  # capture states of sessions idle that long: their fold is done
+        with store.transaction():
+            for key, _, touched in store.pending_by_prefix("capture:"):
+                if touched[:19] < cutoff:
+                    store.delete_pending(key)
     nodes = store.query("tag:capture:session", scope=None)
     old = [n for n in nodes
            if ((n.metadata.get("capture") or {}).get("ended_at") or n.updated_at)[:19] < cutoff]
