@@ -74,7 +74,7 @@ def compose(store: Store, query: str | None = None, *, view: str | None = "defau
         scope_sql, scope_params = scope.sql()
         where += f" AND {scope_sql}"
         params += scope_params
-    cur = store.ids_by_tier(where, params)
+    cur = store.ids_by_tier(where, params, own_first=True)  # others' memory never crowds out yours
 
     chosen: list[Node] = []
     tokens = 0

@@ -50,6 +50,9 @@ NOT_AGENT_IDS_SQL = (
     f"UNION SELECT node_id FROM tags WHERE tag IN ({','.join(repr(t) for t in CONTEXT_TIER_TAGS)}) "
     "AND node_id NOT IN (SELECT node_id FROM tags WHERE tag = 'include:agent')")
 # Ids of the nodes tagged `include:manual` (never selected automatically).
+# memory from others (ctx.core.trust.origin_of); the same expression as migration 10's index
+_FOREIGN_SQL = ("(json_extract(metadata, '$.shared_from') IS NOT NULL "
+                "OR json_extract(metadata, '$.source') = 'claude-memory')")
 MANUAL_IDS_SQL = "SELECT node_id FROM tags WHERE tag = 'include:manual'"
 _TIER_RANK_SQL = ("(SELECT min(CASE t.tag " + " ".join(
     f"WHEN 'tier:{tier}' THEN {rank}" for tier, rank in TIER_RANK.items())
@@ -397,12 +400,19 @@ class Store:
         }
 
     # -- named reads for the layers above (issue 21: the only SQL over nodes/tags/edges/views)
-    def ids_by_tier(self, where: str, params: Sequence = ()) -> Iterator[tuple[str, int]]:
+    def ids_by_tier(self, where: str, params: Sequence = (), *, own_first: bool = False
+                    ) -> Iterator[tuple[str, int]]:
         """(id, token estimate) of the nodes matching a condition over `nodes n`, pinned first,
         then reference, working, the rest (ctx.core.model.TIER_RANK), each in id order; read
-        as iterated."""
+        as iterated. `own_first`: the user's own memory before memory from others (the
+        partial index of migration 10), so others' text never crowds the user's out of a cap."""
+        if own_first:  # (a store with no memory from others pays one index probe, nothing more)
+            own_first = self.conn.execute(f"SELECT 1 FROM nodes INDEXED BY nodes_foreign WHERE "
+                                          f"{_FOREIGN_SQL} LIMIT 1").fetchone() is not None
+        first = (f"n.id IN (SELECT id FROM nodes INDEXED BY nodes_foreign WHERE {_FOREIGN_SQL}), "
+                 if own_first else "")
         return self.conn.execute(f"SELECT n.id, n.token_estimate FROM nodes n WHERE {where} "
-                                 f"ORDER BY {_TIER_RANK_SQL}, n.id", list(params))
+                                 f"ORDER BY {first}{_TIER_RANK_SQL}, n.id", list(params))
 
     def contents(self, ids: Iterable[str]) -> dict[str, str]:
         """{id: content} for the ids that exist (no tags or projects: the cheap read)."""
@@ -923,9 +933,7 @@ class Store:
         ctx.core.trust) whose content holds `needle`: what the Stop hook compares a reply's
         commands with."""
         return self._rows_to_nodes(self.conn.execute(  # the partial index of migration 10
-            f"SELECT {_NODE_COLUMNS} FROM nodes INDEXED BY nodes_foreign WHERE "
-            "(json_extract(metadata, '$.shared_from') IS NOT NULL "
-            "OR json_extract(metadata, '$.source') = 'claude-memory') "
+            f"SELECT {_NODE_COLUMNS} FROM nodes INDEXED BY nodes_foreign WHERE {_FOREIGN_SQL} "
             "AND instr(content, ?) > 0 ORDER BY id LIMIT 500", (needle,)).fetchall())
 
     def delete(self, ref: str) -> Node:

@@ -153,6 +153,19 @@ def test_injected_structure_reaches_claude_quoted_under_its_own_label(team):
     assert ann.live()[mine] == "Our API is versioned under /v2"
 
 
+def test_a_flood_of_shared_pinned_lines_never_crowds_my_memory_out_of_session_start(team):
+    ann, mallory = team
+    mine = [ann.add(f"My reference memory number {i}", tier="reference") for i in range(5)]
+    flood = [node_line(f"01J{i:023d}", f"PINNED BY MALLORY {i} " + "x" * 900) for i in range(60)]
+    mallory_commits(mallory, ann, flood)
+    text = ann.context()
+    for i in range(5):
+        assert f"My reference memory number {i}" in text  # the user's own come first
+    assert "PINNED BY MALLORY" in text and "left out" in text  # theirs fill what is left
+    assert text.index("My reference memory") < text.index("PINNED BY MALLORY")
+    assert all(i in ann.live() for i in mine)
+
+
 def test_the_stop_hook_does_not_run_a_command_copied_from_shared_memory(team, tmp_path):
     ann, mallory = team
     mine = ann.add("Use Postgres 16 in production")
