@@ -71,6 +71,9 @@ EXAMPLES = {
     "CTX_DEDUPE": "skip",
     "CTX_DOCTOR_STALE_DAYS": "3",
     "CTX_REVIEW_MODEL": "claude-opus-4-1",
+    "CTX_CAPTURE": "off",
+    "CTX_CAPTURE_MAX_CHARS": "200",
+    "CTX_CAPTURE_KEEP_DAYS": "1",
 }
 NAMES = tuple(EXAMPLES)
 # Besides CTX_*, what the plain path reads from its environment: the clock's zone.
@@ -177,11 +180,12 @@ def hook_server_idle_s() -> float:
 
 
 def run_dir() -> str:
-    """Where hook servers listen: $CTX_RUN_DIR, else $XDG_RUNTIME_DIR/cue-ctx (the per-user
-    runtime folder), else <tmp>/cue-ctx-<uid>."""
-    explicit = os.environ.get("CTX_RUN_DIR", "").strip()
-    if explicit:  # absolute: a server works from / and is handed the client's path
-        return os.path.abspath(os.path.expanduser(explicit))
+    """Where hook servers listen: $CTX_RUN_DIR (absolute, or from ~; a relative one is
+    ignored), else $XDG_RUNTIME_DIR/cue-ctx (the per-user runtime folder), else
+    <tmp>/cue-ctx-<uid>."""
+    explicit = os.path.expanduser(os.environ.get("CTX_RUN_DIR", "").strip())
+    if os.path.isabs(explicit):  # a relative one would be a run dir (and a server) per folder
+        return os.path.normpath(explicit)
     runtime = os.environ.get("XDG_RUNTIME_DIR", "").strip()
     if runtime and os.path.isabs(runtime):
         return os.path.join(runtime, "cue-ctx")

@@ -45,6 +45,8 @@ LOCALE = ("LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_COLLATE",
 def payloads(cwd: str) -> dict[str, list[dict]]:
     """For each hook event, the calls of one session (SessionStart thrice: the last one after
     the Stop changed the store, so it is the cache's; or, with nothing changed, the first)."""
+    transcript = os.path.join(os.path.dirname(cwd), "transcript.jsonl")
+
     def start(sid):
         return {"session_id": sid, "hook_event_name": "SessionStart", "source": "startup",
                 "cwd": cwd}
@@ -55,6 +57,11 @@ def payloads(cwd: str) -> dict[str, list[dict]]:
                            "cwd": cwd}],
         "stop": [{"session_id": "s1", "hook_event_name": "Stop", "prompt_id": "p1",
                   "stop_hook_active": False, "last_assistant_message": REPLY, "cwd": cwd}],
+        "pre-compact": [{"session_id": "s1", "hook_event_name": "PreCompact", "cwd": cwd,
+                         "trigger": "auto", "custom_instructions": "",
+                         "transcript_path": transcript}],
+        "session-end": [{"session_id": "s1", "hook_event_name": "SessionEnd", "cwd": cwd,
+                         "reason": "exit", "transcript_path": transcript}],
     }
 
 
@@ -90,6 +97,11 @@ def world(tmp_path_factory, hook_run_dir):
     (root / "api").mkdir()
     subprocess.run(["git", "init", "-q", str(root / "api")], check=True)
     (root / "outside").mkdir()
+    turns = [{"type": "user", "sessionId": "s1", "message": {"role": "user", "content":
+              "which port does staging use?"}},
+             {"type": "assistant", "sessionId": "s1", "message": {"role": "assistant", "content":
+              [{"type": "text", "text": "Staging listens on 6543; I changed config/db.yml."}]}}]
+    (root / "transcript.jsonl").write_text("".join(json.dumps(t) + "\n" for t in turns))
     (root / "xdg").mkdir(mode=0o700)
     base = {k: v for k, v in os.environ.items() if not k.startswith(("CTX_", "CUE_"))}
     base.update(CTX_DB=str(root / "store.db"), CTX_RUN_DIR=str(hook_run_dir),

@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import sqlite3
 import stat
 import subprocess
@@ -514,3 +515,110 @@ def test_a_rehearsal_stays_in_its_scratch_store(ctx_bin, tmp_path, run_dir):
     assert texts and all(t in server.WARM_REPLY for t in texts), texts
     server.stop(str(run_dir))
     assert not list(run_dir.glob("*.rehearsal.db*")), list(run_dir.iterdir())
+
+
+def test_a_sigkilled_client_s_hook_stops(ctx_bin, run_dir):
+    """SIGKILL cannot be passed on: the child notices its client is gone and ends before it
+    writes anything (in process, the kill would have ended the work)."""
+    store_with("seed")
+    start_server(ctx_bin)
+    [pid] = server_pids()
+    lock = sqlite3.connect(os.environ["CTX_DB"], isolation_level=None)
+    lock.execute("BEGIN IMMEDIATE")  # the Stop hook waits for the write lock
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", SERVED, "ctx", "hook", "stop"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        proc.stdin.write(json.dumps(stop_event(REPLY)).encode())
+        proc.stdin.close()
+        deadline = time.monotonic() + 10
+        while len(_children(pid)) < 2 and time.monotonic() < deadline:  # spare + the worker
+            time.sleep(0.02)
+        time.sleep(0.3)
+        proc.kill()
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while len(_children(pid)) > 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(_children(pid)) == 1, "the worker outlived its client"
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    time.sleep(1)
+    texts = [r[0] for r in sqlite3.connect(os.environ["CTX_DB"]).execute("SELECT content FROM nodes")]
+    assert not any("금요일" in t for t in texts), texts
+
+
+def test_the_server_keeps_no_user_s_environment(ctx_bin, run_dir):
+    """A token or $CTX_PROJECT of the hook that started the server is not in the server's
+    (or its spare's) environment; each hook's child gets its own client's."""
+    store_with("seed")
+    env = {"SOME_TOKEN": "tok-3f9a7c", "CTX_PROJECT": "secret-project"}
+    proc = run_hook(ctx_bin, ["prompt-submit"], {}, env=env)
+    assert proc.returncode == 0
+    wait_for_server()
+    proc = run_hook(ctx_bin, ["prompt-submit"], prompt("hi"), env=env, served=True)
+    assert proc.returncode == 0
+    [pid] = server_pids()
+    for p in [pid, *_children(pid)]:
+        environ = Path(f"/proc/{p}/environ").read_bytes()
+        assert b"tok-3f9a7c" not in environ and b"secret-project" not in environ
+
+
+def test_a_server_that_does_not_answer_costs_a_hook_well_under_a_second(ctx_bin, run_dir):
+    """A socket that accepts but never starts the hook (a stopped server): the client waits
+    client.WAIT_S, then runs the hook itself — once."""
+    store_with("seed")
+    probe = SERVED.split("from ctx.claude.hooks.client import served")[0] + (
+        "from ctx.claude.hooks.client import socket_path\nprint(socket_path())\n")
+    path = subprocess.run([sys.executable, "-c", probe, "ctx", "hook"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    mute = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    mute.bind(path)
+    mute.listen(8)
+    try:
+        t0 = time.monotonic()
+        proc = run_hook(ctx_bin, ["stop"], stop_event(REPLY))
+        took = time.monotonic() - t0
+    finally:
+        mute.close()
+    assert proc.returncode == 0 and proc.stdout == b"{}\n", proc.stderr
+    assert took < client.WAIT_S + 2.0  # (the hook's own work included, on a loaded machine)
+    texts = [r[0] for r in sqlite3.connect(os.environ["CTX_DB"]).execute("SELECT content FROM nodes")]
+    assert sum("금요일" in t for t in texts) == 1
+
+
+def test_a_folder_in_the_socket_s_place_runs_hooks_in_process_without_starting_servers(
+        ctx_bin, run_dir):
+    store_with("Staging DB is on port 6543")
+    probe = SERVED.split("from ctx.claude.hooks.client import served")[0] + (
+        "from ctx.claude.hooks.client import socket_path\nprint(socket_path())\n")
+    path = subprocess.run([sys.executable, "-c", probe, "ctx", "hook"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    os.mkdir(path)
+    for sid in ("s1", "s2", "s3"):
+        proc = run_hook(ctx_bin, ["session-start"], start(session_id=sid))
+        assert proc.returncode == 0 and b"6543" in proc.stdout
+    time.sleep(1)
+    assert server.servers() == [] and not list(run_dir.glob("*.lock"))
+
+
+def test_a_relative_run_dir_is_not_used(monkeypatch, tmp_path):
+    from ctx.core import settings
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "/run/user/1234")
+    monkeypatch.setenv("CTX_RUN_DIR", "run")
+    assert settings.run_dir() == "/run/user/1234/cue-ctx"
+    monkeypatch.setenv("CTX_RUN_DIR", "~/run")
+    assert settings.run_dir() == os.path.expanduser("~/run")
+
+
+def test_threads_are_counted_by_the_os():
+    code = ("import threading, time\nfrom ctx.claude.hooks import server\n"
+            "print(server.threads())\n"
+            "threading.Thread(target=time.sleep, args=(2,), daemon=True).start()\n"
+            "print(server.threads())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["1", "2"]

@@ -30,7 +30,8 @@ import sys
 
 from ctx.core import settings
 
-PROTOCOL = b"ctx-hook-2"
+PROTOCOL = b"ctx-hook-3"
+WAIT_S = 0.3  # how long a hook waits for the server to start it before running it here
 _ENV_FOR_KEY = ("PYTHON",)
 _MAX_REPLY = 64
 
@@ -108,10 +109,18 @@ def served(argv: list[str], args: list[str]) -> int | None:
 
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
+        sock.settimeout(WAIT_S)
         try:
             sock.connect(path)
         except OSError:
+            if not _is_socket_or_missing(path):
+                return None  # a folder or file in its place: no server can listen there
             start_server(path)
+            return None
+        try:  # the child that took the connection says so before any fd is passed: fds
+            if sock.recv(1) != b"A":  # in a connection nobody accepts would stay open there
+                return None
+        except OSError:  # nobody took it within WAIT_S (a stopped server): run it here
             return None
         try:
             data = request(argv, args)
@@ -126,10 +135,18 @@ def served(argv: list[str], args: list[str]) -> int | None:
         sock.close()
 
 
+def _is_socket_or_missing(path: str) -> bool:
+    try:
+        return os.lstat(path).st_mode & 0o170000 == 0o140000
+    except OSError:
+        return True
+
+
 def _wait(sock) -> int | None:
-    """Read the server's replies: `P<pid>` when the child started (from then on the hook is
-    the child's: signals that would end this process are passed to it), `X<code>` when it
-    ended. `F` or a closed connection before `P`: the hook did not start (None: run it here);
+    """Read the server's replies: `P<pid>` when the child is ready (answered `G`: from then on
+    the hook is the child's, and signals that would end this process are passed to it),
+    `X<code>` when it ended. `F`, a closed connection or WAIT_S without `P`: the hook did not
+    start, and without `G` it never will (None: run it here);
     after `P`: the child died without a word (exit 1, which Claude Code reports and never
     reads as "block")."""
     buffer = b""
@@ -139,7 +156,7 @@ def _wait(sock) -> int | None:
             chunk = sock.recv(_MAX_REPLY)
         except InterruptedError:
             continue
-        except OSError:
+        except OSError:  # a server that did not start the hook within WAIT_S: run it here
             chunk = b""
         if not chunk:
             if child and _FORWARDED:  # the child was ended by a signal: so is this process
@@ -152,6 +169,11 @@ def _wait(sock) -> int | None:
             if kind == b"F" or not value.isdigit():
                 return 1 if child else None
             if kind == b"P":
+                try:  # go: from here the hook is the child's, however long it takes
+                    sock.sendall(b"G")
+                except OSError:
+                    return None  # the child never runs it (it waits for this word)
+                sock.settimeout(None)
                 child = int(value)
                 _forward_signals(child)
             elif kind == b"X":
@@ -195,6 +217,21 @@ def _die_of(signum: int) -> None:
     os.kill(os.getpid(), signum)
 
 
+# What a server is started with of this hook's environment: what decides its interpreter
+# and key (PYTHON*, the locale), where it listens and for how long, and what it preloads
+# (the embedding model's settings). Nothing else — no token, no $CTX_PROJECT: each hook's
+# child is handed its own client's environment, and the server outlives them all.
+_SERVER_ENV = ("PYTHON", "LC_", "LANG", "HOME", "PATH", "TMPDIR", "XDG_RUNTIME_DIR",
+               "OPENBLAS_NUM_THREADS", "CTX_RUN_DIR", "CTX_HOOK_SERVER_IDLE", "CTX_SEMANTIC",
+               "CTX_MODEL", "CTX_MODEL_DIR")
+
+
+def server_environment() -> dict[str, str]:
+    """The part of this environment a server is started with (see _SERVER_ENV)."""
+    return {k: v for k, v in os.environ.items()
+            if k.startswith(_SERVER_ENV) and not k.startswith("CTX_SEMANTIC_")}
+
+
 def start_server(path: str) -> None:
     """Start a server for the next hooks on socket `path`, detached (its own session, stdio
     on /dev/null, cwd /), without waiting for it. It takes a lock first, so of several hooks
@@ -211,7 +248,7 @@ def start_server(path: str) -> None:
         null = os.devnull
         os.posix_spawn(sys.executable, [sys.executable, *_flag_options(), "-c", boot, path,
                                         *sys.path],
-                       os.environ, setsid=True,
+                       server_environment(), setsid=True,
                        file_actions=[(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
                                      (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
                                      (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0)])

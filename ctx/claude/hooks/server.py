@@ -304,12 +304,24 @@ def stop(directory: str | None = None, timeout_s: float = 5.0) -> list[int]:
     return asked
 
 
+def threads() -> int:
+    """This process's threads, as the OS counts them (not what a library says it started)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:  # no /proc (macOS): Python's own count, the best there is
+        import threading
+
+        return threading.active_count()
+
+
 def _fork_spare(listener: socket.socket, lock: int, files: list,
                 scratch: str) -> socket.socket | None:
     """A child forked ahead of the next hook, waiting to accept it (the fork and its first
     page faults are paid between hooks, not in one; the kernel hands the connection straight
     to it). Returns our end of its channel: it says `t` when it took a connection, `s` when
     it found the code changed; end of file when it died."""
+    if threads() != 1:  # a fork copies only the calling thread: locks others hold stay held
+        raise SystemExit(0)
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         pid = os.fork()
@@ -358,6 +370,7 @@ def _spare(listener: socket.socket, channel: socket.socket,
     listener.close()
     with conn:
         if not _same_user(conn):
+            _send(conn, b"F\n")  # the client runs the hook in its own process
             _send(channel, b"t")
             return 0
         if code.changed(files):  # an upgrade or a `git pull` since the server started
@@ -366,6 +379,7 @@ def _spare(listener: socket.socket, channel: socket.socket,
             return 0
         _send(channel, b"t")  # the server forks the next spare while this one works
         conn.setblocking(True)
+        _send(conn, b"A")  # accepted: the client may pass its streams now
         request = _read_request(conn)
         if request is None:
             _send(conn, b"F\n")
@@ -421,7 +435,9 @@ def _still_ours(path: str, inode: int) -> bool:
 
 
 def _same_user(conn: socket.socket) -> bool:
-    """The peer runs as this user (Linux: SO_PEERCRED; elsewhere the folder's 0700 decides)."""
+    """The peer runs as this user and sees the files this process sees (Linux: SO_PEERCRED,
+    and its mount namespace is ours — a hook from a sandbox must not write the host's store;
+    elsewhere the folder's 0700 decides)."""
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
         return True
@@ -429,7 +445,13 @@ def _same_user(conn: socket.socket) -> bool:
         raw = conn.getsockopt(socket.SOL_SOCKET, option, 12)
     except OSError:
         return False
-    return int.from_bytes(raw[4:8], sys.byteorder) == os.getuid()
+    if int.from_bytes(raw[4:8], sys.byteorder) != os.getuid():
+        return False
+    pid = int.from_bytes(raw[0:4], sys.byteorder)
+    try:
+        return os.stat(f"/proc/{pid}/ns/mnt").st_ino == os.stat("/proc/self/ns/mnt").st_ino
+    except OSError:
+        return not os.path.exists("/proc/self/ns/mnt")  # no /proc: nothing to compare
 
 
 def _send(conn: socket.socket, data: bytes) -> None:
@@ -490,13 +512,21 @@ def _child(conn: socket.socket, channel: socket.socket, fields: list[bytes],
     os.umask(mask)
     _set_environment(env)
     sys.argv = argv
-    conn.settimeout(None)
     conn.sendall(b"P%d\n" % os.getpid())
+    try:  # the client's go (it may have given up waiting and run the hook itself)
+        go = conn.recv(1)
+    except OSError:
+        go = b""
+    if go != b"G":
+        return 1
+    conn.settimeout(None)
+    done = _watch_client(conn)
     from ctx.claude import hooks
     from ctx.claude.hooks.run import run_hook
 
     hooks.AFTER_ANSWER = []
     status = run_hook(args)
+    done.append(True)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -518,6 +548,26 @@ def _child(conn: socket.socket, channel: socket.socket, fields: list[bytes],
 
     close_left_open()  # the WAL checkpoint's fsync, now that nobody waits for it
     return status
+
+
+def _watch_client(conn: socket.socket) -> list:
+    """End this child at once (SIGKILL, as the hook process itself was) if the client goes
+    away before the hook is done: after `G` it says nothing more, so its end of the
+    connection becoming readable means it died. Returns the list to append to once done."""
+    import _thread
+
+    done: list = []
+
+    def watch() -> None:
+        try:
+            select.select([conn], [], [])
+        except (OSError, ValueError):
+            return
+        if not done:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    _thread.start_new_thread(watch, ())
+    return done
 
 
 def _set_environment(env: dict[bytes, bytes]) -> None:
