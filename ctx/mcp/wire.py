@@ -24,10 +24,13 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 
 STATIC = ("initialize", "tools/list", "prompts/list", "resources/list",
           "resources/templates/list")
 FORMAT = 1
+MAX_LINE = 16 << 20  # a longer line is dropped (and answered with a parse error)
+EXIT_GRACE_S = 0.5  # after stdin closes, what is in flight has this long
 
 
 def handshake_file() -> str:
@@ -141,23 +144,58 @@ def load(fingerprint_now: list) -> dict:
 
 
 def _lines(fd: int):
-    """Whole lines from a file descriptor (the last one may lack its newline)."""
+    """Whole lines from a file descriptor (the last one may lack its newline); a line longer
+    than MAX_LINE comes as one `None` instead, its bytes dropped up to its newline."""
     buf = b""
+    skipping = False
     while True:
         chunk = os.read(fd, 65536)
         if not chunk:
-            if buf:
+            if buf and not skipping:
                 yield buf
             return
         buf += chunk
         while (nl := buf.find(b"\n")) >= 0:
-            yield buf[:nl + 1]
+            if skipping:
+                skipping = False
+            else:
+                yield buf[:nl + 1]
             buf = buf[nl + 1:]
+        if len(buf) > MAX_LINE and not skipping:
+            yield None
+            skipping, buf = True, b""
+        elif skipping:
+            buf = b""
+
+
+PARSE_ERROR = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,'
+               b'"message":"Parse error: not one JSON-RPC message per line"}}\n')
+
+
+def usable(line: bytes | None) -> str | None:
+    """Why the SDK must not be handed this line (None: it may): too long, not UTF-8, not
+    JSON — or JSON nested deeper than Python's parser goes (5,000 `[`: RecursionError)."""
+    if line is None:
+        return f"a line longer than {MAX_LINE} bytes"
+    if not line.strip():
+        return None
+    try:
+        json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        return "a line that is not UTF-8"
+    except (ValueError, RecursionError, MemoryError):
+        return "a line that is not JSON"
+    return None
 
 
 def run(serve) -> None:
     """Run `serve()` (the SDK's stdio server, which reads fd 0 and writes fd 1) behind the
     wire described above."""
+    import signal
+
+    # Clients stop a stdio server with SIGINT (Claude Code after its connection timeout):
+    # end at once, also while the SDK is still loading — not with a KeyboardInterrupt.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     fp = fingerprint()
     wire = Wire(load(fp), fp)
     wire.out_fd = os.dup(1)
@@ -168,7 +206,15 @@ def run(serve) -> None:
     def reader() -> None:
         try:
             for line in _lines(client_in):
-                wire.from_client(line)
+                why = usable(line)
+                if why is not None:  # answered here; the SDK's reader never sees it
+                    os.write(2, f"ctx mcp: dropped {why}\n".encode())
+                    wire.write(PARSE_ERROR)
+                    continue
+                try:
+                    wire.from_client(line)
+                except Exception as exc:  # noqa: BLE001 — the line still goes to the SDK
+                    os.write(2, f"ctx mcp: {type(exc).__name__} reading a request\n".encode())
                 view = memoryview(line)
                 while view:
                     view = view[os.write(to_sdk_w, view):]
@@ -176,6 +222,9 @@ def run(serve) -> None:
             pass
         finally:
             os.close(to_sdk_w)  # the client is gone: the SDK sees end of input
+            # and gets EXIT_GRACE_S to finish what is in flight; then the process ends
+            time.sleep(EXIT_GRACE_S)
+            os._exit(0)
 
     def writer() -> None:
         try:

@@ -121,3 +121,43 @@ def test_the_kept_answers_are_stamped_with_every_module_that_made_them(ctx_bin, 
     assert wire.load(wire.fingerprint()) != {}  # kept again, by the SDK's answers
     monkeypatch.setenv("CTX_DEFAULT_BUDGET", "60")
     assert wire.load(wire.fingerprint()) == {}
+
+
+def test_no_input_line_wedges_the_server_and_closing_stdin_ends_it(ctx_bin):
+    """5,000 `[`, a line over MAX_LINE, bytes that are not UTF-8, half a JSON object: each
+    gets a JSON-RPC parse error and a line on stderr; the requests after them are answered;
+    stdin closing ends the server within a second or so."""
+    session(ctx_bin, AFTER)  # (the handshake file written: this run answers from it too)
+    proc = subprocess.Popen([ctx_bin, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    bad = [b"[" * 5000, b"x" * (wire.MAX_LINE + 10), b"\xff\xfe\x00binary\x80", b'{"jsonrpc": "2.0", "id": 9,']
+    proc.stdin.write((json.dumps(INIT) + "\n").encode())
+    for line in bad:
+        proc.stdin.write(line + b"\n")
+    for m in AFTER:
+        proc.stdin.write((json.dumps(m) + "\n").encode())
+    proc.stdin.flush()
+    answers = [json.loads(proc.stdout.readline()) for _ in range(1 + len(bad) + 3)]
+    errors = [a for a in answers if "error" in a and a["id"] is None]
+    assert len(errors) == len(bad) and all(e["error"]["code"] == -32700 for e in errors)
+    got = by_id([a for a in answers if a.get("id") is not None])
+    assert set(got) == {"0", "1", '"p"', "2"}
+    assert len(got["1"]["result"]["tools"]) == 8 and not got["2"]["result"].get("isError")
+    t0 = time.monotonic()
+    proc.stdin.close()
+    assert proc.wait(timeout=10) == 0
+    assert time.monotonic() - t0 < 3
+    stderr = proc.stderr.read().decode()
+    assert stderr.count("ctx mcp: dropped") == len(bad) and "Traceback" not in stderr
+
+
+def test_sigint_while_the_sdk_loads_ends_the_server_without_a_traceback(ctx_bin, tmp_path):
+    import signal
+
+    env = {**os.environ, "CTX_HOME": str(tmp_path / "fresh")}  # no handshake file: SDK path
+    proc = subprocess.Popen([ctx_bin, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=10)
+    assert b"Traceback" not in proc.stderr.read()
