@@ -2,8 +2,6 @@
 memory's vector against the index, the close ones weighed as `ctx doctor` weighs a pair."""
 from __future__ import annotations
 
-from ctx.doctor.vectors import FLOOR, MODELS
-
 
 def paraphrase_of(store, text: str, project_id: int | None, exclude: tuple[str, ...] = (), *,
                   load: bool = False, candidates: int = 8):
@@ -14,9 +12,6 @@ def paraphrase_of(store, text: str, project_id: int | None, exclude: tuple[str, 
     process already has it loaded (the hook server, the MCP server, the viewer) or `load`."""
     import sys
 
-    from ctx.core.dedupe import LIKELY, Duplicate
-    from ctx.semantic.index import indexed_model, load_vectors
-
     if not load and "ctx.semantic.embed" not in sys.modules:
         return None
     from ctx.semantic.embed import _cached, get_embedder
@@ -24,6 +19,12 @@ def paraphrase_of(store, text: str, project_id: int | None, exclude: tuple[str, 
 
     if not load and not _cached.cache_info().currsize:
         return None
+    # Past the early exits only: the index and the doctor's vectors (dataclasses, typing)
+    # stay off the hook path of a Stop whose process holds no embedder.
+    from ctx.core.dedupe import LIKELY, Duplicate
+    from ctx.doctor.vectors import FLOOR, MODELS
+    from ctx.semantic.index import indexed_model, load_vectors
+
     model = indexed_model(store.conn)
     files = locate()
     if model is None or files is None or files.model_id != model or not any(m in model for m in MODELS):

@@ -46,6 +46,7 @@ PRELOAD = (
     "ctx.claude.actions", "ctx.claude.foreign", "ctx.claude.handoff", "ctx.claude.requests", "ctx.claude.sessions",
     "ctx.claude.session_record", "ctx.claude.tags", "ctx.claude.transcript",
     "ctx.claude.capture", "ctx.claude.capture_hook", "ctx.claude.capture_store",
+    "ctx.doctor.paraphrase",
     "ctx.core.compose", "ctx.core.db", "ctx.core.dedupe", "ctx.core.fingerprint", "ctx.core.guard",
     "ctx.core.ids", "ctx.core.migrations", "ctx.core.model", "ctx.core.projects",
     "ctx.core.repo", "ctx.core.shared_files", "ctx.core.stamps", "ctx.core.store",
