@@ -269,6 +269,7 @@ def test_an_idle_server_exits(ctx_bin, run_dir):
     while (os.path.exists(path) or server_pids()) and time.monotonic() < deadline:
         time.sleep(0.05)  # (the socket goes first, the lock with the process)
     assert not os.path.exists(path) and server_pids() == []
+    assert _left_behind(run_dir, path) == ([], [])
 
 
 def test_stop_ends_servers_and_status_lists_them(ctx_bin, run_dir):
@@ -278,6 +279,24 @@ def test_stop_ends_servers_and_status_lists_them(ctx_bin, run_dir):
     assert server.stop() == [pid]
     assert not os.path.exists(path) and server_pids() == []
     assert not _alive(pid)
+    assert _left_behind(run_dir, path) == ([], [])
+
+
+def _left_behind(run_dir, path, wait=5.0):
+    """(files in the run dir, live processes started for `path`: the server, its spares)."""
+    deadline = time.monotonic() + wait
+    while True:
+        procs = []
+        for p in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if path.encode() in Path(f"/proc/{p}/cmdline").read_bytes() and _alive(int(p)):
+                    procs.append(int(p))
+            except OSError:
+                continue
+        files = sorted(x.name for x in run_dir.iterdir())
+        if (not files and not procs) or time.monotonic() > deadline:
+            return files, procs
+        time.sleep(0.05)
 
 
 def test_the_server_never_holds_a_database(ctx_bin, tmp_path, run_dir):

@@ -150,8 +150,11 @@ def main(path: str) -> None:
     lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.fstat(lock).st_ino != os.stat(path + ".lock").st_ino:
+            raise OSError("a server that was exiting removed this lock file")
     except OSError:
-        return  # another server has this socket
+        os.close(lock)
+        return  # another server has this socket (or just left it: the next hook starts one)
     os.ftruncate(lock, 0)
     os.write(lock, b"%d\n" % os.getpid())  # for `ctx hook-server status|stop`
     before = dict(os.environb)
@@ -223,6 +226,10 @@ def main(path: str) -> None:
             os.unlink(path)
         listener.close()
         _remove_store(scratch)
+        try:  # while still holding it: nothing of this server is left in the run dir
+            os.unlink(path + ".lock")
+        except OSError:
+            pass
 
 
 def _remove_store(path: str) -> None:
@@ -300,9 +307,22 @@ def stop(directory: str | None = None, timeout_s: float = 5.0) -> list[int]:
             continue
         asked.append(pid)
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and servers(directory):
+    while time.monotonic() < deadline and (servers(directory) or any(map(_running, asked))):
         time.sleep(0.02)
     return asked
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie waiting to be reaped."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return not os.path.isdir("/proc/self")
 
 
 def threads() -> int:
