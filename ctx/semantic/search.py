@@ -42,6 +42,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 MODES = ("hybrid", "semantic", "keyword")
 KEYWORD_WEIGHT = 0.1
+DOCUMENT_WEIGHT = 0.2  # a long document's relative BM25, in its order only (document_bonus)
 BULK_FROM = 16  # nodes to embed before a search switches to the bulk session
 _WORD = re.compile(r"[^\W_]+(?:[_\-.:/][^\W_]+)*|\w+", re.UNICODE)
 STOPWORDS = frozenset([
@@ -542,7 +543,34 @@ def _fuse(conn, sem: list[Hit], kw: list[Hit], vectors, scores, text: str = "") 
         [h.node_id for h in matched]).fetchall()) if matched else {}
     for h in by_id.values():
         h.fused = round((h.similarity or 0.0) + keyword_bonus(text, contents.get(h.node_id), h), 6)
-    return sorted(by_id.values(), key=lambda h: (-h.fused, -(h.similarity or 0.0), h.node_id))
+    order = document_bonus(by_id.values(), contents)
+    return sorted(by_id.values(), key=lambda h: (-(h.fused + order.get(h.node_id, 0.0)),
+                                                 -(h.similarity or 0.0), h.node_id))
+
+
+def document_bonus(hits, contents: dict[str, str]) -> dict[str, float]:
+    """What orders a document longer than one chunk beside its fused score (not its score:
+    the floor never sees it): DOCUMENT_WEIGHT × its BM25 relative to the best among the
+    candidates × (1 − 1/chunks). A long document is judged by its best chunk's similarity,
+    while its words are spread over all of them — a session's date in its heading, the answer
+    in its tenth line (LoCoMo: hybrid recall@5 0.860 → see docs/retrieval.md). A one-chunk
+    note gains nothing: on short notes a BM25 bonus lifts word-sharing notes over paraphrase
+    answers."""
+    from ctx.semantic.chunk import chunk_text
+
+    scored = [h for h in hits if h.bm25 is not None and h.node_id in contents]
+    best = max((h.bm25 for h in scored), default=0.0)
+    if best <= 0:
+        return {}
+    out = {}
+    for h in scored:
+        content = contents[h.node_id]
+        if len(content) <= 500:
+            continue  # one chunk (ctx.semantic.chunk.MAX_CHARS)
+        n = len(chunk_text(content))
+        if n > 1:
+            out[h.node_id] = DOCUMENT_WEIGHT * (1.0 - 1.0 / n) * h.bm25 / best
+    return out
 
 
 def keyword_bonus(text: str, content: str | None, hit: Hit | None = None) -> float:

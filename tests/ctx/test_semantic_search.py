@@ -174,3 +174,16 @@ def test_identifiers_match_the_way_developers_type_them(tmp_path):
     assert term_coverage("what is hook_max_chars", "caps at CTX_HOOK_MAX_CHARS") == (1, 1)
     assert term_coverage("hook_max_chars", "the hook has max chars") == (0, 1)  # parts in a row only
     conn.close()
+
+
+def test_document_bonus_orders_long_documents_by_their_words_and_leaves_notes_alone():
+    from ctx.semantic.search import DOCUMENT_WEIGHT, Hit, document_bonus
+
+    long_doc = "\n\n".join(f"Paragraph {i}: " + "words about the trip to Paris and the museum " * 5
+                           for i in range(6))
+    hits = [Hit("long", 1, similarity=0.3, bm25=4.0), Hit("note", 2, similarity=0.3, bm25=8.0),
+            Hit("sem", 3, similarity=0.5)]
+    bonus = document_bonus(hits, {"long": long_doc, "note": "Paris trip in May", "sem": "x"})
+    assert set(bonus) == {"long"}  # a one-chunk note and a semantic-only hit gain nothing
+    assert 0 < bonus["long"] < DOCUMENT_WEIGHT * 4.0 / 8.0 + 1e-9  # relative to the best BM25
+    assert document_bonus([Hit("a", 1, similarity=0.2)], {"a": long_doc}) == {}
