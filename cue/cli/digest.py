@@ -86,18 +86,20 @@ def digest_command(
             return
         from cue.digest import run_digest
 
+        cfg = _ask_consent(cfg)
         digest = run_digest(conn, cfg, window_secs=window, end=end_ts, keyframe_dir=kdir,
                             events_dir=edir, max_frames=frames)
     finally:
         conn.close()
 
     if digest.status in ("skipped", "failed"):
-        why = digest.reason or digest.summary.strip("[]")
+        why = digest.detail or digest.reason or digest.summary.strip("[]")
         raise DigestSkipped(f"digest {digest.status}: {why} (digest.md says so; details in "
                             f"{paths.privacy_log()}; `cue doctor` checks the set-up)")
     if digest.status == "empty":
         say("cue: no activity in this window (nothing captured or all of it paused); "
              "digest.md says [no recent activity]")
+        _say_if_no_model(cfg)
         return
     if format == Format.json:
         out(dumps(digest.to_ctx_record()) + "\n")
@@ -133,3 +135,40 @@ def _show_plan(plan, cfg, format: Format) -> None:
                      f"{f.reason}  [{f.path.name}]")
     lines += ["", "prompt text:", plan.prompt]
     out("\n".join(lines) + "\n")
+
+
+def _ask_consent(cfg):
+    """Screenshots go to the cloud only after the user's yes, asked once on a terminal and
+    kept in config.toml (cloud.send_images). Unattended runs never ask: the policy gate
+    skips the cloud step with a tombstone that says how to choose."""
+    import sys
+
+    from cue.core import config as cue_config
+
+    cloud = cfg["digest.backend"] == "cloud" or cfg["digest.allow_cloud_fallback"]
+    if not cloud or cfg["cloud.send_images"]:
+        return cfg
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return cfg
+    say(f"cue digest sends up to {cfg['digest.max_frames']} screenshots of your screen to "
+        f"Anthropic's API ({cfg['cloud.model']}) for each digest. Other choices: "
+        "`cue config set digest.backend local` (a model on this machine) or `server`.")
+    if not typer.confirm("Send screenshots to the cloud, now and for later digests?",
+                         default=False, err=True):
+        say("cue: nothing sent; the digest is skipped (`cue doctor` shows the choices)")
+        return cfg
+    cue_config.set_value("cloud.send_images", "true")
+    say("cue: saved cloud.send_images = true (`cue config unset cloud.send_images` takes it back)")
+    return cue_config.load()
+
+
+def _say_if_no_model(cfg) -> None:
+    """An empty window calls no model; still say when no model could have run."""
+    from cue.digest.preflight import preflight
+
+    if cfg["digest.backend"] == "server":
+        return  # checking it means asking the server: `cue doctor` does that
+    blocked = [c for c in preflight(cfg, digest_only=True) if c.blocking and not c.ok]
+    if blocked:
+        say(f"cue: and no model is ready to write a digest ({blocked[0].detail}); "
+            "run `cue doctor`")

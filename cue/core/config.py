@@ -139,6 +139,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("server.model", str, "", "model name sent to the server (Ollama needs one)"),
     Setting("server.max_tokens", int, 400, "cap on generated tokens"),
     Setting("server.timeout", float, 120.0, "seconds before the server request is abandoned"),
+    Setting("cloud.send_images", bool, False,
+            "your consent, once, to send screenshots to the cloud model (Anthropic): "
+            "`cue digest` asks on a terminal; set it true for unattended runs (cron)"),
     Setting("cloud.model", str, "claude-haiku-4-5", "Anthropic model"),
     Setting("cloud.base_url", str, "", "Anthropic API base URL (default: the SDK's)"),
     Setting("cloud.max_tokens", int, 400, "cap on generated tokens"),

@@ -50,6 +50,7 @@ def preflight(config: Config, *, digest_only: bool = False) -> list[Check]:
         checks += local_checks(config)
     if backend == "cloud" or fallback:
         checks.append(cloud_key_check(config, blocking=backend == "cloud"))
+        checks.append(cloud_consent_check(config, blocking=backend == "cloud"))
     if not digest_only:
         checks.append(disk_check(config))  # (the recorder check is added by cue.cli.doctor)
     return checks
@@ -90,6 +91,19 @@ def cloud_key_check(config: Config, *, blocking: bool) -> Check:
     return Check("cloud key", False, "no Anthropic API key",
                  "export ANTHROPIC_API_KEY=sk-ant-… (or put the key in a 0600 file and "
                  "`cue config set cloud.api_key_file PATH`)", blocking)
+
+
+def cloud_consent_check(config: Config, *, blocking: bool) -> Check:
+    """Whether screenshots may leave this machine: the user's yes, given once."""
+    if config["cloud.send_images"]:
+        return Check("cloud consent", True, "screenshots WILL leave this machine: up to "
+                     f"{config['digest.max_frames']} per digest go to Anthropic "
+                     f"({config['cloud.model']}); you said yes (cloud.send_images = true)")
+    return Check("cloud consent", False, "no screenshot leaves this machine: you have not said "
+                 "yes to the cloud yet (cloud.send_images = false), so cloud digests are skipped",
+                 "`cue digest` on a terminal asks once; or `cue config set cloud.send_images "
+                 "true` (cloud), `cue config set digest.backend local` (this machine) or "
+                 "`server` (a model server you run)", blocking)
 
 
 # ------------------------------------------------------------------ server

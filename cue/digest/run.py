@@ -5,11 +5,13 @@
 
 `plan_digest` does the first three steps and calls nothing (`cue digest --dry-run`);
 `run_digest` does all of them. On a skip (the policy refused or every backend failed)
-the row holds a fixed tombstone and the scrubbed, person-facing reason (which setting,
-URL or model file, and what happened — cue.llm.errors), digest.md says "skipped: <reason>",
-and the details are in privacy.log. An answer that is not a plausible narrative
-(cue.digest.plausible) is stored as `failed` with its reason and a tombstone — never as a
-summary, so it never reaches memory.md, `cue suggest` or ctx. A window with nothing in it
+the row holds a fixed tombstone and a fixed category (cue.llm.errors.CATEGORIES — the seed's
+tombstone, "so file paths / ports / stderr can't leak"), digest.md says "skipped: <category>",
+and the details are in privacy.log. The person-facing sentence (which setting, URL or model
+file, and what happened) rides on the returned Digest's `detail` for the terminal's
+`Error:` line and is never stored. An answer that is not a plausible narrative
+(cue.digest.plausible) is stored as `failed` with a fixed reason and a tombstone — never as
+a summary, so it never reaches memory.md, `cue suggest` or ctx. A window with nothing in it
 (no frames, no events — e.g. fully paused) calls no model at all: "[no recent activity]".
 
 Privacy: keyframe paths stay in this module (they are read, never sent, logged or
@@ -33,6 +35,8 @@ from cue.llm.request import digest_parts, text_of
 
 NO_ACTIVITY = "[no recent activity]"
 FAILED_TOMBSTONE = "[failed: the model's answer was not a plausible narrative]"
+IMPLAUSIBLE = "model answer was not a plausible narrative"
+NO_MODEL_ANSWER = "no model answered"
 
 PROMPT = """\
 You are writing a short activity digest for the person whose screen this is, so that
@@ -98,10 +102,12 @@ class Digest:
     input_tokens: int | None = None
     output_tokens: int | None = None
     timings: dict[str, float | None] = field(default_factory=dict)
-    reason: str | None = None  # skipped/failed: why, scrubbed, for a person (no paths)
+    reason: str | None = None  # skipped/failed: a fixed category (never paths, ports, stderr)
+    detail: str | None = None  # skipped/failed: the full sentence, for the terminal; not stored
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        del d["detail"]
         d["window_start"] = iso_utc(self.window_start)
         d["window_end"] = iso_utc(self.window_end)
         d["created_at"] = iso_utc(self.created_at)
@@ -194,7 +200,8 @@ def run_digest(conn: sqlite3.Connection, config: Config, *, window_secs: float,
     if outcome.reply is None:
         digest = Digest(status="skipped", backend=outcome.backend, model=None,
                         fell_back=outcome.fell_back, summary=outcome.tombstone or NO_ACTIVITY,
-                        timings=timings, reason=outcome.reason, **base)
+                        timings=timings, reason=outcome.category or NO_MODEL_ANSWER,
+                        detail=outcome.reason, **base)
         return store_digest(conn, digest, started=t0)
 
     from cue.digest.plausible import implausible
@@ -215,7 +222,8 @@ def run_digest(conn: sqlite3.Connection, config: Config, *, window_secs: float,
                         fell_back=outcome.fell_back, summary=FAILED_TOMBSTONE,
                         input_tokens=outcome.reply.input_tokens,
                         output_tokens=outcome.reply.output_tokens, timings=timings,
-                        reason=f"the {outcome.backend} model ({model}) answered something that "
+                        reason=IMPLAUSIBLE,
+                        detail=f"the {outcome.backend} model ({model}) answered something that "
                         f"is not a plausible narrative: {why}; check the model "
                         "(`cue doctor`), nothing went to memory", **base)
         return store_digest(conn, digest, started=t0)

@@ -18,7 +18,7 @@ TITLE_CHARS = 120
 class Segment:
     start_offset: float
     end_offset: float
-    kind: str  # "window" | "paused" | "unknown"
+    kind: str  # "window" | "paused" | "unknown" | "before" (nothing recorded yet)
     app: str = ""
     title: str = ""
     keys: int = 0
@@ -29,9 +29,13 @@ class Segment:
         span = f"+{self.start_offset:.0f}s–+{self.end_offset:.0f}s"
         if self.kind == "paused":
             return f"{span}  capture paused (nothing recorded)"
+        if self.kind == "before":
+            return f"{span}  before recording started"
         what = f"{self.app} — \"{self.title}\"" if self.kind == "window" else "unknown window"
-        activity = f"{self.keys} keys, {self.clicks} clicks" if self.keys or self.clicks \
-            else "no input"
+        minutes = max(self.end_offset - self.start_offset, 1.0) / 60
+        activity = (f"{self.keys} keys, {self.clicks} clicks: {self.keys / minutes:.0f} "
+                    f"keystrokes a minute") if self.keys or self.clicks \
+            else "no keystrokes or clicks"
         frames = f"; frames {', '.join(map(str, self.frames))}" if self.frames else ""
         return f"{span}  {what}  ({activity}{frames})"
 
@@ -128,8 +132,15 @@ def build_timeline(events: list[Event], start: float, end: float, *,
             cursor, state, current = ts, "window", event.data
     spans.append((cursor, end, state, current))
 
+    # What comes before anything was recorded (no event before the window, no event or
+    # frame yet) is not an "unknown window": the recorder was not running.
+    seen = [e.ts for e in inside] + [ts for _, ts in frames]
+    first_seen = min(seen) if seen else end
+    recorded_before = any(e.ts < start for e in events)
     segments: list[Segment] = []
     for a, b, kind, data in spans:
+        if kind == "unknown" and a == start and not recorded_before and b <= first_seen:
+            kind = "before"
         if b - a < 1.0 and kind != "paused":
             continue
         keys = clicks = 0

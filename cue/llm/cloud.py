@@ -6,7 +6,7 @@ import time
 
 from cue.core.config import Config, api_key
 from cue.llm.deadline import DeadlineExceeded, call_with_deadline
-from cue.llm.errors import CloudUnavailable
+from cue.llm.errors import CLOUD_KEY_MISSING, CloudUnavailable
 from cue.llm.request import FrameImage, Part, Reply, clean_reply
 
 _clients: dict[tuple, object] = {}
@@ -40,7 +40,8 @@ class CloudVisionBackend:
         key = api_key(self.config)
         if not key:
             raise CloudUnavailable("no Anthropic API key: set ANTHROPIC_API_KEY or put the key "
-                                   "in a 0600 file named by cloud.api_key_file")
+                                   "in a 0600 file named by cloud.api_key_file",
+                                   category=CLOUD_KEY_MISSING)
         cache_key = (key, self.base_url, self.timeout, self.max_retries)
         if cache_key not in _clients:
             import anthropic

@@ -5,19 +5,30 @@
         allow_cloud_fallback = false → skip: nothing is sent anywhere, local tombstone
         allow_cloud_fallback = true  → cloud (opt-in); its failure → cloud tombstone
 
+No screenshot goes to the cloud before the user has said yes once (`cloud.send_images`,
+asked by `cue digest` on a terminal): without it the cloud step is a skip
+(CloudNotAllowed) — nothing is sent.
+
 An empty reply counts as that backend failing. The detail of every failure goes to
-privacy.log (scrubbed there) and nowhere else; callers get the fixed tombstone and
-`reason`: the failures' person-facing sentences (BackendError.reason: which setting, URL or
-file — by name — and what happened), scrubbed, so it may be shown, stored and written to
-digest.md. It never holds model output, image bytes or a keyframe path.
+privacy.log (scrubbed there) and nowhere else; callers get the fixed tombstone, the fixed
+`category` (cue.llm.errors.CATEGORIES: the only "why" that is stored or written to
+digest.md) and `reason`: the failures' person-facing sentences (which setting, URL or file
+— by name — and what happened), scrubbed, for the terminal's `Error:` line only. Neither
+holds model output, image bytes or a keyframe path.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from cue.core.config import Config
-from cue.llm.errors import BackendError, CloudUnavailable, LocalTimeout, LocalUnavailable
-from cue.llm.request import Part, Reply
+from cue.llm.errors import (
+    BackendError,
+    CloudNotAllowed,
+    CloudUnavailable,
+    LocalTimeout,
+    LocalUnavailable,
+)
+from cue.llm.request import FrameImage, Part, Reply
 
 LOCAL_TOMBSTONE = "[skipped: local vision model unavailable]"
 CLOUD_TOMBSTONE = "[skipped: cloud vision model unavailable]"
@@ -30,7 +41,8 @@ class Outcome:
     fell_back: bool = False
     tombstone: str | None = None
     failures: tuple[str, ...] = ()  # exception class names, in order (no details)
-    reason: str | None = None  # why it was skipped, scrubbed (see the module docstring)
+    reason: str | None = None  # why it was skipped, scrubbed, for the terminal only
+    category: str | None = None  # why it was skipped, a fixed phrase: what is stored
 
     @property
     def text(self) -> str | None:
@@ -68,7 +80,7 @@ def gate(parts: list[Part], *, config: Config, purpose: str = "digest") -> Outco
             _log(f"{purpose}_skipped", backend=primary, reason="local model unavailable; "
                  "allow_cloud_fallback is false, nothing was sent to the cloud")
             return Outcome(reply=None, backend=primary, tombstone=LOCAL_TOMBSTONE,
-                           failures=failures, reason=_reason(reasons))
+                           failures=failures, reason=_reason(reasons), category=exc.category)
     return _cloud(parts, config, purpose, fell_back=True, failures=failures, reasons=reasons)
 
 
@@ -78,8 +90,21 @@ def _reason(reasons: tuple[str, ...]) -> str:
     return redact("; then ".join(reasons))
 
 
+def cloud_images_allowed(config: Config) -> bool:
+    return bool(config["cloud.send_images"])
+
+
+NOT_ALLOWED = ("screenshots would go to the cloud model, and you have not said yes yet: "
+               "choose `cue config set cloud.send_images true` (cloud), "
+               "`cue config set digest.backend local` (on this machine) or `server` "
+               "(a model server you run); `cue doctor` shows what will run")
+
+
 def _cloud(parts, config, purpose, *, fell_back, failures, reasons=()) -> Outcome:
     try:
+        if not cloud_images_allowed(config) and any(isinstance(p, FrameImage) for p in parts):
+            raise CloudNotAllowed("cloud.send_images is false: no consent to send screenshots",
+                                  NOT_ALLOWED)
         reply = _ask(make_backend("cloud", config), parts, CloudUnavailable)
         return Outcome(reply=reply, backend="cloud", fell_back=fell_back, failures=failures)
     except CloudUnavailable as exc:
@@ -87,7 +112,7 @@ def _cloud(parts, config, purpose, *, fell_back, failures, reasons=()) -> Outcom
              detail=str(exc), fell_back=fell_back)
         return Outcome(reply=None, backend="cloud", fell_back=fell_back,
                        tombstone=CLOUD_TOMBSTONE, failures=failures + (type(exc).__name__,),
-                       reason=_reason(reasons + (exc.reason,)))
+                       reason=_reason(reasons + (exc.reason,)), category=exc.category)
 
 
 def _ask(backend, parts: list[Part], empty_error: type[BackendError]) -> Reply:

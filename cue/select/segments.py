@@ -86,12 +86,20 @@ class FrameSegment:
             return f"typing burst: {self.keys} keys, {self.clicks} clicks (screen changing " \
                    f"as they typed)"
         if self.moved:
-            return "screen kept changing with no window event and little input " \
+            return f"screen kept changing with no window event, {_per_minute(self)} " \
                    "(scrolling, or a page or video moving)"
         if self.kind == "screen":
             return "screen changed with no window event (another tab, page or view in the " \
                    "same window)"
         return ""
+
+
+def _per_minute(seg) -> str:
+    """Input described by what it is, not judged: keystrokes and clicks per minute."""
+    minutes = max(seg.secs, 1.0) / 60
+    if not seg.keys and not seg.clicks:
+        return "no keystrokes or clicks"
+    return f"{seg.keys / minutes:.0f} keystrokes and {seg.clicks / minutes:.0f} clicks a minute"
 
 
 def score_frames(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Event],
