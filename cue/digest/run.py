@@ -31,11 +31,16 @@ from cue.core.config import Config
 from cue.core.timespec import iso_utc
 from cue.digest.timeline import Timeline, build_timeline
 from cue.llm import FrameImage, Outcome, digest_with_policy
+from cue.llm.errors import CLOUD_NOT_ALLOWED
 from cue.llm.request import digest_parts, text_of
 
 NO_ACTIVITY = "[no recent activity]"
 FAILED_TOMBSTONE = "[failed: the model's answer was not a plausible narrative]"
 IMPLAUSIBLE = "model answer was not a plausible narrative"
+CHOOSE_BACKEND = ("Choose where screenshots go, once: `cue config set cloud.send_images true` "
+                  "(Anthropic's API), `cue config set digest.backend local` (a model on this "
+                  "machine) or `cue config set digest.backend server` (a model server you run); "
+                  "`cue doctor` shows what will run.")
 NO_MODEL_ANSWER = "no model answered"
 
 PROMPT = """\
@@ -301,6 +306,8 @@ def write_digest_md(digest: Digest, path: Path | None = None) -> Path:
         body = digest.summary
     elif digest.status in ("skipped", "failed"):
         body = f"{digest.status}: {digest.reason or digest.summary.strip('[]')}"
+        if digest.reason == CLOUD_NOT_ALLOWED:
+            body += f"\n\n{CHOOSE_BACKEND}"
     else:
         body = NO_ACTIVITY
     text = (f"# Activity digest\n\n"

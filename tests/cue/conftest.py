@@ -29,6 +29,7 @@ def cloud(monkeypatch, request):
     from stubs import AnthropicStub
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("CUE_CLOUD_SEND_IMAGES", "true")  # the user's yes to the cloud
     with AnthropicStub(reply=request.module.REPLY) as stub:
         monkeypatch.setenv("CUE_CLOUD_BASE_URL", stub.url)
         yield stub

@@ -37,6 +37,7 @@ def test_cloud_without_a_key_is_exit_5_and_says_which_variable(cue_bin, env):
 
 def test_cloud_with_a_key_passes_the_digest_check_and_never_shows_the_key(cue_bin, env):
     env["ANTHROPIC_API_KEY"] = "sk-ant-test-0123456789abcdef"
+    env["CUE_CLOUD_SEND_IMAGES"] = "true"  # the user's yes to the cloud
     proc = cue(cue_bin, env, "digest", "--check", "--format", "json")
     assert proc.returncode == 0, proc.stdout
     found = checks(proc)
@@ -112,6 +113,7 @@ def test_local_with_the_tiny_gguf_pair(cue_bin, env, tiny_model, tmp_path):
 
 def test_doctor_exit_1_when_only_the_recorder_needs_a_fix(cue_bin, env):
     env["ANTHROPIC_API_KEY"] = "sk-ant-test-0123456789abcdef"
+    env["CUE_CLOUD_SEND_IMAGES"] = "true"  # the user's yes to the cloud
     proc = cue(cue_bin, env, "doctor", "--format", "json")
     assert proc.returncode == 1
     found = checks(proc)
@@ -124,6 +126,7 @@ def test_doctor_sees_a_running_recorder(cue_bin, env):
     from cue.record.writer import RecorderLock
 
     env["ANTHROPIC_API_KEY"] = "sk-ant-test-0123456789abcdef"
+    env["CUE_CLOUD_SEND_IMAGES"] = "true"  # the user's yes to the cloud
     paths.home().mkdir(parents=True, exist_ok=True)
     lock = RecorderLock(paths.home())
     lock.acquire()
@@ -132,5 +135,25 @@ def test_doctor_sees_a_running_recorder(cue_bin, env):
     finally:
         lock.release()
     assert proc.returncode == 0, proc.stdout
-    assert f"ok   recorder   cue record is running (pid {os.getpid()})" in proc.stdout
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("ok   recorder "))
+    assert f"cue record is running (pid {os.getpid()})" in line
 
+
+
+def test_doctor_says_whether_screenshots_would_leave(cue_bin, env):
+    env.update(ANTHROPIC_API_KEY="sk-ant-test-0123456789abcdef", CUE_DIGEST_BACKEND="cloud")
+    env.pop("CUE_CLOUD_SEND_IMAGES", None)
+    proc = cue(cue_bin, env, "digest", "--check", "--format", "json")
+    assert proc.returncode == 5  # no consent yet: the cloud digest would be skipped
+    consent = checks(proc)["cloud consent"]
+    assert not consent["ok"] and consent["detail"].startswith("no screenshot leaves this machine")
+    assert "cloud.send_images true" in consent["fix"] and "digest.backend local" in consent["fix"]
+    env["CUE_CLOUD_SEND_IMAGES"] = "true"
+    proc = cue(cue_bin, env, "digest", "--check", "--format", "json")
+    assert proc.returncode == 0, proc.stdout
+    consent = checks(proc)["cloud consent"]
+    assert consent["ok"] and consent["detail"].startswith("screenshots WILL leave this machine")
+    env["CUE_DIGEST_BACKEND"] = "server"  # nothing goes to the cloud: no consent line at all
+    env["CUE_SERVER_URL"] = "http://127.0.0.1:9/v1"
+    proc = cue(cue_bin, env, "digest", "--check", "--format", "json")
+    assert "cloud consent" not in checks(proc)

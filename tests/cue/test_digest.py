@@ -22,6 +22,14 @@ from cue.core.db import connect
 from cue.digest import NO_ACTIVITY, get_digest, list_digests, plan_digest, run_digest
 from cue.digest.run import FAILED_TOMBSTONE
 from cue.llm import CLOUD_TOMBSTONE, LOCAL_TOMBSTONE, summarize_digest_with_policy
+from cue.llm.errors import (
+    CATEGORIES,
+    CLOUD_KEY_MISSING,
+    CLOUD_NOT_ALLOWED,
+    CLOUD_UNAVAILABLE,
+    LOCAL_TIMEOUT,
+    LOCAL_UNAVAILABLE,
+)
 from cue.llm.request import FrameImage
 
 START = 1_763_766_000.0
@@ -44,7 +52,9 @@ def api_key(monkeypatch):
 
 
 def cfg(**changes):
-    return cue_config.load(env={}).replace(**changes)
+    """The defaults, plus the user's yes to sending screenshots to the (stub) cloud; the
+    consent tests take it back with cloud__send_images=False."""
+    return cue_config.load(env={}).replace(**{"cloud__send_images": True, **changes})
 
 
 def digest(conn, config, activity, **kw):
@@ -102,9 +112,10 @@ def test_local_digest_with_the_tiny_gemma_runs_and_its_gibberish_is_a_failed_dig
     assert d.model == os.path.basename(model)
     # … and a random-weight model's answer is no narrative: stored as failed, with the reason
     assert d.status == "failed" and d.summary == FAILED_TOMBSTONE
-    assert "not a plausible narrative" in d.reason and "tiny-gemma3.gguf" in d.reason
+    assert d.reason == "model answer was not a plausible narrative"  # a fixed category
+    assert "tiny-gemma3.gguf" in d.detail  # the sentence names the model, for the terminal
     assert get_digest(conn, d.id).reason == d.reason
-    assert "failed: the local model" in digest_md()
+    assert "failed: model answer was not a plausible narrative" in digest_md()
     assert '"event": "digest_rejected"' in privacy_log_text()
 
 
@@ -145,10 +156,13 @@ def test_local_unavailable_without_fallback_sends_nothing_and_leaves_a_tombstone
     assert get_digest(conn, d.id).summary == LOCAL_TOMBSTONE
     md = digest_md()
     assert "billing service" not in md and NO_ACTIVITY not in md  # there WAS activity
-    # the reason says which file, by name, which setting, and that nothing was sent
-    assert d.reason == ("model file gemma-e2b.gguf (local.model) does not exist: download it or "
+    # stored and written: only the fixed category (the seed's tombstone); the sentence that
+    # names the file and the setting is for the terminal's Error: line, never stored
+    assert d.reason == LOCAL_UNAVAILABLE
+    assert d.detail == ("model file gemma-e2b.gguf (local.model) does not exist: download it or "
                         "fix the path with `cue config set local.model PATH`")
-    assert f"skipped: {d.reason}" in md and get_digest(conn, d.id).reason == d.reason
+    assert f"skipped: {LOCAL_UNAVAILABLE}" in md and get_digest(conn, d.id).reason == d.reason
+    assert "gemma-e2b" not in md and "gemma-e2b" not in db_text(conn)
     # its folder (a person's home) is in neither; the details are in privacy.log, scrubbed
     folder = str(tmp_path)
     assert folder not in md and folder not in db_text(conn)
@@ -183,7 +197,8 @@ def test_a_hanging_local_model_is_abandoned_and_fails_closed(conn, activity, api
         elapsed = time.monotonic() - t0
         assert stub.count == 0
     assert d.status == "skipped" and d.summary == LOCAL_TOMBSTONE
-    assert d.reason.startswith("local model hang.gguf gave no answer within 2s and was stopped")
+    assert d.reason == LOCAL_TIMEOUT
+    assert d.detail.startswith("local model hang.gguf gave no answer within 2s and was stopped")
     assert elapsed < 2.0 + 2 + d.timings["select_ms"] / 1000 + d.timings["prepare_ms"] / 1000
     assert '"error": "LocalTimeout"' in privacy_log_text()
 
@@ -195,7 +210,9 @@ def test_a_failing_server_fails_closed_too(conn, activity, api_key):
         d = digest(conn, config, activity)
         assert server.count == 1 and cloud.count == 0
     assert d.status == "skipped" and d.summary == LOCAL_TOMBSTONE
-    assert d.reason.startswith(f"server {server.url}/v1 answered HTTP 503")
+    assert d.reason == LOCAL_UNAVAILABLE
+    assert d.detail.startswith(f"server {server.url}/v1 answered HTTP 503")
+    assert server.url not in db_text(conn) and server.url not in digest_md()
 
 
 def test_cloud_failure_is_a_cloud_tombstone(conn, activity, api_key):
@@ -203,8 +220,10 @@ def test_cloud_failure_is_a_cloud_tombstone(conn, activity, api_key):
         d = digest(conn, cfg(cloud__base_url=stub.url), activity)
         assert stub.count == 1
     assert d.status == "skipped" and d.summary == CLOUD_TOMBSTONE
-    assert d.reason == f"cloud API at {stub.url} answered HTTP 400 (BadRequestError)"
-    assert f"skipped: {d.reason}" in digest_md()
+    assert d.reason == CLOUD_UNAVAILABLE
+    assert d.detail == f"cloud API at {stub.url} answered HTTP 400 (BadRequestError)"
+    assert f"skipped: {CLOUD_UNAVAILABLE}" in digest_md()
+    assert stub.url not in digest_md() and stub.url not in db_text(conn)
     assert "digest_cloud_failed" in privacy_log_text()
 
 
@@ -213,8 +232,9 @@ def test_no_api_key_is_a_cloud_tombstone_without_a_request(conn, activity):
         d = digest(conn, cfg(cloud__base_url=stub.url), activity)
         assert stub.count == 0
     assert d.summary == CLOUD_TOMBSTONE
-    assert d.reason.startswith("no Anthropic API key: set ANTHROPIC_API_KEY")
-    assert f"skipped: {d.reason}" in digest_md()
+    assert d.reason == CLOUD_KEY_MISSING
+    assert d.detail.startswith("no Anthropic API key: set ANTHROPIC_API_KEY")
+    assert f"skipped: {CLOUD_KEY_MISSING}" in digest_md()
 
 
 def test_an_empty_window_calls_no_model(conn, activity, api_key):
@@ -373,3 +393,84 @@ def test_the_pipeline_modules_import_no_model_sdk():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == ""
+
+
+# ------------------------------------------------------------------ consent
+def test_no_screenshot_leaves_without_consent(conn, activity, api_key):
+    with AnthropicStub(reply="Should never be asked.") as stub:
+        d = digest(conn, cfg(cloud__base_url=stub.url, cloud__send_images=False), activity)
+        assert stub.count == 0  # nothing was sent: no request at all
+    assert d.status == "skipped" and d.summary == CLOUD_TOMBSTONE
+    assert d.reason == CLOUD_NOT_ALLOWED and get_digest(conn, d.id).reason == CLOUD_NOT_ALLOWED
+    md = digest_md()
+    assert f"skipped: {CLOUD_NOT_ALLOWED}" in md
+    for choice in ("cloud.send_images true", "digest.backend local", "digest.backend server"):
+        assert choice in md  # digest.md says how to choose
+    # the terminal's sentence says how to choose: local, server or cloud
+    for choice in ("cloud.send_images true", "digest.backend local", "`server`"):
+        assert choice in d.detail
+    assert "digest_cloud_failed" in privacy_log_text()
+
+
+def test_a_local_failure_does_not_fall_back_to_the_cloud_without_consent(conn, activity,
+                                                                          api_key):
+    with AnthropicStub(reply="Should never be asked.") as stub:
+        config = cfg(digest__backend="local", local__model="", cloud__send_images=False,
+                     digest__allow_cloud_fallback=True, cloud__base_url=stub.url)
+        d = digest(conn, config, activity)
+        assert stub.count == 0
+    assert d.status == "skipped" and d.reason == CLOUD_NOT_ALLOWED
+
+
+def test_consent_given_the_request_is_made(conn, activity, api_key):
+    with AnthropicStub(reply="Worked on the billing service.") as stub:
+        d = digest(conn, cfg(cloud__base_url=stub.url, cloud__send_images=True), activity)
+        assert stub.count == 1
+        content = stub.requests[0]["body"]["messages"][0]["content"]
+        assert any(part.get("type") == "image" for part in content)
+    assert d.status == "ok" and d.backend == "cloud"
+
+
+def _fail_local_missing(tmp_path, stub):
+    return cfg(digest__backend="local", local__model=str(tmp_path / "secret" / "m.gguf"),
+               cloud__base_url=stub.url)
+
+
+def _fail_server_down(tmp_path, stub):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return cfg(digest__backend="server", server__url=f"http://127.0.0.1:{port}/v1",
+               cloud__base_url=stub.url)
+
+
+def _fail_cloud_http(tmp_path, stub):
+    stub.status = 400
+    return cfg(cloud__base_url=stub.url)
+
+
+def _fail_no_key(tmp_path, stub):
+    os.environ.pop("ANTHROPIC_API_KEY", None)
+    return cfg(cloud__base_url=stub.url, cloud__api_key_file=str(tmp_path / "secret" / "k"))
+
+
+def _fail_no_consent(tmp_path, stub):
+    return cfg(cloud__base_url=stub.url, cloud__send_images=False)
+
+
+@pytest.mark.parametrize("make_config", [_fail_local_missing, _fail_server_down,
+                                          _fail_cloud_http, _fail_no_key, _fail_no_consent])
+def test_the_stored_reason_is_a_category_never_a_path_port_or_host(conn, activity, api_key,
+                                                                   tmp_path, make_config):
+    with AnthropicStub() as stub:
+        config = make_config(tmp_path, stub)
+        d = digest(conn, config, activity)
+    assert d.status == "skipped" and d.reason in CATEGORIES
+    stored = get_digest(conn, d.id)
+    assert stored.reason in CATEGORIES and stored.summary in (LOCAL_TOMBSTONE, CLOUD_TOMBSTONE)
+    md, db = digest_md(), db_text(conn)
+    for leak in (str(tmp_path), "secret", "127.0.0.1", "http://", ".gguf"):
+        assert leak not in stored.reason and leak not in md and leak not in db, leak
+    assert d.detail and d.detail not in db and d.detail not in md

@@ -24,7 +24,7 @@ def env(activity):
     e = dict(os.environ)
     e.update(CUE_DIGEST_KEYFRAMES=str(activity.keyframes_dir),
              CUE_DIGEST_EVENTS=str(activity.events_dir),
-             ANTHROPIC_API_KEY="sk-test-not-real")
+             ANTHROPIC_API_KEY="sk-test-not-real", CUE_CLOUD_SEND_IMAGES="true")
     return e
 
 
@@ -88,7 +88,8 @@ def test_skipped_digest_names_the_missing_file_exits_5_and_prints_nothing(cue_bi
         "Error: digest skipped: model file model.gguf (local.model) does not exist: download it "
         "or fix the path with `cue config set local.model PATH`")
     md = paths.digest_md().read_text()
-    assert "skipped: model file model.gguf (local.model) does not exist" in md
+    assert "skipped: local vision model unavailable" in md  # the category, not the sentence
+    assert "model.gguf" not in md
     assert "[no recent activity]" not in md  # there was activity
     assert "/nonexistent" not in proc.stderr and "/nonexistent" not in md  # the folder: log only
 
@@ -99,7 +100,7 @@ def test_no_api_key_names_the_variable(cue_bin, env, activity):
     assert proc.returncode == 5 and proc.stdout == ""
     assert proc.stderr.startswith("Error: digest skipped: no Anthropic API key: set "
                                   "ANTHROPIC_API_KEY")
-    assert "skipped: no Anthropic API key" in paths.digest_md().read_text()
+    assert "skipped: cloud API key missing" in paths.digest_md().read_text()
 
 
 def test_a_server_that_is_down_names_the_url_and_what_happened(cue_bin, env, activity):
@@ -128,7 +129,7 @@ def test_garbage_from_the_model_is_a_failed_digest_and_never_reaches_ctx(cue_bin
     assert proc.stderr.startswith("Error: digest failed: the server model (local) answered "
                                   "something that is not a plausible narrative")
     md = paths.digest_md().read_text()
-    assert "failed: the server model" in md and "titleh" not in md
+    assert "failed: model answer was not a plausible narrative" in md and "titleh" not in md
     listed = json.loads(cue(cue_bin, env, "digests", "list", "--format", "json").stdout)
     assert listed[0]["status"] == "failed" and "titleh" not in json.dumps(listed)
     assert "not a plausible narrative" in listed[0]["reason"]
@@ -190,3 +191,14 @@ def test_digests_list_and_show(cue_bin, env):
     assert bare.returncode == 0 and "skipped" in bare.stdout and "First digest." not in bare.stdout
     assert json.loads(cue(cue_bin, env, "digests", "--status", "ok", "-f", "json").stdout) \
         == [listing[1]]
+
+
+def test_an_empty_window_with_no_model_ready_says_so(cue_bin, env, activity):
+    env.update(CUE_DIGEST_BACKEND="local", CUE_LOCAL_MODEL="")
+    proc = cue(cue_bin, env, "digest", "--end", str(activity.end + 7200))
+    assert proc.returncode == 0, proc.stderr
+    assert "no activity in this window" in proc.stderr
+    assert "no model is ready to write a digest" in proc.stderr and "cue doctor" in proc.stderr
+    env.update(CUE_DIGEST_BACKEND="cloud")  # key and consent given: a model is ready
+    proc = cue(cue_bin, env, "digest", "--end", str(activity.end + 7200))
+    assert proc.returncode == 0 and "no model is ready" not in proc.stderr

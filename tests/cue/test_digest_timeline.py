@@ -43,8 +43,8 @@ def test_frames_are_attached_by_index_only():
                         frames=[(0, START + 12), (1, START + 60), (2, START + 150)])
     assert [s.frames for s in tl.segments] == [(), (0, 1), (2,)]
     lines = tl.render().splitlines()
-    assert lines[2] == '+10s–+100s  Code — "a.py"  (7 keys, 2 clicks; frames 0, 1)'
-    assert lines[3] == '+100s–+200s  Firefox — "Docs"  (no input; frames 2)'
+    assert lines[2] == '+10s–+100s  Code — "a.py"  (7 keys, 2 clicks: 5 keystrokes a minute; frames 0, 1)'
+    assert lines[3] == '+100s–+200s  Firefox — "Docs"  (no keystrokes or clicks; frames 2)'
     assert tl.event_count == 3
 
 
@@ -77,3 +77,18 @@ def test_activity_with_no_window_event_is_listed_under_its_window():
     assert lines[4].startswith("+100s–+150s  Code")
     assert lines[5] == "  · +110s–+140s  typing burst: 90 keys, 0 clicks (frames 1)"
     assert "inside the pause" not in tl.render()
+
+
+def test_the_time_before_the_recorder_started_is_said_so():
+    events = [Event(START + 300, "/cue/window", {"app": "Code", "title": "a.py"}),
+              Event(START + 400, "/cue/input", {"keys": 30, "clicks": 0})]
+    tl = build_timeline(events, START, START + 900, frames=[(0, START + 310)])
+    assert [s.kind for s in tl.segments] == ["before", "window"]
+    lines = tl.render().splitlines()
+    assert lines[1] == "+0s–+300s  before recording started"
+    assert "unknown window" not in tl.render()
+    # recorded before the window (an input event, no window event): an unknown window, not
+    # "before recording started"
+    earlier = [Event(START - 60, "/cue/input", {"keys": 1, "clicks": 0}), *events]
+    tl = build_timeline(earlier, START, START + 900, frames=[(0, START + 310)])
+    assert tl.segments[0].kind == "unknown" and "before recording" not in tl.render()

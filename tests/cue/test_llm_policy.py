@@ -20,7 +20,9 @@ from cue.llm.policy import gate
 
 
 def cfg(**changes):
-    return cue_config.load(env={}).replace(**changes)
+    """The defaults, plus the user's yes to sending screenshots to the (stub) cloud; the
+    consent tests take it back with cloud__send_images=False."""
+    return cue_config.load(env={}).replace(**{"cloud__send_images": True, **changes})
 
 
 def log_events() -> list[str]:
