@@ -14,20 +14,23 @@ def paraphrase_of(store, text: str, project_id: int | None, exclude: tuple[str, 
 
     if not load and "ctx.semantic.embed" not in sys.modules:
         return None
-    from ctx.semantic.embed import _cached, get_embedder
-    from ctx.semantic.model import locate
-
-    if not load and not _cached.cache_info().currsize:
-        return None
-    # Past the early exits only: the index and the doctor's vectors (dataclasses, typing)
-    # stay off the hook path of a Stop whose process holds no embedder.
-    from ctx.core.dedupe import LIKELY, Duplicate
-    from ctx.doctor.vectors import FLOOR, MODELS
+    # Past the first exit only: the index (dataclasses, typing) stays off the hook path of a
+    # Stop whose process holds no embedder, and a store with no index loads no model (numpy).
     from ctx.semantic.index import indexed_model, load_vectors
 
     model = indexed_model(store.conn)
+    if model is None:
+        return None
+    from ctx.semantic.embed import _cached, get_embedder
+
+    if not load and not _cached.cache_info().currsize:
+        return None
+    from ctx.core.dedupe import LIKELY, Duplicate
+    from ctx.doctor.vectors import FLOOR, MODELS
+    from ctx.semantic.model import locate
+
     files = locate()
-    if model is None or files is None or files.model_id != model or not any(m in model for m in MODELS):
+    if files is None or files.model_id != model or not any(m in model for m in MODELS):
         return None
     vs = load_vectors(store.conn, model)
     if not len(vs) or vs.centers is None:
