@@ -55,6 +55,7 @@ def env(activity, stub, cue_bin):
     e.update(CUE_DIGEST_KEYFRAMES=str(activity.keyframes_dir),
              CUE_DIGEST_EVENTS=str(activity.events_dir),
              ANTHROPIC_API_KEY="sk-test-not-real", CUE_CLOUD_BASE_URL=stub.url,
+             CUE_CLOUD_SEND_IMAGES="true",  # the user's yes to the cloud, given once
              PATH=f"{Path(cue_bin).parent}{os.pathsep}{e['PATH']}")
     return e
 
