@@ -44,6 +44,11 @@ def test_plugin_folder_is_a_marketplace_with_exec_form_hooks_skill_and_mcp(ctx_b
         "UserPromptSubmit": {"type": "command", "command": exe,
                              "args": ["hook", "prompt-submit", "--db", db], "timeout": 30},
         "Stop": {"type": "command", "command": exe, "args": ["hook", "stop", "--db", db], "timeout": 30},
+        # the session record (issue 39): before compaction and when the session ends
+        "PreCompact": {"type": "command", "command": exe, "args": ["hook", "pre-compact", "--db", db],
+                       "timeout": 30},
+        "SessionEnd": {"type": "command", "command": exe, "args": ["hook", "session-end", "--db", db],
+                       "timeout": 30},
     }
     assert json.loads((plugin / ".mcp.json").read_text()) == {
         "mcpServers": {"ctx": {"command": exe, "args": ["--db", db, "mcp"]}}}
