@@ -83,8 +83,11 @@ def test_a_tag_in_the_first_of_several_messages_of_a_turn_is_stored(claude_bin, 
     assert len(run.main) >= 2  # text + tool use, then the final text: several model calls
     [stop] = run.calls("Stop")
     assert "ctx:remember" not in stop["stdin_json"]["last_assistant_message"]
-    [node] = store.list_nodes()
-    assert (node.type, node.content) == ("decision", "Deploys go through make release")
+    [node] = store.list_nodes(type="decision")
+    assert node.content == "Deploys go through make release"
+    # the turn used a tool, so the session also left its record (session capture, issue 39)
+    [record] = store.query("tag:capture:session", scope=None)
+    assert "Set up the release" in record.content
 
 
 def test_300_reference_nodes_are_not_spilled_to_a_file(claude_bin, ctx_bin, tmp_path, store):
