@@ -579,9 +579,16 @@ def test_the_server_keeps_no_user_s_environment(ctx_bin, run_dir):
     proc = run_hook(ctx_bin, ["prompt-submit"], prompt("hi"), env=env, served=True)
     assert proc.returncode == 0
     [pid] = server_pids()
+    checked = 0
     for p in [pid, *_children(pid)]:
-        environ = Path(f"/proc/{p}/environ").read_bytes()
+        try:
+            environ = Path(f"/proc/{p}/environ").read_bytes()
+        except (ProcessLookupError, FileNotFoundError):
+            assert p != pid  # the server itself must be there to be read
+            continue  # a hook's child that finished in between: nothing of it is kept
+        checked += 1
         assert b"tok-3f9a7c" not in environ and b"secret-project" not in environ
+    assert checked >= 1
 
 
 def test_a_server_that_does_not_answer_costs_a_hook_well_under_a_second(ctx_bin, run_dir):
