@@ -90,8 +90,18 @@ def run(bench: Bench) -> None:
                  BUDGET_CHECK_MS)
     store.conn.close()
 
-    env = {**os.environ, "CTX_DB": str(path)}
-    cmd = [sys.executable, "-m", "ctx", "doctor", "--no-vectors", "-f", "json"]
+    walls, cpus = _doctor_runs(path, "--no-vectors")
+    bench.report("ctx doctor --no-vectors, 10k nodes (whole process, wall)",
+                 statistics.median(walls), BUDGET_DOCTOR_MS)
+    bench.report("ctx doctor --no-vectors, 10k nodes (CPU)", statistics.median(cpus),
+                 BUDGET_DOCTOR_MS)
+    _with_vectors(bench, path)
+
+
+def _doctor_runs(db, *options: str, runs: int = 3) -> tuple[list[float], list[float]]:
+    """`ctx doctor -f json` on `db` in its own process, `runs` times: wall and CPU in ms."""
+    env = {**os.environ, "CTX_DB": str(db)}
+    cmd = [sys.executable, "-m", "ctx", "doctor", *options, "-f", "json"]
     walls, cpus = [], []
     for _ in range(3):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -100,11 +110,7 @@ def run(bench: Bench) -> None:
         walls.append((time.perf_counter() - t0) * 1000)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
-    bench.report("ctx doctor --no-vectors, 10k nodes (whole process, wall)",
-                 statistics.median(walls), BUDGET_DOCTOR_MS)
-    bench.report("ctx doctor --no-vectors, 10k nodes (CPU)", statistics.median(cpus),
-                 BUDGET_DOCTOR_MS)
-    _with_vectors(bench, path)
+    return walls, cpus
 
 
 def _with_vectors(bench: Bench, path) -> None:
@@ -126,16 +132,7 @@ def _with_vectors(bench: Bench, path) -> None:
         subprocess.run([sys.executable, "-m", "ctx", "index"], env={**os.environ, "CTX_DB": str(tmp)},
                        capture_output=True, check=True)
         tmp.rename(vec)
-    env = {**os.environ, "CTX_DB": str(vec)}
-    cmd = [sys.executable, "-m", "ctx", "doctor", "-f", "json"]
-    walls, cpus = [], []
-    for _ in range(3):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        subprocess.run(cmd, env=env, capture_output=True, check=False)
-        walls.append((time.perf_counter() - t0) * 1000)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    walls, cpus = _doctor_runs(vec)
     bench.report("ctx doctor, 10k nodes, vectors present (whole process, wall)",
                  statistics.median(walls), BUDGET_DOCTOR_MS)
     bench.report("ctx doctor, 10k nodes, vectors present (CPU)", statistics.median(cpus),
