@@ -103,7 +103,7 @@ def _doctor_runs(db, *options: str, runs: int = 3) -> tuple[list[float], list[fl
     env = {**os.environ, "CTX_DB": str(db)}
     cmd = [sys.executable, "-m", "ctx", "doctor", *options, "-f", "json"]
     walls, cpus = [], []
-    for _ in range(3):
+    for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run(cmd, env=env, capture_output=True, check=False)
