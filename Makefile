@@ -50,8 +50,12 @@ install: $(UV)
 model: $(VENV)/.synced
 	$(PY) -m ctx.semantic.build build --all --quiet
 
+# The suite mostly waits on subprocesses, servers and X, so it runs in 4 workers even on 2
+# cores; a file's tests stay in one worker (module fixtures: an X session, a hook server).
+TEST_WORKERS ?= 4
+
 test: setup lint system-packages
-	$(PY) -m pytest -m "not slow and not e2e" -q
+	$(PY) -m pytest -m "not slow and not e2e" -q -n $(TEST_WORKERS) --dist loadfile
 
 test-slow: setup system-packages
 	$(PY) -m pytest -m slow -q

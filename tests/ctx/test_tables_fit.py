@@ -234,6 +234,7 @@ def busy_store(tmp_path, monkeypatch):
     (repo / ".git" / "config").write_text(
         '[remote "origin"]\n\turl = git@github.com:acme-corporation/orders-service.git\n')
     monkeypatch.chdir(repo)
+    monkeypatch.setenv("CTX_DB", str(repo.parent / "store.db"))  # `ctx status` prints it
     ctx("add", "--tag", "tier:reference", "--tag", "area:database-infrastructure",
         "--tag", "owner:platform-team", LONG)
     ctx("add", "-t", "open-question", "--tag", "tier:working",
