@@ -148,44 +148,49 @@ def list_sessions(conn: sqlite3.Connection, limit: int = 20) -> list[Session]:
 
 def session_overview(conn: sqlite3.Connection, limit: int = 20) -> list[dict]:
     """The latest sessions, most recently active first, each as a person knows it: its
-    project, its first prompt, its counts (`ctx session list`). The project is the one most
-    of its items belong to, else the one its first request was scoped to (a session whose
-    project has no memory yet has no items); None: global memory only."""
-    import json
-
+    project (`session_projects`; None: global memory only, or nothing says), its first prompt,
+    its counts (`ctx session list`)."""
     rows = [dict(zip(("id", "source", "started_at", "reset_at", "last_seen_at", "requests",
-                      "first_prompt", "first_params"), r)) for r in conn.execute(
+                      "first_prompt"), r)) for r in conn.execute(
         "SELECT s.id, s.source, s.started_at, s.reset_at, s.last_seen_at, "
         "(SELECT count(*) FROM requests r WHERE r.session_id = s.id), "
-        "(SELECT r.prompt FROM requests r WHERE r.session_id = s.id ORDER BY r.seq LIMIT 1), "
-        "(SELECT r.params FROM requests r WHERE r.session_id = s.id ORDER BY r.seq LIMIT 1) "
+        "(SELECT r.prompt FROM requests r WHERE r.session_id = s.id ORDER BY r.seq LIMIT 1) "
         "FROM sessions s ORDER BY s.last_seen_at DESC LIMIT ?", (limit,))]
-    by_items = _projects_by_items(conn, [r["id"] for r in rows])
+    where = session_projects(conn, [r["id"] for r in rows])
     for r in rows:
-        label = ""
-        try:
-            label = json.loads(r.pop("first_params") or "{}").get("scope") or ""
-        except (ValueError, AttributeError):
-            pass
-        # a request's scope reads "<project> + global", or "global" outside any project
-        r["project"] = by_items.get(r["id"]) or (label.split(" + ")[0] if " + " in label else None)
+        r["project"] = where.get(r["id"])
     return rows
 
 
-def _projects_by_items(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, str]:
+def session_projects(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, str | None]:
+    """Each session's project, as its hooks saw it — the one rule `ctx session list` and the
+    viewer share: the scope its latest request was selected in (`params.scope`, "NAME +
+    global"; "global": a folder in no project → None), else the project most of its items
+    belong to. Missing: nothing recorded says."""
     if not session_ids:
         return {}
     from collections import Counter
 
     marks = ",".join("?" * len(session_ids))
-    items = conn.execute(f"SELECT session_id, node_id FROM session_items "
-                         f"WHERE session_id IN ({marks})", session_ids).fetchall()
+    out: dict[str, str | None] = {}
+    for sid, label in conn.execute(
+            f"SELECT r.session_id, json_extract(r.params, '$.scope') FROM requests r "
+            f"WHERE r.seq IN (SELECT max(seq) FROM requests WHERE session_id IN ({marks}) "
+            f"GROUP BY session_id)", session_ids):
+        if isinstance(label, str) and label.endswith(" + global"):
+            out[sid] = label.removesuffix(" + global")
+        elif label == "global":
+            out[sid] = None
+    items = [(sid, node_id) for sid, node_id in conn.execute(
+        f"SELECT session_id, node_id FROM session_items WHERE session_id IN ({marks})",
+        session_ids) if sid not in out]
     project = {n.id: n.project for n in Store(conn).get_many(list({i[1] for i in items}))}
     counts: dict[str, Counter] = {}
     for sid, node_id in items:
         if project.get(node_id):
             counts.setdefault(sid, Counter())[project[node_id]] += 1
-    return {sid: c.most_common(1)[0][0] for sid, c in counts.items()}
+    out.update({sid: c.most_common(1)[0][0] for sid, c in counts.items()})
+    return out
 
 
 def session_items(conn: sqlite3.Connection, session_id: str, *,

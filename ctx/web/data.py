@@ -244,34 +244,12 @@ def session_rows(conn: sqlite3.Connection, limit: int) -> list[dict]:
     return rows
 
 
-def session_projects(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, str | None]:
-    """Each session's project, as its hooks saw it: the scope its latest request was selected
-    in (`params.scope`, "NAME + global"; GLOBAL: a folder in no project), else the project most
-    of its items belong to. Missing: nothing recorded that says."""
-    if not session_ids:
-        return {}
-    from collections import Counter
+def session_projects(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, str]:
+    """Each session's project by `ctx session list`'s rule (ctx.claude.sessions), GLOBAL for
+    a session in no project. Missing: nothing recorded says."""
+    from ctx.claude.sessions import session_projects as projects
 
-    marks = ",".join("?" * len(session_ids))
-    out: dict[str, str | None] = {}
-    for sid, label in conn.execute(
-            f"SELECT r.session_id, json_extract(r.params, '$.scope') FROM requests r "
-            f"WHERE r.seq IN (SELECT max(seq) FROM requests WHERE session_id IN ({marks}) "
-            f"GROUP BY session_id)", session_ids):
-        if isinstance(label, str) and label.endswith(" + global"):
-            out[sid] = label.removesuffix(" + global")
-        elif label == GLOBAL:
-            out[sid] = GLOBAL
-    items = conn.execute(f"SELECT session_id, node_id FROM session_items "
-                         f"WHERE session_id IN ({marks})", session_ids).fetchall()
-    items = [(sid, node_id) for sid, node_id in items if sid not in out]
-    project = {n.id: n.project for n in Store(conn).get_many(list({i[1] for i in items}))}
-    counts: dict[str, Counter] = {}
-    for sid, node_id in items:
-        if project.get(node_id):
-            counts.setdefault(sid, Counter())[project[node_id]] += 1
-    out.update({sid: c.most_common(1)[0][0] for sid, c in counts.items()})
-    return out
+    return {sid: name or GLOBAL for sid, name in projects(conn, session_ids).items()}
 
 
 def sessions_for(conn: sqlite3.Connection, node: Node, limit: int = 20) -> list[dict]:

@@ -131,6 +131,27 @@ def test_sessions_are_labelled_by_the_project_their_hooks_saw(client, store):
     assert "orders-svc" in text_of(client.get("/sessions/sess-orders").text)
 
 
+def test_ctx_session_list_and_the_viewer_name_the_same_project(client, store):
+    """One rule for both: the scope the session's latest request ran in wins over where most
+    of its items come from (a session in web-app that was given orders-svc memory)."""
+    orders = project_id(store, "orders-svc")
+    project_id(store, "web-app")
+    ids = [store.add(f"Orders note {i}", project_id=orders).id for i in range(3)]
+    sessions.start_session(store.conn, "sess-moved", "startup", ids)
+    requests.build_request(store.conn, "sess-moved", "how is the catalogue rendered?",
+                           max_chars=10_000,
+                           scope=projects.current_scope(store.conn, project="web-app"))
+    sessions.start_session(store.conn, "sess-items", "startup", ids[:2])  # no request
+    store.conn.commit()
+    listed = {r["id"]: r["project"] for r in sessions.session_overview(store.conn)}
+    assert listed["sess-moved"] == "web-app" and listed["sess-items"] == "orders-svc"
+    page = client.get("/sessions").text
+    cards = dict(re.findall(r'href="/sessions/(sess-[a-z]+)">.*?<p class="meta">(.*?)</p>', page,
+                            re.DOTALL))
+    assert "web-app" in text_of(cards["sess-moved"])
+    assert "orders-svc" in text_of(cards["sess-items"])
+
+
 def test_a_sessions_page_lists_what_claude_remembered_and_superseded_in_it(client, store):
     sessions.start_session(store.conn, "sess-did", "startup", [])
     first = actions.execute(store, parse('<ctx:remember type="decision">Payments retry three '
