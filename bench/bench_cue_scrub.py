@@ -10,6 +10,8 @@ from bench import ROOT, WORK, Bench, median_wall_ms
 
 LABELLED = ROOT / "tests" / "cue" / "data" / "pii_labelled.jsonl"  # the original 148, a regression guard
 DEV = ROOT / "tests" / "cue" / "data" / "pii_dev.jsonl"  # issue 17's dev set (make_pii_dev.py)
+NAMES_TUNE = ROOT / "tests" / "cue" / "data" / "pii_names_tune.jsonl"  # untitled English names
+NAMES_CONFIRM = ROOT / "bench" / "confirm" / "pii_names_confirm.jsonl"
 
 PLAIN = [
     "The user edited src/cue/digest.py in VS Code and ran pytest; 42 tests passed in 3.1 s.",
@@ -81,10 +83,16 @@ def run(bench: Bench) -> None:
              per_type_budget=None)
     _quality(bench, "dev set", load(DEV), recall_budget=0.97, fp_budget=0.02,
              per_type_budget=0.9)
+    # English names without a title (cue/pii/finders/names.py): the tune half the finder was
+    # shaped on, and the confirm half written by someone who never read it (only scored).
+    _quality(bench, "names, tune", load(NAMES_TUNE), recall_budget=0.9, fp_budget=0.02,
+             per_type_budget=None)
+    _quality(bench, "names, confirm", load(NAMES_CONFIRM), recall_budget=0.9, fp_budget=0.02,
+             per_type_budget=None, show=False)
 
 
 def _quality(bench: Bench, label: str, records: list[dict], *, recall_budget: float,
-             fp_budget: float, per_type_budget: float | None) -> None:
+             fp_budget: float, per_type_budget: float | None, show: bool = True) -> None:
     from bench.pii_eval import evaluate
 
     ev = evaluate(records)
@@ -101,6 +109,8 @@ def _quality(bench: Bench, label: str, records: list[dict], *, recall_budget: fl
                  ev.decoy_fp_rate, fp_budget, "frac")
     if ev.overreach:
         bench.report(f"{label}: text lost after an entity (keep parts)", len(ev.overreach), 0, "n")
+    if not show:  # a confirm half is scored, never read
+        return
     for miss in ev.misses:
         print(f"    missed {miss[0]}: {miss[1]!r}")
     for text, out in ev.false_positives:

@@ -4,8 +4,8 @@ Each line: {"kind": "positive"|"decoy", "lang": "en"|"ko", "text": …,
             "entities": [{"type": "EMAIL_ADDRESS", "value": "jane@example.com"}, …]}
 A labelled entity is recalled when `analyze` returns a span of its type covering the
 value (its first occurrence in the text); API_KEY and SECRET count as one family (a
-credential found as either is not leaked). A decoy is a false positive when `scrub`
-changes it at all. Optional per record: "case" (a finer kind, for per-case recall) and
+credential found as either is not leaked). A decoy (kind "decoy" or "negative") is a false
+positive when `scrub` changes it at all. Optional per record: "case" (a finer kind, for per-case recall) and
 "keep" (parts of a positive that must survive scrubbing — counted as `overreach`).
 """
 from __future__ import annotations
@@ -64,7 +64,7 @@ def evaluate(records: list[dict]) -> Evaluation:
     ev = Evaluation()
     for rec in records:
         text = rec["text"]
-        if rec["kind"] == "decoy":
+        if rec["kind"] in ("decoy", "negative"):
             ev.decoys += 1
             out = scrub(text)
             if out != text:

@@ -200,7 +200,7 @@ def context_recognizers(language: str = "en") -> list:
     security codes and dates of birth after their labels; and the card, phone and
     RRN shapes Presidio's own recognizers turn away (cue.pii.finders.numbers, korean); and
     passwords given as command-line arguments (cuectx.secret_commands' parser)."""
-    from cue.pii.finders import korean, numbers, phrases, urls
+    from cue.pii.finders import korean, names, numbers, phrases, urls
     from cue.pii.finders.secrets import find_command_passwords
     from cue.pii.finders.spans import FunctionRecognizer
 
@@ -219,6 +219,7 @@ def context_recognizers(language: str = "en") -> list:
         rec("KrRrnShapeRecognizer", "KR_RRN", korean.find_rrn_shapes, 0.6, korean.RRN_TRIGGER),
         rec("KrContextNameRecognizer", "PERSON", korean.find_kr_names, 0.75,
             korean.HANGUL_TRIGGER),
+        rec("EnglishNameRecognizer", "PERSON", names.find_names, 0.6, names.TRIGGER),
         rec("CapabilityUrlRecognizer", "CAPABILITY_URL", urls.find_capability_urls, 0.9,
             urls.URL_TRIGGER),
         rec("MeetingCodeRecognizer", "MEETING_CODE", phrases.find_meeting_codes, 0.9,

@@ -1,0 +1,44 @@
+"""English names without a title, found without a spaCy model (cue/pii/finders/names.py),
+through the real Presidio engine: in window titles and prose, and capitalised words that are
+not people left alone."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.pii_eval import evaluate, load
+from cue.pii import scrub
+
+NAMES_TUNE = Path(__file__).parent / "data" / "pii_names_tune.jsonl"
+
+
+@pytest.mark.parametrize("text,name", [
+    ("Jennifer Alvarez - Slack", "Jennifer Alvarez"),
+    ("John Smith - Slack", "John Smith"),
+    ("Replied to an email from Laura Schmidt about the budget.", "Laura Schmidt"),
+    ("Read Rachel Green's comment on the doc.", "Rachel Green"),
+    ("Edited the doc that Will Turner shared.", "Will Turner"),
+    ("attendees: Hannah Fischer, Lucas Moreau", "Lucas Moreau"),
+])
+def test_an_untitled_english_name_is_scrubbed(text, name):
+    out = scrub(text)
+    assert name not in out and name.split()[0] not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "Grant Access to the staging bucket",
+    "Max Connections reached on the primary replica",
+    "Ruby Gems mirror is down again",
+    "Park Avenue Plaza parking garage",
+    "Pull Request #412 - GitLab",
+    "Will Update the Release Notes",
+])
+def test_capitalised_words_that_are_not_people_stay(text):
+    assert scrub(text) == text
+
+
+def test_the_names_tune_half_holds():
+    ev = evaluate(load(NAMES_TUNE))
+    assert ev.recall("PERSON") == 1.0
+    assert ev.false_positives == []
