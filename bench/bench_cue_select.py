@@ -85,6 +85,7 @@ def coverage(bench: Bench, seeds=None) -> None:
             shutil.rmtree(root / f"v{seed}", ignore_errors=True)
         print(f"  {label:<44} " + "  ".join(
             f"{statistics.mean(v):>5.2f} ({min(v):.2f})" for v in got.values()), flush=True)
+    alt = confirm_coverage()
     shutil.rmtree(root, ignore_errors=True)
     ours = results["cue select"]
     bench.report("cue select: segment coverage, worst seed (max_frames=10)",
@@ -94,10 +95,41 @@ def coverage(bench: Bench, seeds=None) -> None:
     bench.report("  paused frames chosen, all seeds", sum(r["paused"] for r in ours), 0, "")
     bench.report("  duplicate screens chosen, all seeds", sum(r["duplicates"] for r in ours), 0,
                  "")
+    bench.report("cue select on bench/sessions_alt.py (confirm): coverage, worst seed",
+                 min(alt), 0.95, "", better="higher")
+    bench.report("  confirm coverage, mean of seeds 0-7", statistics.mean(alt), None, "")
     for name in ("uniform-10", "dhash-only"):
         bench.report(f"  baseline {name}: coverage mean (worst)",
                      statistics.mean(r["coverage"] for r in results[name]), None,
                      f"({min(r['coverage'] for r in results[name]):.2f})")
+
+
+ALT_SEEDS = tuple(range(8))
+
+
+def confirm_coverage(max_frames: int = 10) -> list[float]:
+    """cue select's coverage on bench/sessions_alt.py: a second generator, written by a
+    helper who never read the selector (other apps, timings, scroll lengths, screen sizes).
+    Only run it — never tune on it. Same scorer, same budget as the tune rows above."""
+    sys.path.insert(0, str(ROOT))
+    from bench.sessions import run_selectors
+    from bench.sessions_alt import make_session as make_alt
+
+    root = WORK / "cue_sessions_alt"
+    shutil.rmtree(root, ignore_errors=True)
+    got = []
+    print(f"\n  confirm generator (bench/sessions_alt.py), max_frames={max_frames}")
+    for seed in ALT_SEEDS:
+        session = make_alt(root / f"s{seed}", seed)
+        sc = run_selectors(session, root / f"s{seed}" / "cue.db", max_frames)["cue select"]
+        got.append(sc["coverage"])
+        print(f"  {seed:>4}  cue select  {sc['coverage']:>8.2f}  "
+              f"({sc['covered']}/{sc['significant']} segments, {sc['frames']} frames)",
+              flush=True)
+        shutil.rmtree(root / f"s{seed}", ignore_errors=True)
+    print(f"  mean {statistics.mean(got):.3f}, worst {min(got):.2f}", flush=True)
+    shutil.rmtree(root, ignore_errors=True)
+    return got
 
 
 def run(bench: Bench) -> None:
