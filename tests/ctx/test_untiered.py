@@ -59,3 +59,14 @@ def test_a_short_note_among_others_and_an_unrelated_prompt(tmp_path):
              "The billing service times out when the invoice list has more than 500 rows"]
     assert "Deploys go out on Tuesdays only" in _inject(tmp_path, notes, "When do we deploy?")
     assert _inject(tmp_path / "b", notes, "What's a good recipe for banana bread?") == []
+
+
+def test_korean_one_line_facts_and_decisions_reach_claude(tmp_path):
+    notes = ["배포는 화요일에만 나갑니다", "스테이징 DB는 6543 포트를 씁니다",
+             "결제 API 타임아웃은 30초로 정했다"]
+    assert _inject(tmp_path / "a", notes[:1], "배포는 언제 해?") == notes[:1]
+    assert "스테이징 DB는 6543 포트를 씁니다" in _inject(tmp_path / "b", notes,
+                                                      "스테이징 데이터베이스 포트가 뭐였지?")
+    assert "결제 API 타임아웃은 30초로 정했다" in _inject(tmp_path / "c", notes,
+                                                     "결제 타임아웃 얼마로 했지?")
+    assert _inject(tmp_path / "d", notes, "바나나 빵 레시피 알려줘") == []
