@@ -4,8 +4,9 @@ spaCy's English models are not on the package registry (Explosion publishes them
 release files, and the PyPI names are re-uploads by others), so a privacy tool cannot take
 one through the lockfile with its provenance checked. Instead: a pair of capitalised words
 is a name when the first is a known given name and the second a known surname — both from
-Faker's person data for 17 locales (English-speaking countries and the largest European
-ones: ~11,000 given names, ~9,000 surnames), a maintained, MIT-licensed package — and
+the Latin-script names of every Faker person locale, accents included, and the romanized
+Chinese and Japanese lists (~20,800 given names, ~18,300 surnames; Faker is maintained and
+MIT-licensed; the sets are cached in CUE_HOME/cache, see _data) — and
 neither is an everyday English word (spaCy's stop words and Faker's English word list). A
 known given name before an unknown capitalised word counts only where the text says a person
 is meant: a window title's first part ("Jennifer Alvarez - Slack"), after "with", "from",
@@ -16,17 +17,32 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.metadata
+import json
+import os
+import pkgutil
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
-LOCALES = ("en", "en_US", "en_GB", "en_IE", "en_NZ", "en_IN", "en_NG", "en_KE", "en_PK",
-           "en_TH", "es_ES", "fr_FR", "de_DE", "it_IT", "pt_BR", "nl_NL", "pl_PL")
+LEXICON = 2  # bump when what _build() keeps changes (the cache file's name)
 
+# Faker's name lists; romanized ones for the locales written in other scripts (ja_JP, zh_CN).
+_GIVEN_ATTRS = ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary",
+                "first_romanized_names", "first_romanized_names_male",
+                "first_romanized_names_female")
+_SURNAME_ATTRS = ("last_names", "last_romanized_names")
+
+# Latin letters with their accents (Latin-1 and Latin Extended-A: "José", "Łukasz", "Müller").
+_UP = "A-ZÀ-ÖØ-ÞĀ-ſ"
+_LO = "a-zß-öø-ÿĀ-ſ"
 # A capitalised word of a name: "Alvarez", "O'Connor", "McKay", "Smith-Jones".
-_WORD = r"(?:[A-Z]'[A-Z][a-z]+|[A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?)"
+_WORD = (rf"(?:[{_UP}]'[{_UP}][{_LO}]+|[{_UP}][{_LO}]+(?:[{_UP}][{_LO}]+)?"
+         rf"(?:-[{_UP}][{_LO}]+)?)")
+_NAME_WORD = re.compile(rf"{_WORD}\Z")
 PAIR_RE = re.compile(rf"(?<![\w@.])(?P<first>{_WORD})\s(?:(?P<middle>[A-Z]\.?|{_WORD})\s)?"
                      rf"(?P<last>{_WORD})(?![\w@]|\.\w)")
-TRIGGER = r"[A-Z][a-z'][a-z]*\s[A-Z]"
+TRIGGER = rf"[{_UP}][{_LO}'][{_LO}]*\s[{_UP}]"
 # Where the text says a person is meant (the words before and after the pair).
 _PERSON_BEFORE = re.compile(
     r"(?:\b(?:with|from|by|to|for|and|cc|bcc|hi|hey|hello|dear|thanks|ask|asked|ping|pinged|"
@@ -40,22 +56,63 @@ _TITLE_AFTER = re.compile(r"^(?:\s+[-–—|]\s|\s*$)")
 
 @functools.cache
 def _data() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    given: set[str] = set()
-    surnames: set[str] = set()
-    for locale in LOCALES:
+    """(given names, surnames, everyday words). Importing Faker's ~80 person locales and
+    spaCy's stop words takes ~1 s, so the sets are kept in CUE_HOME/cache as JSON, one file per
+    Faker and lexicon version; a cache that is missing, unreadable or not three lists of
+    strings is rebuilt, one that cannot be written is skipped."""
+    path = _cache_path()
+    try:
+        sets = json.loads(path.read_text(encoding="utf-8")) if path else None
+        if (isinstance(sets, list) and len(sets) == 3
+                and all(isinstance(x, list) and all(isinstance(w, str) for w in x)
+                        for x in sets)):
+            return tuple(frozenset(x) for x in sets)  # type: ignore[return-value]
+    except (OSError, ValueError):
+        pass
+    data = _build()
+    if path:
         try:
-            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
-        except ImportError:
-            continue
-        for attr in ("first_names", "first_names_male", "first_names_female",
-                     "first_names_nonbinary"):
-            given.update(getattr(provider, attr, ()))
-        surnames.update(getattr(provider, "last_names", ()))
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps([sorted(x) for x in data]), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return data
+
+
+def _cache_path() -> Path | None:
+    from cue.core import paths
+
+    try:
+        version = importlib.metadata.version("faker")
+    except importlib.metadata.PackageNotFoundError:  # no metadata: build every time
+        return None
+    return paths.home() / "cache" / f"english-names-{LEXICON}-faker{version}.json"
+
+
+def _build() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    from faker.providers import person
     from faker.providers.lorem.en_US import Provider as Lorem
     from spacy.lang.en.stop_words import STOP_WORDS
 
+    given: set[str] = set()
+    surnames: set[str] = set()
+    for module in pkgutil.iter_modules(person.__path__):  # every locale; Latin-script names
+        provider = importlib.import_module(f"{person.__name__}.{module.name}").Provider
+        given.update(_names(provider, _GIVEN_ATTRS))
+        surnames.update(_names(provider, _SURNAME_ATTRS))
     common = {w.lower() for w in Lorem.word_list} | {w.lower() for w in STOP_WORDS}
     return frozenset(given), frozenset(surnames), frozenset(common)
+
+
+def _names(provider, attrs: tuple[str, ...]) -> Iterator[str]:
+    for attr in attrs:
+        values = getattr(provider, attr, ())  # a property (computed names) is skipped
+        if isinstance(values, dict):  # {name: weight}
+            values = values.keys()
+        if isinstance(values, (list, tuple, set, frozenset, type({}.keys()))):
+            yield from (v for v in values if isinstance(v, str) and _NAME_WORD.match(v))
 
 
 def find_names(text: str) -> Iterator[tuple[int, int]]:
