@@ -37,6 +37,9 @@ def test_an_untitled_english_name_is_scrubbed(text, name):
     "Park Avenue Plaza parking garage",
     "Pull Request #412 - GitLab",
     "Will Update the Release Notes",
+    "Star Wars",  # alone on a line, like a window title: an everyday first word, no surname
+    "Long Beach",
+    "Summer Sale - Shopify",
 ])
 def test_capitalised_words_that_are_not_people_stay(text):
     assert scrub(text) == text

@@ -137,7 +137,8 @@ def _is_name(m: re.Match, text: str, given, surnames, common) -> bool:
         return False  # "Park Avenue Plaza"
     if known_last and first.lower() not in common and last.lower() not in common:
         return True
-    if known_last or (last.lower() not in common and last not in given):
+    if known_last or (last.lower() not in common and last not in given
+                      and first.lower() not in common):  # not "Star Wars", "Long Beach"
         return _person_context(m, text)  # "Will Turner shared", "Read Rachel Green's"
     return False
 
