@@ -266,7 +266,7 @@ def _pairs(store: Store, nodes: dict[str, _Node], kinds: set[str], options: Opti
             continue
         rel = relation(a.text, b.text)
         if rel is None and cos is not None:
-            rel = by_meaning(a, b, cos, weigh)
+            rel = by_meaning(a, b, cos, weigh, undecided=options.undecided)
         if rel is not None and rel.kind == "undecided":
             if options.undecided:
                 undecided.append(Finding(
@@ -378,6 +378,7 @@ class _Rarity:
         total = len(nodes)
         self.idf = {t: math.log((total + 1) / (k + 0.5)) for t, k in often.items()}
         self.unseen = math.log((total + 1) / 0.5)
+        self._words: dict[tuple[int, bool], tuple] = {}
 
     def __call__(self, token: str) -> float:
         return self.idf.get(token, self.unseen)
@@ -385,6 +386,18 @@ class _Rarity:
     def mass(self, tokens) -> float:
         idf, unseen = self.idf, self.unseen
         return sum(idf.get(t, unseen) for t in tokens)
+
+    def words(self, text: Text, latin: bool) -> tuple[frozenset, float]:
+        """`text`'s words a pair can share (`_words_for`) and their mass, once per text: a
+        node of a templated family is in dozens of close pairs."""
+        key = (id(text), latin)
+        got = self._words.get(key)
+        if got is None:
+            from ctx.core.fingerprint import SOFT
+
+            words = (text.latin if latin else text.tokens) - SOFT
+            got = self._words[key] = (words, self.mass(words), text)  # text: keeps id() valid
+        return got[0], got[1]
 
 
 def _words_for(a: Text, b: Text) -> tuple[frozenset, frozenset]:
@@ -408,20 +421,24 @@ def _values_apart(a: Text, b: Text) -> bool:
     return bool(a.values and b.values and not (a.values <= b.values or b.values <= a.values))
 
 
-def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity):
-    """What the close pair (a older, b newer) is: a restatement, an update (b wins), or None."""
+def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity, *, undecided: bool = True):
+    """What the close pair (a older, b newer) is: a restatement, an update (b wins), or None.
+    `undecided`: also say which pairs only `--review` could settle (else those are None,
+    and a pair that cannot reach an update's closeness is not looked at further)."""
     from ctx.core.fingerprint import Relation
 
+    least = REVIEW if undecided else CONTRADICTION
+    if cos + WORDS < least:
+        return None  # not close enough even if every word were shared
     if not a.text.tokens or not b.text.tokens or _qualified_apart(a.text, b.text):
         return None
-    if cos + WORDS < REVIEW:
-        return None  # not close enough even if every word were shared
-    wa, wb = _words_for(a.text, b.text)
+    latin = a.text.hangul != b.text.hangul
+    wa, mass_a = weigh.words(a.text, latin)
+    wb, mass_b = weigh.words(b.text, latin)
     shared = wa & wb
-    mass_a, mass_b = weigh.mass(wa), weigh.mass(wb)
     share = weigh.mass(shared) / min(mass_a, mass_b) if mass_a and mass_b else 0.0
     closeness = cos + WORDS * share
-    if closeness < REVIEW:
+    if closeness < least:
         return None
     cross = " (one Korean, one not)" if a.text.hangul != b.text.hangul else ""
     undecided = Relation("undecided", closeness, "", f"about the same subject by meaning "

@@ -19,6 +19,7 @@ FLOOR = 0.25        # centred cosine a pair needs to be looked at (unrelated pai
 BLOCK = 1024
 NEIGHBOURS = 10     # crowding: the mean centred cosine of a node's ten nearest neighbours…
 CROWDED = 0.30      # …above this, its pairs count as that much less alike
+CLOSEST = 5         # a pair is looked at when one node is among the other's five nearest
 MODELS = ("e5",)    # model families these numbers were calibrated for
 
 
@@ -28,8 +29,11 @@ def embed_missing(conn: sqlite3.Connection, *, progress=None) -> str | None:
     from ctx.semantic import index
     from ctx.semantic.model import locate, missing_message
 
-    if locate() is None:
+    files = locate()
+    if files is None:
         return missing_message()
+    if index.missing_count(conn, files.model_id) == 0:
+        return None  # loading the model alone costs most of a second of CPU
     from ctx.semantic.embed import get_embedder
 
     embedder = get_embedder(bulk=True)
@@ -63,29 +67,41 @@ def close_pairs(conn: sqlite3.Connection, contents: dict[str, str], *,
     # nearest neighbours are all close sits in a family of templated notes ("<service> note
     # N: …"), where closeness says little; its pairs are discounted by how much more crowded
     # it is than notes people write (tune half: median 0.24, 99th percentile 0.37).
+    # Blocking by nearest neighbours: a pair is looked at only when one node is among the
+    # other's CLOSEST nearest (among the neighbours the crowding is measured on), not every
+    # pair above the floor — a family of templated notes otherwise hands the words tens of
+    # thousands of pairs. Restatements are each other's nearest; groups larger than that
+    # still join through their members' pairs.
     n = len(ids)
     k = min(NEIGHBOURS, n - 1)
     crowd = np.empty(n, dtype=np.float32)
     rows_at, cols_at, sims_at = [], [], []
-    for start in range(0, n, BLOCK):  # one pass: each block's crowding and its likely pairs
+    for start in range(0, n, BLOCK):  # one pass: each block's neighbours and their crowding
         sims = mat[start:start + BLOCK] @ mat.T
         size = sims.shape[0]
         sims[np.arange(size), np.arange(start, start + size)] = -1.0
-        crowd[start:start + size] = np.partition(sims, n - k, axis=1)[:, n - k:].mean(axis=1)
+        near = np.argpartition(sims, n - k, axis=1)[:, n - k:]
+        near_sims = np.take_along_axis(sims, near, axis=1)
+        crowd[start:start + size] = near_sims.mean(axis=1)
         own = np.maximum(crowd[start:start + size] - CROWDED, 0.0)
         # discounting only lowers a pair: the row's own half of it already rules most out
-        r, c = np.nonzero(sims >= floor + own[:, None] / 2)
-        keep = c > r + start
-        rows_at.append(r[keep] + start)
-        cols_at.append(c[keep])
-        sims_at.append(sims[r[keep], c[keep]])
+        if k > CLOSEST:  # the closest few of the k: only they make pairs
+            order = np.argpartition(near_sims, k - CLOSEST, axis=1)[:, k - CLOSEST:]
+            near = np.take_along_axis(near, order, axis=1)
+            near_sims = np.take_along_axis(near_sims, order, axis=1)
+        r, j = np.nonzero(near_sims >= floor + own[:, None] / 2)
+        rows_at.append(r + start)
+        cols_at.append(near[r, j])
+        sims_at.append(near_sims[r, j])
     excess = np.maximum(crowd - CROWDED, 0.0)
     out: dict[tuple[str, str], float] = {}
     if rows_at:
         r, c, v = np.concatenate(rows_at), np.concatenate(cols_at), np.concatenate(sims_at)
+        r, c = np.minimum(r, c), np.maximum(r, c)  # a pair found from both ends counts once
+        _, first = np.unique(r.astype(np.int64) * n + c, return_index=True)
+        r, c, v = r[first], c[first], v[first]
         v = v - (excess[r] + excess[c]) / 2
         ok = v >= floor
         for i, j, x in zip(r[ok].tolist(), c[ok].tolist(), v[ok].tolist(), strict=True):
             out[(ids[i], ids[j])] = float(x)
     return out
-
