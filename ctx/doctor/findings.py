@@ -388,8 +388,10 @@ class _Rarity:
         return sum(idf.get(t, unseen) for t in tokens)
 
     def words(self, text: Text, latin: bool) -> tuple[frozenset, float]:
-        """`text`'s words a pair can share (`_words_for`) and their mass, once per text: a
-        node of a templated family is in dozens of close pairs."""
+        """The words of `text` a pair can share, and their mass, once per text (a node of a
+        templated family is in dozens of close pairs): its Latin-script ones (names,
+        commands, values) when one text of the pair is Korean and the other not (`latin`),
+        else every content word; wording (SOFT) left out."""
         key = (id(text), latin)
         got = self._words.get(key)
         if got is None:
@@ -398,16 +400,6 @@ class _Rarity:
             words = (text.latin if latin else text.tokens) - SOFT
             got = self._words[key] = (words, self.mass(words), text)  # text: keeps id() valid
         return got[0], got[1]
-
-
-def _words_for(a: Text, b: Text) -> tuple[frozenset, frozenset]:
-    """The words two texts can share: Latin-script ones (names, commands, values) when one
-    is Korean and the other not, else every content word; wording (SOFT) left out."""
-    from ctx.core.fingerprint import SOFT
-
-    if a.hangul != b.hangul:
-        return a.latin - SOFT, b.latin - SOFT
-    return a.tokens - SOFT, b.tokens - SOFT
 
 
 def _qualified_apart(a: Text, b: Text) -> bool:
