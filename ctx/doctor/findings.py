@@ -486,8 +486,11 @@ def _frame(text: Text, swapped) -> tuple:
     return tuple(t for t in text.sequence if t not in gone and not is_value(value_key(t)))
 
 
-class _Even:
+class _Even(_Rarity):
     """Every word weighs the same (the write-time check has no store-wide counts)."""
+
+    def __init__(self) -> None:
+        self._words = {}
 
     def __call__(self, token: str) -> float:
         return 1.0
