@@ -220,8 +220,8 @@ def main(path: str) -> None:
     finally:
         for channel in working:
             channel.close()
-        if spare is not None:
-            spare.close()  # the spare reads end-of-file and exits
+        if spare is not None:  # the spare reads end-of-file and exits — after a rehearsal
+            _close_and_wait(spare)  # it may be in: its scratch store is removed below
         if _still_ours(path, inode):
             os.unlink(path)
         listener.close()
@@ -230,6 +230,20 @@ def main(path: str) -> None:
             os.unlink(path + ".lock")
         except OSError:
             pass
+
+
+def _close_and_wait(spare: socket.socket, timeout_s: float = 2.0) -> None:
+    """Tell the spare to end (end-of-file on its channel) and wait, up to `timeout_s`, until
+    its end closes too — it exits as soon as it reads ours, or after the rehearsal it is in."""
+    try:
+        spare.shutdown(socket.SHUT_WR)
+        spare.settimeout(timeout_s)
+        while spare.recv(64):
+            pass
+    except OSError:
+        pass
+    finally:
+        spare.close()
 
 
 def _remove_store(path: str) -> None:
@@ -375,8 +389,9 @@ def _spare(listener: socket.socket, channel: socket.socket,
         except InterruptedError:
             continue
         if channel in ready:
-            if _receive(channel) != b"r":
-                return 0  # the server ended
+            if _receive(channel) != b"r":  # the server ended: if it stopped waiting for a
+                _remove_store(scratch)  # rehearsal of ours, the store is left to us
+                return 0
             ready = []
         if not ready:
             if not rehearsed:
