@@ -156,6 +156,16 @@ MIGRATIONS: list[Migration] = [
         CREATE INDEX digests_window_end ON digests(window_end);
         """,
     ),
+    Migration(
+        6,
+        "frame cache: layout",
+        """
+        -- cue select: column means and a gray histogram of the frame (48 bytes), what stays
+        -- put while one document scrolls and changes with another tab or page. NULL on rows
+        -- from before: those are computed again.
+        ALTER TABLE frame_cache ADD COLUMN layout BLOB;
+        """,
+    ),
 ]
 
 

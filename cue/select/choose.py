@@ -23,6 +23,7 @@ from cue.select.segments import (
     FrameSegment,
     _Scored,
     find_segments,
+    same_layout,
     score_frames,
 )
 
@@ -198,8 +199,14 @@ def choose_with_segments(usable: list[tuple[Keyframe, FrameFeatures]], events: l
     taken: list[int] = list(anchors)  # every frame shown so far: dedupe is against these
     reasons: dict[int, str] = {}
 
+    def duplicate(i: int, j: int) -> bool:
+        """The same screen: near-equal dhash, and (where known) the same layout — two text
+        pages of different documents can share a coarse dhash."""
+        return hamming(scored[i].dhash, scored[j].dhash) <= DEDUPE_HAMMING \
+            and same_layout(scored[i].layout, scored[j].layout) is not False
+
     def distinct(i: int) -> bool:
-        return all(hamming(scored[i].dhash, scored[j].dhash) > DEDUPE_HAMMING for j in taken)
+        return not any(duplicate(i, j) for j in taken)
 
     # A segment an anchor shows needs no second frame — unless the anchor caught only the
     # start of a run of changes (a scroll, a typing burst) whose settled end looks different:
@@ -238,11 +245,21 @@ def choose_with_segments(usable: list[tuple[Keyframe, FrameFeatures]], events: l
             p *= SAME_WINDOW_DISCOUNT  # not the arrival: what its window showed first is in
         return p
 
+    def continues(k: int) -> bool:
+        """More of an activity a taken frame already shows: the same window stretch and
+        the same document or view (scrolled further, edited), judged by layout. Every
+        other segment gets its frame before any of these gets a second."""
+        if k in partly:
+            return True
+        return any(segs[seg_of[j]].interval == segs[k].interval
+                   and same_layout(scored[segs[k].settled].layout, scored[j].layout)
+                   for j in taken)
+
     # blips and seconds-long stretches only get slots left at the end (step 2)
     todo = [k for k in range(len(segs))
             if k not in shown and not segs[k].blip and segs[k].secs >= BLIP_SECS]
     while todo and len(picked) < budget:
-        k = max(todo, key=lambda k: (pull(k), -segs[k].start))
+        k = max(todo, key=lambda k: (not continues(k), pull(k), -segs[k].start))
         todo.remove(k)
         s = segs[k]
         if not distinct(s.settled):

@@ -11,6 +11,7 @@ changes — a capture tool may still be writing it.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import sqlite3
 import time
@@ -24,6 +25,8 @@ from cue.inputs.keyframes import Keyframe
 RETENTION_SECS = 30 * 86400
 _SMALL_WIDTH = 320  # width of the grayscale image both features are computed on
 _EDGE = 24  # a horizontal step of more than this (0..255) counts as an edge
+LAYOUT_COLS = 32
+LAYOUT_BINS = 16
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,10 @@ class FrameFeatures:
     width: int = 0
     height: int = 0
     error: str | None = None
+    # A scroll-invariant picture of the screen's layout (LAYOUT_COLS column means, then a
+    # LAYOUT_BINS-bin gray histogram, one byte each): scrolling one document keeps both,
+    # another tab, page or view changes them. b"" = not computed (an old cache row).
+    layout: bytes = b""
 
 
 def path_key(path: Path) -> str:
@@ -58,7 +65,8 @@ def compute_features(path: Path) -> FrameFeatures:
             small = im if im.mode == "L" else im.convert("L")
             if small.width >= 2 * _SMALL_WIDTH:
                 small = small.reduce(small.width // _SMALL_WIDTH)
-            return FrameFeatures(_dhash(small), _text_density(small), width, height)
+            return FrameFeatures(_dhash(small), _text_density(small), width, height,
+                                 layout=_layout(small))
     except (OSError, SyntaxError, ValueError, UnidentifiedImageError,
             Image.DecompressionBombError) as exc:
         reason = str(exc).replace(str(path), "<keyframe>").replace(path.name, "<keyframe>")
@@ -73,6 +81,31 @@ def _dhash(small) -> int:
     for bit in bits:
         value = (value << 1) | int(bit)
     return value
+
+
+def _layout(small) -> bytes:
+    """Column means (the layout across the screen, whatever is scrolled into view) and a
+    gray-level histogram (the page's palette), one byte each."""
+    import numpy as np
+
+    a = np.asarray(small, dtype=np.float32)
+    if a.size == 0:
+        return b""
+    edges = np.linspace(0, a.shape[1], LAYOUT_COLS + 1).astype(int)
+    cols = [a[:, lo:max(hi, lo + 1)].mean() for lo, hi in itertools.pairwise(edges)]
+    hist = np.histogram(a, bins=LAYOUT_BINS, range=(0, 256))[0] / a.size
+    return bytes(np.clip(np.round(cols), 0, 255).astype(np.uint8)) + \
+        bytes(np.clip(np.round(np.sqrt(hist) * 255), 0, 255).astype(np.uint8))
+
+
+def layout_distance(a: bytes, b: bytes) -> float | None:
+    """0..1: how unlike two screens' layouts are (mean column difference and histogram
+    difference, the larger); None if either is unknown."""
+    if len(a) != LAYOUT_COLS + LAYOUT_BINS or len(b) != len(a):
+        return None
+    cols = sum(abs(x - y) for x, y in zip(a[:LAYOUT_COLS], b[:LAYOUT_COLS])) / LAYOUT_COLS / 255
+    hist = sum(abs(x - y) for x, y in zip(a[LAYOUT_COLS:], b[LAYOUT_COLS:])) / LAYOUT_BINS / 255
+    return max(cols, hist)
 
 
 def _text_density(small) -> float:
@@ -94,7 +127,7 @@ def features_for(conn: sqlite3.Connection, frames: list[Keyframe], *,
     cached = {
         row[0]: row
         for row in conn.execute(
-            "SELECT path_key, size, mtime_ns, dhash, text_density, width, height, error "
+            "SELECT path_key, size, mtime_ns, dhash, text_density, width, height, error, layout "
             "FROM frame_cache WHERE ts BETWEEN ? AND ?", (lo, hi))
     }
     out: dict[Path, FrameFeatures] = {}
@@ -105,11 +138,12 @@ def features_for(conn: sqlite3.Connection, frames: list[Keyframe], *,
         except OSError:
             continue  # gone since it was listed
         row = cached.get(path_key(kf.path))
-        if row is not None and row[1] == st.st_size and row[2] == st.st_mtime_ns:
+        if row is not None and row[1] == st.st_size and row[2] == st.st_mtime_ns \
+                and (row[3] is None or row[8] is not None):  # rows from before `layout`: redo
             dh = row[3]
             out[kf.path] = FrameFeatures(
                 None if dh is None else dh & 0xFFFFFFFFFFFFFFFF, row[4] or 0.0,
-                row[5] or 0, row[6] or 0, row[7])
+                row[5] or 0, row[6] or 0, row[7], bytes(row[8] or b""))
         else:
             todo.append((kf, st))
     if todo:
@@ -125,7 +159,8 @@ def features_for(conn: sqlite3.Connection, frames: list[Keyframe], *,
             out[kf.path] = feat
             dh = None if feat.dhash is None else _signed(feat.dhash)
             rows.append((path_key(kf.path), st.st_size, st.st_mtime_ns, kf.ts, dh,
-                         feat.text_density, feat.width, feat.height, feat.error))
+                         feat.text_density, feat.width, feat.height, feat.error,
+                         feat.layout or None))
         _store(conn, rows)
     return out
 
@@ -135,8 +170,8 @@ def _store(conn: sqlite3.Connection, rows: list[tuple]) -> None:
     try:
         conn.executemany(
             "INSERT OR REPLACE INTO frame_cache"
-            "(path_key, size, mtime_ns, ts, dhash, text_density, width, height, error) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            "(path_key, size, mtime_ns, ts, dhash, text_density, width, height, error, layout) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         # Forget frames long before both now and this batch (re-running an old window
         # keeps its rows; a cron run over fresh frames clears out the old ones).
         newest = max(r[3] for r in rows)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from cue.inputs.events import TOPIC_INPUT, TOPIC_WINDOW, Event
 from cue.inputs.keyframes import Keyframe
-from cue.select.features import FrameFeatures, hamming
+from cue.select.features import FrameFeatures, hamming, layout_distance
 from cue.select.scores import (
     BLIP_DISCOUNT,
     BLIP_SECS,
@@ -36,12 +36,24 @@ BURST_RATE = 1.0  # keys per second: typing going on (the screen has not settled
 # changes it by more: ~30+ of 64 on the scripted sessions, scroll steps ≤ 25).
 SCROLL_REST_SECS = 20.0
 SCROLL_STEP_HAMMING = 26
+# Two frames whose layouts (features.layout_distance) are this close show one document or
+# view — scrolled, edited, typed into; further apart, another tab, page or view. Calibrated
+# on bench/sessions.py's frames: consecutive steps of one scroll or typing burst ≤ 0.044,
+# a tab, page or app change with no window event ≥ 0.075 (the middle of the gap).
+SAME_LAYOUT = 0.06
+
+
+def same_layout(a: bytes, b: bytes) -> bool | None:
+    """One document or view (True), another (False), or unknown (None: no layout)."""
+    d = layout_distance(a, b)
+    return None if d is None else d <= SAME_LAYOUT
 
 
 @dataclass
 class _Scored:
     kf: Keyframe
     dhash: int
+    layout: bytes
     scores: dict[str, float]
     combined: float
     reason: str
@@ -134,7 +146,8 @@ def score_frames(usable: list[tuple[Keyframe, FrameFeatures]], events: list[Even
         reason = details[lead] if scores[lead] > 0 else "no change"
         scores = {n: round(s, 4) for n, s in scores.items()}
         scores["combined"] = round(combined, 4)
-        out.append(_Scored(kf, feat.dhash, scores, combined, reason, change[i][2]))
+        out.append(_Scored(kf, feat.dhash, feat.layout, scores, combined, reason,
+                           change[i][2]))
     return out
 
 
@@ -234,6 +247,13 @@ def find_segments(scored: list[_Scored], events: list[Event], start: float | Non
         if pending is not None and iv[a] != iv[pending]:
             groups.append((pending, a - 1, a))  # a run the window change cut short
             pending = None
+        elif pending is not None and ts[a] - ts[pending] >= STABLE_SECS \
+                and a + 1 < n and iv[a + 1] == iv[a] \
+                and same_layout(scored[a - 1].layout, scored[a].layout) is False:
+            # a run of changes (a scroll) that ends in another tab or page: two activities
+            # (not a jump just before a window change: the next window showing early)
+            groups.append((pending, a - 1, a))
+            pending = None
         secs = t_end(b) - ts[a]
         stable = secs >= STABLE_SECS and keys_between(ts[a], t_end(b)) < BURST_RATE * secs
         if stable:
@@ -276,7 +296,7 @@ def find_segments(scored: list[_Scored], events: list[Event], start: float | Non
         segs.append(FrameSegment(first, last, a_t, b_t, kind, settled, stable_from,
                                  scored[settled].window, cause, blip, moved, keys, clicks,
                                  interval=iv[first]))
-    segs = _merge_scrolls(segs, ts, [x.dhash for x in scored])
+    segs = _merge_scrolls(segs, ts, [x.dhash for x in scored], [x.layout for x in scored])
     for s in segs:
         s.priority = _priority(s)
     return segs
@@ -286,8 +306,16 @@ def _scroll_piece(s: FrameSegment) -> bool:
     return s.kind in ("screen", "motion") and not s.blip and s.keys < BURST_KEYS
 
 
+def _one_document(i: int, j: int, hashes: list[int], layouts: list[bytes]) -> bool:
+    """Frames i and j show one document (a scroll step), judged by layout where known."""
+    same = same_layout(layouts[i], layouts[j])
+    if same is not None:
+        return same
+    return hamming(hashes[i], hashes[j]) <= SCROLL_STEP_HAMMING
+
+
 def _merge_scrolls(segs: list[FrameSegment], ts: list[float],
-                   hashes: list[int]) -> list[FrameSegment]:
+                   hashes: list[int], layouts: list[bytes]) -> list[FrameSegment]:
     """Step 4 of find_segments: runs of scroll pieces become one segment."""
     def rest(s: FrameSegment) -> float:  # how long its screen stayed put at the end
         return s.end - ts[s.stable_from] if s.stable_from <= s.last else 0.0
@@ -298,8 +326,7 @@ def _merge_scrolls(segs: list[FrameSegment], ts: list[float],
         j = i
         while (j + 1 < len(segs) and _scroll_piece(segs[j]) and rest(segs[j]) < SCROLL_REST_SECS
                and _scroll_piece(segs[j + 1]) and segs[j + 1].interval == segs[i].interval
-               and hamming(hashes[segs[j].settled], hashes[segs[j + 1].first])
-               <= SCROLL_STEP_HAMMING):
+               and _one_document(segs[j].settled, segs[j + 1].first, hashes, layouts)):
             j += 1
         if j == i:
             out.append(segs[i])
