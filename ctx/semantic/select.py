@@ -27,6 +27,7 @@ import time
 
 from ctx.core.store import Store
 from ctx.semantic.search import (
+    STOPWORDS,
     Eligibility,
     Hit,
     SearchOptions,
@@ -203,12 +204,51 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
                                                                   if h.similarity is None
                                                                   or h.bm25 is not None]),
                                         model_id=outcome.model_id)
+            for part in clauses(prompt)[:MAX_CLAUSES]:
+                more = _run_with_deadline(db_path or _db_file(conn), part, search_opts,
+                                          eligibility, t0 + options.deadline_s)
+                if more is None or isinstance(more, Exception):
+                    break  # the whole prompt's choice stands
+                got, _ = choose(more.candidates, options, path="semantic", prompt=part,
+                                contents=_contents(conn, [h for h in more.candidates
+                                                          if h.similarity is None
+                                                          or h.bm25 is not None]),
+                                model_id=more.model_id)
+                selected, excluded = _union(selected, excluded, got, options.top_n)
             return Selection("semantic", None, selected, excluded, outcome.timings)
     kw = search(conn, prompt, SearchOptions(mode="keyword", top_k=options.top_k,
                                             top_n=options.top_n), eligibility=eligibility)
     selected, excluded = choose(kw.candidates, options, path="keyword", prompt=prompt,
                                 contents=_contents(conn, kw.candidates))
     return Selection("keyword", reason, selected, excluded, kw.timings)
+
+
+MAX_CLAUSES = 3
+_CLAUSE_BREAK = re.compile(r"[?!;]+\s*|,\s*(?:and|or|also|plus)\s+|\s+그리고\s+", re.IGNORECASE)
+
+
+def clauses(prompt: str) -> list[str]:
+    """A prompt that asks two things ("which port is staging on, and when do we deploy?"),
+    split into its questions — [] when it asks one. The whole prompt's embedding sits between
+    the topics and reaches neither note; each question alone does. A part needs a word
+    that is not a stop word."""
+    parts = [p.strip() for p in _CLAUSE_BREAK.split(prompt)]
+    parts = [p for p in parts if any(w.lower() not in STOPWORDS for w in p.split())]
+    return parts if len(parts) >= 2 else []
+
+
+def _union(selected: list[Candidate], excluded: list[Candidate], more: list[Candidate],
+           top_n: int) -> tuple[list[Candidate], list[Candidate]]:
+    """The whole prompt's choice plus one question's, at most top_n, best score first."""
+    have = {c.node_id for c in selected}
+    extra = [c for c in more if c.node_id not in have]
+    if not extra:
+        return selected, excluded
+    chosen = sorted(selected + extra, key=lambda c: -c.hit.score)
+    keep, over = chosen[:top_n], chosen[top_n:]
+    ids = {c.node_id for c in keep}
+    rest = [c for c in excluded if c.node_id not in ids]
+    return keep, rest + [Candidate(c.hit, OVER_TOP_N) for c in over]
 
 
 def _has_candidates(conn: sqlite3.Connection, eligibility: Eligibility) -> bool:

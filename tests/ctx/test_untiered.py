@@ -70,3 +70,26 @@ def test_korean_one_line_facts_and_decisions_reach_claude(tmp_path):
     assert "결제 API 타임아웃은 30초로 정했다" in _inject(tmp_path / "c", notes,
                                                      "결제 타임아웃 얼마로 했지?")
     assert _inject(tmp_path / "d", notes, "바나나 빵 레시피 알려줘") == []
+
+
+def test_make_demos_two_question_prompt_injects_the_decision_it_just_remembered(tmp_path):
+    """scripts/demo.sh's api project (its untiered notes) and the showcase prompt: the whole
+    prompt's embedding sits between the two topics, each question alone finds its note."""
+    notes = ["The nightly backup of the staging database runs at 02:00 UTC",
+             "Deploys need a green CI run on main and a second reviewer",
+             "The billing service times out when the invoice list has more than 500 rows",
+             "Feature flags live in config/flags.yaml and are read at start-up",
+             "Deploys go out on Tuesdays only"]
+    got = _inject(tmp_path, notes, "which port is the staging database on, and when do we deploy?")
+    assert "Deploys go out on Tuesdays only" in got
+    assert "Feature flags live in config/flags.yaml and are read at start-up" not in got
+
+
+def test_a_prompt_is_split_into_its_questions_only_when_it_asks_several():
+    from ctx.semantic.select import clauses
+
+    assert clauses("which port is the staging database on, and when do we deploy?") \
+        == ["which port is the staging database on", "when do we deploy"]
+    assert clauses("배포는 언제 해? 스테이징 포트는?") == ["배포는 언제 해", "스테이징 포트는"]
+    assert clauses("When do we deploy?") == []
+    assert clauses("Why is checkout slow? Is it?") == []  # "is it": nothing to search for
