@@ -99,13 +99,14 @@ def _layout(small) -> bytes:
 
 
 def layout_distance(a: bytes, b: bytes) -> float | None:
-    """0..1: how unlike two screens' layouts are (mean column difference and histogram
-    difference, the larger); None if either is unknown."""
+    """0..1: how unlike two screens' layouts are (the mean column difference, or half the
+    histogram difference if larger: a figure scrolled into view moves the palette more than
+    the layout); None if either is unknown."""
     if len(a) != LAYOUT_COLS + LAYOUT_BINS or len(b) != len(a):
         return None
     cols = sum(abs(x - y) for x, y in zip(a[:LAYOUT_COLS], b[:LAYOUT_COLS])) / LAYOUT_COLS / 255
     hist = sum(abs(x - y) for x, y in zip(a[LAYOUT_COLS:], b[LAYOUT_COLS:])) / LAYOUT_BINS / 255
-    return max(cols, hist)
+    return max(cols, hist / 2)
 
 
 def _text_density(small) -> float:
