@@ -310,6 +310,11 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
         _apply_mask(vectors, scores, bad, good)
         result.eligible_chunks = int((scores > -1.5).sum()) if len(scores) else 0
         sem = _semantic_hits(conn, vectors, scores, options.top_k)
+        second = _english_second(conn, text, options, elig, model_id)
+        if second is not None:
+            have = {h.node_id for h in sem}
+            sem += [Hit(h.node_id, 0, semantic_rank=h.semantic_rank) for h in second[2]
+                    if h.node_id not in have]
         timings["rank"] = _ms(t)
     elif options.mode == "keyword":
         t = time.perf_counter()
@@ -321,7 +326,8 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
     elif options.mode == "keyword":
         ranked = kw
     else:
-        ranked = _fuse(conn, sem, kw, vectors, scores, text)
+        ranked = _fuse(conn, sem, kw, vectors, scores, text,
+                       second=second if options.mode == "hybrid" else None)
     for i, h in enumerate(ranked, 1):
         h.rank = i
     result.candidates = ranked
@@ -527,7 +533,37 @@ def _keyword_hits(conn, text: str, limit: int, where: str, params: list,
             for i, (node_id, r) in enumerate(hits[:limit], 1)]
 
 
-def _fuse(conn, sem: list[Hit], kw: list[Hit], vectors, scores, text: str = "") -> list[Hit]:
+ENGLISH_OFFSET = 0.03  # MiniLM's relevance floor minus e5's (ctx.semantic.select.FLOORS)
+
+
+def _english_second(conn, text, options, elig, model_id):
+    """EXPERIMENT (CTX_FUSE_EN=1): the English MiniLM's vectors and scores for an English
+    query, to average with e5's — (vectors, scores, top hits) or None."""
+    import os
+    import re
+
+    if os.environ.get("CTX_FUSE_EN") != "1" or not model_id.startswith("multilingual-e5") \
+            or re.search("[\uac00-\ud7a3]", text):
+        return None
+    from ctx.semantic import index
+    from ctx.semantic.embed import _cached
+    from ctx.semantic.model import MINILM, locate, model_dir
+
+    files = locate(model_dir(MINILM))
+    if files is None:
+        return None
+    mini = _cached(files, False)
+    if index.missing_count(conn, files.model_id):
+        index.ensure(conn, mini)
+    mv = index.load_vectors(conn, files.model_id)
+    ms = mv.scores(mini.embed_one(text))
+    bad, good = _ineligible(conn, files.model_id, options, elig)
+    _apply_mask(mv, ms, bad, good)
+    return mv, ms, _semantic_hits(conn, mv, ms, options.top_k)
+
+
+def _fuse(conn, sem: list[Hit], kw: list[Hit], vectors, scores, text: str = "",
+          second=None) -> list[Hit]:
     by_id: dict[str, Hit] = {}
     for h in sem:
         by_id[h.node_id] = Hit(h.node_id, 0, similarity=h.similarity, semantic_rank=h.semantic_rank,
@@ -537,6 +573,13 @@ def _fuse(conn, sem: list[Hit], kw: list[Hit], vectors, scores, text: str = "") 
         cur.bm25, cur.keyword_rank = h.bm25, h.keyword_rank
     if vectors is not None:
         _fill_similarity(conn, vectors, scores, [h for h in by_id.values() if h.similarity is None])
+    if second is not None:
+        mv, ms, _ = second
+        other = [Hit(h.node_id, 0) for h in by_id.values()]
+        _fill_similarity(conn, mv, ms, other)
+        for h, o in zip(by_id.values(), other):
+            if h.similarity is not None and o.similarity is not None:
+                h.similarity = round((h.similarity + o.similarity - ENGLISH_OFFSET) / 2, 6)
     matched = [h for h in by_id.values() if h.bm25 is not None]
     contents = dict(conn.execute(
         f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(matched))})",
