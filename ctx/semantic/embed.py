@@ -119,11 +119,24 @@ class E5Embedder:
         if not texts:
             return out
         prefix = self.query_prefix if query else self.passage_prefix
-        encodings = self.encode([prefix + t for t in texts])
+        # A passage embedded a moment ago is not embedded again: the write-time duplicate
+        # check (ctx/doctor/paraphrase.py) embeds a new memory, and the index then stores
+        # that very text's vector (the hook server's next JIT pass).
+        known = [(i, _recent.get((self.model_id, prefix + t))) for i, t in enumerate(texts)]
+        todo = [i for i, v in known if v is None]
+        for i, v in known:
+            if v is not None:
+                out[i] = v
+        encodings = self.encode([prefix + texts[i] for i in todo])
         order = np.argsort([-len(e) for e in encodings], kind="stable")
-        for start in range(0, len(texts), batch_size):
+        for start in range(0, len(todo), batch_size):
             idx = order[start:start + batch_size]
-            out[idx] = self._run([encodings[i] for i in idx])
+            out[[todo[i] for i in idx]] = self._run([encodings[i] for i in idx])
+        if len(todo) <= RECENT and not query:  # a write's few texts, not a bulk index
+            for i in todo:
+                _recent[(self.model_id, prefix + texts[i])] = out[i].copy()
+            while len(_recent) > RECENT:
+                _recent.pop(next(iter(_recent)))
         return out
 
     @property
@@ -200,6 +213,8 @@ def _threads() -> int | None:
 
 
 _lock = threading.Lock()
+RECENT = 8
+_recent: dict[tuple[str, str], np.ndarray] = {}  # (model, passage) → vector, oldest first
 
 
 @lru_cache(maxsize=2)

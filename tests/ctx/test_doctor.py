@@ -460,3 +460,38 @@ def test_the_write_time_check_catches_a_paraphrase_the_index_has(store):
     assert dedupe.check(store, "Storybook for clinic-web runs on port 6007 (`pnpm storybook`)",
                         None, meaning=meaning) is None
     assert dedupe.check(store, "A brand new fact about the ledger", None, meaning=meaning) is None
+
+
+def test_the_write_time_check_sees_the_index_change_and_its_vector_is_reused(store):
+    """The check keeps the index's centred rows between writes (the hook server): a node
+    indexed since is found; and the new text's vector is the one the index then stores."""
+    from functools import partial
+
+    from ctx.doctor.paraphrase import paraphrase_of
+    from ctx.semantic import index
+    from ctx.semantic.embed import get_embedder
+
+    store.add(_NOTES[1])
+    store.conn.commit()
+    embedder = get_embedder()
+    index.update(store.conn, embedder)
+    meaning = partial(paraphrase_of, load=True)
+    restated = "`pnpm storybook` starts Storybook for clinic-web on :6006"
+    assert dedupe.check(store, restated, None, meaning=meaning) is None  # not stored yet
+    first = store.add(_NOTES[0]).id
+    store.conn.commit()
+    index.update(store.conn, embedder)
+    dup = dedupe.check(store, restated, None, meaning=meaning)
+    assert dup is not None and dup.node_id == first
+
+    calls = []
+    run = embedder._run
+    embedder._run = lambda batch: calls.append(len(batch)) or run(batch)
+    try:
+        new = store.add(restated).id
+        store.conn.commit()
+        index.update(store.conn, embedder)
+    finally:
+        del embedder._run
+    assert calls == []  # the check embedded it a moment ago
+    assert store.conn.execute("SELECT 1 FROM embedded_nodes WHERE node_id = ?", (new,)).fetchone()
