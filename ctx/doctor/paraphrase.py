@@ -36,7 +36,7 @@ def paraphrase_of(store, text: str, project_id: int | None, exclude: tuple[str, 
     if not any(m in model for m in MODELS) or store.conn.execute(
             "SELECT 1 FROM vector_segments WHERE model = ? LIMIT 1", (model,)).fetchone() is None:
         return None
-    rows = _centred(store.conn, model)
+    rows = _centred(store, model)
     if rows is None:
         return None
     owners, mat, (mu_ko, mu_en) = rows
@@ -77,10 +77,11 @@ def paraphrase_of(store, text: str, project_id: int | None, exclude: tuple[str, 
 _ROWS: dict[tuple[str, str], tuple] = {}
 
 
-def _centred(conn, model: str):
+def _centred(store, model: str):
     """(node id per row, language-centred unit vectors [n, DIM], (μ_ko, μ_en)) of the
     index's live chunks, as `ctx doctor` centres them (ctx/doctor/vectors.py); None without
     centres."""
+    conn = store.conn
     stamp = (*conn.execute(
         "SELECT count(*), coalesce(max(rowid), 0), coalesce(sum(count), 0) FROM vector_segments "
         "WHERE model = ?", (model,)).fetchone(), *conn.execute(
@@ -106,9 +107,9 @@ def _centred(conn, model: str):
     else:  # an index written before chunks carried their language: the node's text says it
         from ctx.semantic.centering import hangul_share
 
-        texts = dict(conn.execute("SELECT c.id, n.content FROM chunks c JOIN nodes n ON n.id = c.node_id "
-                                  "WHERE c.model = ?", (model,)))
-        w = np.array([hangul_share(texts.get(int(c), "")) for c in vs.ids.tolist()], dtype=np.float32)
+        texts = store.contents(list(set(owner.values())))
+        w = np.array([hangul_share(texts.get(owner.get(int(c), ""), "")) for c in vs.ids.tolist()],
+                     dtype=np.float32)
     mu_ko, mu_en = (np.asarray(c, dtype=np.float32) for c in vs.centers)
     mat, w = mat[keep], w[keep][:, None]
     mat = mat - (w * mu_ko + (1 - w) * mu_en)
