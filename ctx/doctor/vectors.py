@@ -72,31 +72,32 @@ def close_pairs(conn: sqlite3.Connection, contents: dict[str, str], *,
     # pair above the floor — a family of templated notes otherwise hands the words tens of
     # thousands of pairs. Restatements are each other's nearest; groups larger than that
     # still join through their members' pairs.
+    # Each block of rows is multiplied only with itself and the rows after it (half the
+    # products of a full square); a row's nearest are gathered from its own block's row and
+    # from the earlier blocks' columns.
     n = len(ids)
     k = min(NEIGHBOURS, n - 1)
-    crowd = np.empty(n, dtype=np.float32)
-    rows_at, cols_at, sims_at = [], [], []
-    for start in range(0, n, BLOCK):  # one pass: each block's neighbours and their crowding
-        sims = mat[start:start + BLOCK] @ mat.T
-        size = sims.shape[0]
-        sims[np.arange(size), np.arange(start, start + size)] = -1.0
-        near = np.argpartition(sims, n - k, axis=1)[:, n - k:]
-        near_sims = np.take_along_axis(sims, near, axis=1)
-        crowd[start:start + size] = near_sims.mean(axis=1)
-        own = np.maximum(crowd[start:start + size] - CROWDED, 0.0)
-        # discounting only lowers a pair: the row's own half of it already rules most out
-        if k > CLOSEST:  # the closest few of the k: only they make pairs
-            order = np.argpartition(near_sims, k - CLOSEST, axis=1)[:, k - CLOSEST:]
-            near = np.take_along_axis(near, order, axis=1)
-            near_sims = np.take_along_axis(near_sims, order, axis=1)
-        r, j = np.nonzero(near_sims >= floor + own[:, None] / 2)
-        rows_at.append(r + start)
-        cols_at.append(near[r, j])
-        sims_at.append(near_sims[r, j])
+    top_v = np.full((n, k), -np.inf, dtype=np.float32)
+    top_i = np.zeros((n, k), dtype=np.int64)
+    for start in range(0, n, BLOCK):
+        stop = min(start + BLOCK, n)
+        size = stop - start
+        sims = mat[start:stop] @ mat[start:].T      # [size, n - start]
+        sims[np.arange(size), np.arange(size)] = -1.0
+        _merge(top_v, top_i, start, sims, np.arange(start, n))
+        if stop < n:  # the later rows' view of this block
+            _merge(top_v, top_i, stop, np.ascontiguousarray(sims[:, size:].T), np.arange(start, stop))
+    crowd = top_v.mean(axis=1)
+    near, near_sims = top_i, top_v
+    if k > CLOSEST:  # the closest few of the k: only they make pairs
+        order = np.argpartition(near_sims, k - CLOSEST, axis=1)[:, k - CLOSEST:]
+        near = np.take_along_axis(near, order, axis=1)
+        near_sims = np.take_along_axis(near_sims, order, axis=1)
     excess = np.maximum(crowd - CROWDED, 0.0)
     out: dict[tuple[str, str], float] = {}
-    if rows_at:
-        r, c, v = np.concatenate(rows_at), np.concatenate(cols_at), np.concatenate(sims_at)
+    if n:
+        r = np.repeat(np.arange(n), near.shape[1])
+        c, v = near.ravel(), near_sims.ravel()
         r, c = np.minimum(r, c), np.maximum(r, c)  # a pair found from both ends counts once
         _, first = np.unique(r.astype(np.int64) * n + c, return_index=True)
         r, c, v = r[first], c[first], v[first]
@@ -105,3 +106,19 @@ def close_pairs(conn: sqlite3.Connection, contents: dict[str, str], *,
         for i, j, x in zip(r[ok].tolist(), c[ok].tolist(), v[ok].tolist(), strict=True):
             out[(ids[i], ids[j])] = float(x)
     return out
+
+
+def _merge(top_v, top_i, first: int, sims, cols) -> None:
+    """Rows first.. of the running nearest (values, column indices) merged with `sims`
+    [rows, len(cols)] over columns `cols`: the k largest kept."""
+    import numpy as np
+
+    k = top_v.shape[1]
+    rows = slice(first, first + sims.shape[0])
+    kk = min(k, sims.shape[1])
+    part = np.argpartition(sims, sims.shape[1] - kk, axis=1)[:, sims.shape[1] - kk:]
+    cand_v = np.concatenate([top_v[rows], np.take_along_axis(sims, part, axis=1)], axis=1)
+    cand_i = np.concatenate([top_i[rows], cols[part]], axis=1)
+    keep = np.argpartition(cand_v, cand_v.shape[1] - k, axis=1)[:, cand_v.shape[1] - k:]
+    top_v[rows] = np.take_along_axis(cand_v, keep, axis=1)
+    top_i[rows] = np.take_along_axis(cand_i, keep, axis=1)
