@@ -11,7 +11,6 @@ changes — a capture tool may still be writing it.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import os
 import sqlite3
 import time
@@ -88,12 +87,15 @@ def _layout(small) -> bytes:
     gray-level histogram (the page's palette), one byte each."""
     import numpy as np
 
-    a = np.asarray(small, dtype=np.float32)
-    if a.size == 0:
+    a = np.asarray(small, dtype=np.uint8)
+    if a.size == 0 or a.ndim != 2:
         return b""
     edges = np.linspace(0, a.shape[1], LAYOUT_COLS + 1).astype(int)
-    cols = [a[:, lo:max(hi, lo + 1)].mean() for lo, hi in itertools.pairwise(edges)]
-    hist = np.histogram(a, bins=LAYOUT_BINS, range=(0, 256))[0] / a.size
+    widths = np.maximum(np.diff(edges), 1)
+    col_sums = a.sum(axis=0, dtype=np.int64)
+    cols = np.add.reduceat(col_sums, np.minimum(edges[:-1], a.shape[1] - 1)) / (
+        widths * a.shape[0])
+    hist = np.bincount((a >> 4).ravel(), minlength=LAYOUT_BINS)[:LAYOUT_BINS] / a.size
     return bytes(np.clip(np.round(cols), 0, 255).astype(np.uint8)) + \
         bytes(np.clip(np.round(np.sqrt(hist) * 255), 0, 255).astype(np.uint8))
 
