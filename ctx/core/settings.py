@@ -232,6 +232,12 @@ def model_name() -> str | None:
     return os.environ.get("CTX_MODEL", "").strip() or None
 
 
+def english_fusion() -> bool:
+    """$CTX_ENGLISH_FUSION (off by default): an English query's ranking averages
+    multilingual-e5's similarity with the English MiniLM's (ctx.semantic.search)."""
+    return os.environ.get("CTX_ENGLISH_FUSION", "").strip().lower() not in ("", *OFF_WORDS)
+
+
 def semantic_number(name: str) -> float | None:
     """A CTX_SEMANTIC_* number; None (the documented default) when unset, not a number, zero
     or negative — a 0 floor or a negative top N is never what someone meant."""

@@ -533,17 +533,13 @@ def _keyword_hits(conn, text: str, limit: int, where: str, params: list,
             for i, (node_id, r) in enumerate(hits[:limit], 1)]
 
 
-ENGLISH_OFFSET = 0.03  # MiniLM's relevance floor minus e5's (ctx.semantic.select.FLOORS)
-
-
 def _english_second(conn, text, options, elig, model_id):
-    """EXPERIMENT (CTX_FUSE_EN=1): the English MiniLM's vectors and scores for an English
-    query, to average with e5's — (vectors, scores, top hits) or None."""
-    import os
-    import re
+    """With CTX_ENGLISH_FUSION on, an English query under multilingual-e5 also reads the
+    English MiniLM's vectors (indexed here the first time): (vectors, scores, top hits),
+    else None. The MiniLM's best chunks join the candidates; _blend_english mixes the scores."""
+    from ctx.core.settings import english_fusion
 
-    if os.environ.get("CTX_FUSE_EN") != "1" or not model_id.startswith("multilingual-e5") \
-            or re.search("[\uac00-\ud7a3]", text):
+    if not english_fusion() or not model_id.startswith("multilingual-e5") or _HANGUL.search(text):
         return None
     from ctx.semantic import index
     from ctx.semantic.embed import _cached
@@ -562,6 +558,35 @@ def _english_second(conn, text, options, elig, model_id):
     return mv, ms, _semantic_hits(conn, mv, ms, options.top_k)
 
 
+def _blend_english(conn, hits, vectors, scores, second) -> None:
+    """An English note's similarity becomes the mean of e5's and MiniLM's, MiniLM's first
+    put on e5's scale over this store (its mean and spread over every eligible chunk
+    matched to e5's). A note with Hangul keeps e5's alone: MiniLM reads English only."""
+    import numpy as np
+
+    mv, ms, _ = second
+    e_ok, m_ok = scores[scores > -1.5], ms[ms > -1.5]
+    if len(e_ok) < 2 or len(m_ok) < 2:
+        return
+    mu_e, sd_e, mu_m, sd_m = e_ok.mean(), e_ok.std(), m_ok.mean(), m_ok.std()
+    if not sd_m > 0:
+        return
+    hits = [h for h in hits if h.similarity is not None]
+    ids = [h.node_id for h in hits]
+    korean = {i for i, c in conn.execute(
+        f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(ids))})", ids)
+        if _HANGUL.search(c)} if ids else set()
+    other = [Hit(h.node_id, 0) for h in hits]
+    _fill_similarity(conn, mv, ms, other)
+    for h, o in zip(hits, other):
+        if o.similarity is not None and h.node_id not in korean:
+            m = (o.similarity - mu_m) / sd_m * sd_e + mu_e
+            h.similarity = round(float(np.float64(h.similarity + m) / 2), 6)
+
+
+_HANGUL = re.compile("[\uac00-\ud7a3]")
+
+
 def _fuse(conn, sem: list[Hit], kw: list[Hit], vectors, scores, text: str = "",
           second=None) -> list[Hit]:
     by_id: dict[str, Hit] = {}
@@ -574,12 +599,7 @@ def _fuse(conn, sem: list[Hit], kw: list[Hit], vectors, scores, text: str = "",
     if vectors is not None:
         _fill_similarity(conn, vectors, scores, [h for h in by_id.values() if h.similarity is None])
     if second is not None:
-        mv, ms, _ = second
-        other = [Hit(h.node_id, 0) for h in by_id.values()]
-        _fill_similarity(conn, mv, ms, other)
-        for h, o in zip(by_id.values(), other):
-            if h.similarity is not None and o.similarity is not None:
-                h.similarity = round((h.similarity + o.similarity - ENGLISH_OFFSET) / 2, 6)
+        _blend_english(conn, by_id.values(), vectors, scores, second)
     matched = [h for h in by_id.values() if h.bm25 is not None]
     contents = dict(conn.execute(
         f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(matched))})",
