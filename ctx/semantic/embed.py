@@ -133,10 +133,11 @@ class E5Embedder:
             idx = order[start:start + batch_size]
             out[[todo[i] for i in idx]] = self._run([encodings[i] for i in idx])
         if len(todo) <= RECENT and not query:  # a write's few texts, not a bulk index
-            for i in todo:
-                _recent[(self.model_id, prefix + texts[i])] = out[i].copy()
-            while len(_recent) > RECENT:
-                _recent.pop(next(iter(_recent)))
+            with _recent_lock:  # the hook server embeds from more than one thread
+                for i in todo:
+                    _recent[(self.model_id, prefix + texts[i])] = out[i].copy()
+                while len(_recent) > RECENT:
+                    _recent.pop(next(iter(_recent)))
         return out
 
     @property
@@ -214,6 +215,7 @@ def _threads() -> int | None:
 
 _lock = threading.Lock()
 RECENT = 8
+_recent_lock = threading.Lock()
 _recent: dict[tuple[str, str], np.ndarray] = {}  # (model, passage) → vector, oldest first
 
 
