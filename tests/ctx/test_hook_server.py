@@ -536,6 +536,27 @@ def test_a_rehearsal_stays_in_its_scratch_store(ctx_bin, tmp_path, run_dir):
     assert not list(run_dir.glob("*.rehearsal.db*")), list(run_dir.iterdir())
 
 
+def test_the_scratch_store_stays_bounded(tmp_path):
+    """Each rehearsal adds a pending row to the scratch store: past SCRATCH_MAX_BYTES it is
+    removed and the rehearsal starts a new one (it grew without bound: 821 KB after 4,000)."""
+    scratch = tmp_path / "hooks-x.rehearsal.db"
+    program = ("import sys; from ctx.claude.hooks import server; server.preload(); "
+               "[server.rehearse(sys.argv[1]) for _ in range(3)]")
+    subprocess.run([sys.executable, "-c", program, str(scratch)], check=True, timeout=120,
+                   env={**os.environ, "CTX_SEMANTIC": "0"})
+    rows = sqlite3.connect(scratch).execute("SELECT count(*) FROM nodes").fetchone()[0]
+    assert rows >= 1
+    for suffix in ("-wal", "-shm"):
+        Path(f"{scratch}{suffix}").unlink(missing_ok=True)
+    with open(scratch, "ab") as f:  # (the store of many rehearsals: past the bound)
+        f.write(b"\0" * (server.SCRATCH_MAX_BYTES + 1))
+    subprocess.run([sys.executable, "-c", program, str(scratch)], check=True, timeout=120,
+                   env={**os.environ, "CTX_SEMANTIC": "0"})
+    assert os.path.getsize(scratch) < server.SCRATCH_MAX_BYTES
+    texts = {r[0] for r in sqlite3.connect(scratch).execute("SELECT content FROM nodes")}
+    assert texts and all(t in server.WARM_REPLY for t in texts), texts
+
+
 def test_a_sigkilled_client_s_hook_stops(ctx_bin, run_dir):
     """SIGKILL cannot be passed on: the child notices its client is gone and ends before it
     writes anything (in process, the kill would have ended the work)."""

@@ -73,9 +73,11 @@ WARM_SECRET_TEXT = ("export API_KEY=sk_live_0000 password: hunter2 "
 WARM_QUERY = "how do we retry a declined payment? 결제 재시도는 어떻게 하나요?"
 TICK_S = 30.0  # how often an idle server checks its socket and its code
 REHEARSE_AFTER_S = 0.2  # a spare left this long without a hook rehearses one (rehearse())
+SCRATCH_MAX_BYTES = 384 << 10  # a scratch store (a new one: 272 KB) and its log past this start anew
 READ_TIMEOUT_S = 5.0  # a client that connects and says nothing does not hold up the rest
 MAX_REQUEST = 4 << 20
 _SET_BY_IMPORTS: dict[bytes, bytes] = {}  # environment the preloaded modules set as they loaded
+_SPARE_PIDS: dict[int, int] = {}  # our end of a spare's channel (its fd) -> the spare's pid
 
 
 def preload() -> None:
@@ -209,6 +211,7 @@ def main(path: str) -> None:
                     channel.close()
                     continue
                 # the spare took a connection (or died): the next is forked
+                _SPARE_PIDS.pop(spare.fileno(), None)
                 if word == b"t":
                     working.append(spare)
                 else:
@@ -232,18 +235,37 @@ def main(path: str) -> None:
             pass
 
 
-def _close_and_wait(spare: socket.socket, timeout_s: float = 2.0) -> None:
+def _close_and_wait(spare: socket.socket, timeout_s: float = 1.0) -> None:
     """Tell the spare to end (end-of-file on its channel) and wait, up to `timeout_s`, until
-    its end closes too — it exits as soon as it reads ours, or after the rehearsal it is in."""
+    its end closes too — it exits as soon as it reads ours, or after the rehearsal it is in.
+    A spare still rehearsing then (a loaded machine) is killed and waited for, so that no
+    rehearsal writes its scratch store after the server removed it."""
+    pid = _SPARE_PIDS.pop(spare.fileno(), None)
     try:
         spare.shutdown(socket.SHUT_WR)
         spare.settimeout(timeout_s)
         while spare.recv(64):
             pass
+    except TimeoutError:
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                spare.settimeout(timeout_s)
+                while spare.recv(64):  # end of file: the spare is gone, its fds closed
+                    pass
+            except OSError:
+                pass
     except OSError:
         pass
     finally:
         spare.close()
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _remove_store(path: str) -> None:
@@ -373,6 +395,7 @@ def _fork_spare(listener: socket.socket, lock: int, files: list,
         finally:
             os._exit(status)
     theirs.close()
+    _SPARE_PIDS[ours.fileno()] = pid
     return ours
 
 
@@ -440,6 +463,8 @@ def rehearse(scratch: str) -> None:
     setting or folder of a client's: empty stdin, its output dropped, $CTX_DB the scratch
     store, no $CTX_PROJECT, cwd `/`. Any failure only means an unrehearsed spare."""
     saved_env, saved_streams = dict(os.environb), (sys.stdin, sys.stdout, sys.stderr)
+    if sum(_size(scratch + suffix) for suffix in ("", "-wal")) > SCRATCH_MAX_BYTES:
+        _remove_store(scratch)  # each rehearsal adds a pending row: it never grows past this
     try:
         import io
 
