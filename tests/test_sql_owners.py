@@ -64,3 +64,109 @@ def test_the_check_sees_the_usual_shapes():
               '"the nodes from the tags"', '"SELECT id FROM session_items"']
     assert all(_statements(s) for s in caught)
     assert not any(_statements(s) for s in missed)
+
+
+# Every table of every schema (ctx's, cue's, cuectx's bookkeeping) and the modules whose SQL
+# reads or writes it, as the tree has them now (issue 35 item 5). A new module writing SQL over
+# a table fails here: call a named function of an owner instead, or say here why it owns it.
+# Many tables still have several owners: the list should only shrink.
+SCHEMAS = ("ctx/core/migrations.py", "cue/core/db.py", "cuectx/migrations.py")
+TABLE_OWNERS = {
+    "_meta": {"cue/core/db.py"},
+    "chunks": {
+        "ctx/core/migrations.py", "ctx/doctor/paraphrase.py", "ctx/semantic/chunk.py",
+        "ctx/semantic/index.py", "ctx/semantic/search.py",
+    },
+    "dead_chunks": {
+        "ctx/core/migrations.py", "ctx/doctor/paraphrase.py", "ctx/doctor/secrets.py",
+        "ctx/semantic/index.py",
+    },
+    "digests": {
+        "cue/core/db.py", "cue/digest/__init__.py", "cue/digest/memory.py", "cue/digest/run.py",
+    },
+    "digests_new": {"cue/core/db.py"},
+    "doctor_fixes": {"ctx/doctor/fixes.py"},
+    "edges": {"ctx/core/store.py", "ctx/query/sql.py"},
+    "embedded_nodes": {"ctx/core/migrations.py", "ctx/semantic/index.py"},
+    "frame_cache": {"cue/cli/status.py", "cue/select/features.py"},
+    "hook_cache": {"ctx/claude/hooks/warm.py"},
+    "memory": {
+        "ctx/claude/automemory.py", "cue/digest/__init__.py", "cue/digest/memory.py",
+        "cue/digest/plausible.py",
+    },
+    "node_bands": {"ctx/core/fingerprint.py", "ctx/core/store.py"},
+    "node_fingerprints": {"ctx/core/fingerprint.py", "ctx/core/store.py"},
+    "node_versions": {"ctx/core/store.py"},
+    "nodes": {
+        "ctx/core/ids.py", "ctx/core/migrations.py", "ctx/core/projects.py", "ctx/core/store.py",
+        "ctx/query/__init__.py", "ctx/semantic/index.py", "ctx/semantic/search.py",
+    },
+    "nodes_fts": {
+        "ctx/core/migrations.py", "ctx/doctor/secrets.py", "ctx/query/sql.py",
+        "ctx/semantic/search.py",
+    },
+    "pauses": {"cue/inputs/pauses.py"},
+    "pending": {"ctx/claude/handoff.py", "ctx/claude/hooks/warm.py", "ctx/core/store.py"},
+    "project_aliases": {"ctx/core/projects.py", "ctx/core/transfer.py"},
+    "projects": {
+        "ctx/claude/hooks/warm.py", "ctx/cli/memory.py", "ctx/core/projects.py",
+        "ctx/core/store.py", "ctx/core/transfer.py", "ctx/doctor/secrets.py", "ctx/query/sql.py",
+    },
+    "request_items": {"ctx/claude/requests.py", "ctx/web/data.py"},
+    "requests": {
+        "ctx/claude/requests.py", "ctx/claude/sessions.py", "ctx/doctor/secrets.py",
+        "ctx/web/data.py",
+    },
+    "schema_version": {"cuectx/migrations.py"},
+    "session_actions": {"ctx/claude/sessions.py"},
+    "session_injected": {
+        "ctx/claude/requests.py", "ctx/claude/session_record.py", "ctx/claude/sessions.py",
+        "ctx/core/migrations.py",
+    },
+    "session_items": {
+        "ctx/claude/session_record.py", "ctx/claude/sessions.py", "ctx/core/migrations.py",
+        "ctx/web/data.py",
+    },
+    "sessions": {
+        "ctx/claude/requests.py", "ctx/claude/session_record.py", "ctx/claude/sessions.py",
+        "ctx/web/data.py",
+    },
+    "share_base": {"ctx/core/share.py"},
+    "share_config": {"ctx/core/share.py"},
+    "share_files": {"ctx/core/shared_files.py"},
+    "store_version": {"ctx/claude/hooks/warm.py", "ctx/core/migrations.py"},
+    "tags": {"ctx/core/store.py", "ctx/query/__init__.py", "ctx/query/sql.py"},
+    "vector_centers": {"ctx/semantic/index.py"},
+    "vector_segments": {
+        "ctx/doctor/paraphrase.py", "ctx/doctor/secrets.py", "ctx/semantic/index.py",
+    },
+    "views": {"ctx/core/migrations.py", "ctx/core/store.py"},
+}
+
+
+def _tables() -> set[str]:
+    found = set()
+    for schema in SCHEMAS:
+        found |= {t.lower() for t in re.findall(
+            r"CREATE (?:VIRTUAL )?TABLE (?:IF NOT EXISTS )?([A-Za-z_0-9]+)",
+            (ROOT / schema).read_text(encoding="utf-8"), re.IGNORECASE)}
+    return found
+
+
+def _sql_users() -> dict[str, set[str]]:
+    names = sorted(_tables(), key=len, reverse=True)
+    sql = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE)\s+(" + "|".join(names) + r")\b", re.IGNORECASE)
+    users: dict[str, set[str]] = {}
+    for package in ("ctx", "cue", "cuectx"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            for table in {m.lower() for m in sql.findall(path.read_text(encoding="utf-8"))}:
+                users.setdefault(table, set()).add(rel)
+    return users
+
+
+def test_every_table_has_its_owners():
+    assert _tables() == set(TABLE_OWNERS), "a table without owners (or gone): list it here"
+    users = _sql_users()
+    strays = {t: sorted(m - TABLE_OWNERS[t]) for t, m in users.items() if m - TABLE_OWNERS[t]}
+    assert not strays, f"SQL over a table outside its owners (list it here, saying why): {strays}"
