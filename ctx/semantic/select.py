@@ -192,29 +192,29 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
                                 include_score=options.include_score)
     reason = _semantic_unavailable()
     if reason is None:
-        outcome = _run_with_deadline(db_path or _db_file(conn), prompt, search_opts, eligibility,
+        db_file = db_path or _db_file(conn)
+        outcome = _run_with_deadline(db_file, prompt, search_opts, eligibility,
                                      t0 + options.deadline_s)
         if isinstance(outcome, Exception):
             reason = f"semantic search failed ({type(outcome).__name__}: {outcome})"
         elif outcome is None:
             reason = f"semantic search took longer than {options.deadline_s:g} s"
         else:
-            selected, excluded = choose(outcome.candidates, options, path="semantic", prompt=prompt,
-                                        contents=_contents(conn, [h for h in outcome.candidates
-                                                                  if h.similarity is None
-                                                                  or h.bm25 is not None]),
-                                        model_id=outcome.model_id)
+            def chosen(found, text):
+                return choose(found.candidates, options, path="semantic", prompt=text,
+                              contents=_contents(conn, [h for h in found.candidates
+                                                        if h.similarity is None
+                                                        or h.bm25 is not None]),
+                              model_id=found.model_id)
+
+            selected, excluded = chosen(outcome, prompt)
             for part in clauses(prompt)[:MAX_CLAUSES]:
-                more = _run_with_deadline(db_path or _db_file(conn), part, search_opts,
-                                          eligibility, t0 + options.deadline_s)
+                more = _run_with_deadline(db_file, part, search_opts, eligibility,
+                                          t0 + options.deadline_s)
                 if more is None or isinstance(more, Exception):
                     break  # the whole prompt's choice stands
-                got, _ = choose(more.candidates, options, path="semantic", prompt=part,
-                                contents=_contents(conn, [h for h in more.candidates
-                                                          if h.similarity is None
-                                                          or h.bm25 is not None]),
-                                model_id=more.model_id)
-                selected, excluded = _union(selected, excluded, got, options.top_n)
+                selected, excluded = _union(selected, excluded, chosen(more, part)[0],
+                                            options.top_n)
             return Selection("semantic", None, selected, excluded, outcome.timings)
     kw = search(conn, prompt, SearchOptions(mode="keyword", top_k=options.top_k,
                                             top_n=options.top_n), eligibility=eligibility)

@@ -412,9 +412,8 @@ def _spare(listener: socket.socket, channel: socket.socket,
         except InterruptedError:
             continue
         if channel in ready:
-            if _receive(channel) != b"r":  # the server ended: if it stopped waiting for a
-                _remove_store(scratch)  # rehearsal of ours, the store is left to us
-                return 0
+            if _receive(channel) != b"r":
+                return 0  # the server ended (it removes the scratch store once we are gone)
             ready = []
         if not ready:
             if not rehearsed:
