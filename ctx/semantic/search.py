@@ -619,7 +619,7 @@ def document_bonus(hits, contents: dict[str, str]) -> dict[str, float]:
     in its tenth line (LoCoMo: hybrid recall@5 0.860 → see docs/retrieval.md). A one-chunk
     note gains nothing: on short notes a BM25 bonus lifts word-sharing notes over paraphrase
     answers."""
-    from ctx.semantic.chunk import chunk_text
+    from ctx.semantic.chunk import MAX_CHARS, chunk_text
 
     scored = [h for h in hits if h.bm25 is not None and h.node_id in contents]
     best = max((h.bm25 for h in scored), default=0.0)
@@ -628,8 +628,8 @@ def document_bonus(hits, contents: dict[str, str]) -> dict[str, float]:
     out = {}
     for h in scored:
         content = contents[h.node_id]
-        if len(content) <= 500:
-            continue  # one chunk (ctx.semantic.chunk.MAX_CHARS)
+        if len(content) <= MAX_CHARS:
+            continue  # one chunk
         n = len(chunk_text(content))
         if n > 1:
             out[h.node_id] = DOCUMENT_WEIGHT * (1.0 - 1.0 / n) * h.bm25 / best
