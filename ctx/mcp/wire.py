@@ -146,26 +146,29 @@ def load(fingerprint_now: list) -> dict:
 def _lines(fd: int):
     """Whole lines from a file descriptor (the last one may lack its newline); a line longer
     than MAX_LINE comes as one `None` instead, its bytes dropped up to its newline."""
-    buf = b""
+    buf = bytearray()  # appended in place: a long line is not copied once per read
     skipping = False
     while True:
         chunk = os.read(fd, 65536)
         if not chunk:
             if buf and not skipping:
-                yield buf
+                yield bytes(buf)
             return
+        start = len(buf)  # only the new bytes can hold the next newline
         buf += chunk
-        while (nl := buf.find(b"\n")) >= 0:
+        while (nl := buf.find(b"\n", start)) >= 0:
             if skipping:
                 skipping = False
             else:
-                yield buf[:nl + 1]
-            buf = buf[nl + 1:]
+                yield bytes(buf[:nl + 1])
+            del buf[:nl + 1]
+            start = 0
         if len(buf) > MAX_LINE and not skipping:
             yield None
-            skipping, buf = True, b""
+            skipping = True
+            buf.clear()
         elif skipping:
-            buf = b""
+            buf.clear()
 
 
 PARSE_ERROR = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,'
