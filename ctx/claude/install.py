@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ctx.core import paths
 from ctx.core.errors import CtxError
+from cuectx.files import replace_file
 
 HOOKS = (("SessionStart", "session-start"), ("UserPromptSubmit", "prompt-submit"), ("Stop", "stop"),
          ("PreCompact", "pre-compact"), ("SessionEnd", "session-end"))  # the last two: session records
@@ -137,10 +138,8 @@ def write_settings(path: Path, settings: dict) -> Path | None:
         backup = path.with_name(f"{path.name}.ctx-backup-{stamp}")
         shutil.copy2(path, backup)
         mode = path.stat().st_mode & 0o777
-    tmp = path.with_name(f".{path.name}.ctx-tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(settings, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.chmod(mode)
-    os.replace(tmp, path)
+    replace_file(path, [(json.dumps(settings, indent=2, ensure_ascii=False) + "\n").encode("utf-8")],
+                 mode=mode)
     return backup
 
 
@@ -425,9 +424,7 @@ def install_plugin(*, db: str | os.PathLike | None = None, executable: str | Non
         if target.is_file() and target.read_text(encoding="utf-8") == text:
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.ctx-tmp-{os.getpid()}")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, target)
+        replace_file(target, [text.encode("utf-8")], mode=0o644, sync=False)
         changed = True
     # The plugin brings the skill: a copy `ctx install` put in ~/.claude/skills would be a second
     # `ctx` skill. Only ours (same text) is removed.

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
 
 from ctx.core import settings
+from cuectx.files import replace_file
 
 TYPE_CHECKING = False  # pathlib loads where a Path is made: `save_cache` runs before it may
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def default_budget() -> int | None:
 def write_private(path: str | os.PathLike, data, *, encoding: str = "utf-8") -> Path:
     """Write a file that holds memory (an export, a backup) — `data` is text, bytes, or an
     iterable of either written as it comes (an export streams): mode 0600 from the first byte
-    (created that way, not chmod-ed after), atomically and synced (`replace_file`), so no other
+    (created that way, not chmod-ed after), atomically and synced (`cuectx.files.replace_file`), so no other
     user can read it even while it is written and a crash leaves the old file. Returns the
     path written."""
     from pathlib import Path
@@ -43,34 +43,6 @@ def write_private(path: str | os.PathLike, data, *, encoding: str = "utf-8") -> 
     chunks = [data] if isinstance(data, (str, bytes)) else data  # or an iterable: streamed
     replace_file(str(target), (c.encode(encoding) if isinstance(c, str) else c for c in chunks))
     return target
-
-
-def replace_file(path: str, chunks: Iterable[bytes], *, mode: int = 0o600,
-                 sync: bool = True) -> None:
-    """The one way ctx replaces a file: `chunks` go to a temporary file beside `path`, created
-    with `mode` (less the umask) and never through a symlink, then renamed over `path` —
-    readers see the old file or the new one, a crash leaves the old one, a failure removes the
-    temporary file. `sync`: on disk before the rename (an export; a cache need not). Errors
-    name `path`, not the temporary file. os.path only: the fast paths write their caches so."""
-    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
-    except OSError as exc:  # name the file asked for, not the temporary one
-        raise type(exc)(exc.errno, exc.strerror, path) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for chunk in chunks:
-                f.write(chunk)
-            if sync:
-                f.flush()
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def save_cache(path: str, data) -> bool:

@@ -497,7 +497,7 @@ def write_file(path: Path, text: str) -> bool:
     The mode is the ordinary one for a file in a repository (0666 less the umask, 0644
     usually) — not ctx's 0600 for private data: this file is meant to be committed and read
     by teammates, and it never holds a secret (the guard redacted them)."""
-    from ctx.core.paths import replace_file
+    from cuectx.files import replace_file
 
     data = text.encode("utf-8")
     if _existing(path) == data:
@@ -979,8 +979,8 @@ def share_project(store: Store, scope, selection: Selection | None = None, *, by
 
 def write_attributes(root: Path) -> bool:
     """`.ctx/.gitattributes` (memory.jsonl merge=union), unless one is there already."""
-    from ctx.core.paths import replace_file
     from ctx.core.trust import confined
+    from cuectx.files import replace_file
 
     path = Path(confined(str(root), ATTRIBUTES))
     if os.path.lexists(path):

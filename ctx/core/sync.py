@@ -345,8 +345,8 @@ def hide_limit(store: Store) -> int:
 def backup(store: Store) -> Path:
     """The whole store as a `ctx export` file (0600) under $CTX_HOME/sync/backups, before a
     round hides anything; the newest BACKUPS_KEPT are kept. `ctx import` reads it back."""
-    from ctx.core.paths import replace_file
     from ctx.core.transfer import export_lines
+    from cuectx.files import replace_file
 
     folder = paths.home() / "sync" / "backups"
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -388,7 +388,7 @@ def _repair_attributes(repo: Path) -> bool:
     """`*.jsonl merge=union` for the clone, whatever the remote committed: in `.git/info/
     attributes` (git reads it first, so a remote's `*.jsonl -merge` cannot break a rebase) and
     in `.gitattributes` (rewritten when it says anything else). True when the file changed."""
-    from ctx.core.paths import replace_file
+    from cuectx.files import replace_file
 
     info = repo / ".git" / "info"
     info.mkdir(parents=True, exist_ok=True)

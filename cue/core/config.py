@@ -9,7 +9,6 @@ only its owner can read (`cloud.api_key_file`, default CUE_HOME/anthropic-api-ke
 """
 from __future__ import annotations
 
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from cue.core import paths, settings
 from cue.core.errors import CueError
 from cue.core.settings import env_name
 from cue.core.timespec import parse_duration
+from cuectx.files import replace_file
 
 BACKENDS = ("cloud", "local", "server")
 
@@ -289,11 +289,7 @@ def write_file(path: Path, data: dict[str, dict[str, Any]]) -> None:
             lines.append(f"{name} = {_toml_value(data[section][name])}")
         lines.append("")
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines))
-    os.replace(tmp, path)
+    replace_file(path, ["\n".join(lines).encode("utf-8")])
 
 
 def api_key(config: Config, env: dict[str, str] | None = None) -> str | None:

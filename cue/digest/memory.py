@@ -17,7 +17,6 @@ the reason is in privacy.log only.
 """
 from __future__ import annotations
 
-import os
 import re
 import sqlite3
 import time
@@ -30,6 +29,7 @@ from cue.core.config import Config
 from cue.core.timespec import iso_utc
 from cue.llm import Outcome, complete_text_with_policy
 from cue.llm.errors import BackendError
+from cuectx.files import replace_file
 
 SECTIONS = ("Ongoing projects", "Open loops", "Recurring patterns", "Recently finished")
 NOTES = "Notes"  # where a reply's text goes when it is outside the four sections
@@ -435,15 +435,7 @@ def write_memory_md(content: str, path: Path | None = None) -> Path:
     """Replace memory.md atomically (0600)."""
     path = path or paths.memory_md()
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(content)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    replace_file(path, [content.encode("utf-8")])
     return path
 
 

@@ -33,6 +33,7 @@ from cue.digest.timeline import Timeline, build_timeline
 from cue.llm import FrameImage, Outcome, digest_with_policy
 from cue.llm.errors import CLOUD_NOT_ALLOWED
 from cue.llm.request import digest_parts, text_of
+from cuectx.files import replace_file
 
 NO_ACTIVITY = "[no recent activity]"
 FAILED_TOMBSTONE = "[failed: the model's answer was not a plausible narrative]"
@@ -314,15 +315,7 @@ def write_digest_md(digest: Digest, path: Path | None = None) -> Path:
             f"_{iso_utc(digest.window_start)} – {iso_utc(digest.window_end)}_\n\n"
             f"{body}\n")
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    replace_file(path, [text.encode("utf-8")])
     return path
 
 

@@ -29,7 +29,8 @@ from cue.inputs.events import TOPIC_INPUT, TOPIC_PAUSE, TOPIC_WINDOW
 from cue.record import prune
 from cue.record.backend import CaptureBackend, Grab, Monitor, WindowInfo
 from cue.record.exclusions import EXCLUDED, Exclusions
-from cue.record.writer import HourlyLog, keyframe_path, private_dir, write_atomic, write_status
+from cue.record.writer import HourlyLog, keyframe_path, private_dir, write_status
+from cuectx.files import replace_file
 
 PRUNE_EVERY_SECS = 3600.0
 IDLE_AFTER_SECS = 60.0  # no input or window change for this long: look less often…
@@ -187,7 +188,7 @@ class Recorder:
             if path.parent not in self._day_dirs:
                 private_dir(path.parent)
                 self._day_dirs.add(path.parent)
-            write_atomic(path, data)
+            replace_file(path, [data], sync=False)  # readers skip the hidden temp file
             self.hashes[mon.index] = h
             self.last_frame_at[mon.index] = now
             self.stats.frames += 1

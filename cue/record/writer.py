@@ -13,6 +13,7 @@ from pathlib import Path
 
 from cue.core.errors import CueError
 from cue.inputs.events import EventWriter
+from cuectx.files import replace_file
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -26,27 +27,6 @@ def private_dir(path: Path) -> Path:
             path.chmod(DIR_MODE)
     except OSError:
         pass
-    return path
-
-
-def write_atomic(path: Path, data: bytes) -> Path:
-    """Write `data` to `path` via a hidden temp file in the same folder, then rename.
-
-    Readers (cue select) ignore hidden files, so they see the whole file or nothing. The
-    temp file is created 0600 with O_EXCL; on any error it is removed.
-    """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
     return path
 
 
@@ -169,7 +149,7 @@ def recorder_running(home: Path) -> int | None:
 
 
 def write_status(home: Path, status: dict) -> None:
-    write_atomic(status_path(home), json.dumps(status, ensure_ascii=False).encode())
+    replace_file(status_path(home), [json.dumps(status, ensure_ascii=False).encode()], sync=False)
 
 
 def read_status(home: Path) -> dict | None:

@@ -28,7 +28,7 @@ from cue.record.backend import (
 from cue.record.exclusions import Exclusions
 from cue.record.loop import Recorder, RecordSettings
 from cue.record.platform import detect
-from cue.record.writer import RecorderLock, keyframe_path, recorder_running, write_atomic
+from cue.record.writer import RecorderLock, keyframe_path, recorder_running
 
 T0 = 1_763_766_000.0  # 2025-11-21 23:00 UTC
 
@@ -298,25 +298,7 @@ def test_undecodable_titles_can_be_let_through_and_still_match_their_legible_tex
     assert ex.excludes(WindowInfo("XTerm", "password \ufffd", exact=False))
 
 
-# ---------------------------------------------------------------- atomic writes, names, lock
-
-def test_write_atomic_replaces_in_one_step_and_cleans_up(tmp_path, monkeypatch):
-    tmp_path = tmp_path / "frames"
-    tmp_path.mkdir()
-    target = tmp_path / "1763766000000.jpg"
-    write_atomic(target, b"one")
-    assert target.read_bytes() == b"one" and os.stat(target).st_mode & 0o777 == 0o600
-    assert [p.name for p in tmp_path.iterdir()] == [target.name]
-
-    def boom(*_):
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
-        write_atomic(target, b"two")
-    assert target.read_bytes() == b"one"  # the old file is whole
-    assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no temp left behind
-
+# ---------------------------------------------------------------- names, lock
 
 def test_keyframe_names_follow_the_contract(tmp_path):
     from cue.inputs.keyframes import capture_time_from_name

@@ -19,11 +19,12 @@ import functools
 import importlib
 import importlib.metadata
 import json
-import os
 import pkgutil
 import re
 from collections.abc import Iterator
 from pathlib import Path
+
+from cuectx.files import replace_file
 
 LEXICON = 2  # bump when what _build() keeps changes (the cache file's name)
 
@@ -73,9 +74,7 @@ def _data() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     if path:
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps([sorted(x) for x in data]), encoding="utf-8")
-            os.replace(tmp, path)
+            replace_file(path, [json.dumps([sorted(x) for x in data]).encode("utf-8")], sync=False)
         except OSError:
             pass
     return data
