@@ -82,7 +82,7 @@ def wait_for_server(timeout=20.0):
             [path] = found
             return path
         time.sleep(0.05)
-    raise AssertionError(f"no hook server came up in {os.environ['CTX_RUN_DIR']}")
+    raise AssertionError(f"no hook server came up in {os.environ.get('CTX_RUN_DIR')}")
 
 
 def start_server(ctx_bin):
@@ -272,6 +272,38 @@ def test_an_idle_server_exits(ctx_bin, run_dir):
     assert _left_behind(run_dir, path) == ([], [])
 
 
+@pytest.mark.parametrize("how", ["socket removed", "socket taken over", "run dir removed"])
+def test_an_orphaned_server_exits_at_once_and_leaves_nothing(ctx_bin, run_dir, how):
+    """Nobody can reach the server any more (its socket removed or replaced, the run dir gone:
+    a logout empties $XDG_RUNTIME_DIR): it and its spare are gone within seconds, not at the
+    next 30 s tick, and take their lock and scratch store with them."""
+    path = start_server(ctx_bin)
+    [pid] = server_pids()
+    deadline = time.monotonic() + 10
+    while not list(run_dir.glob("*.rehearsal.db")) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the spare has rehearsed: there is a scratch store to remove
+    assert list(run_dir.glob("*.rehearsal.db")), list(run_dir.iterdir())
+    other = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    t0 = time.monotonic()
+    if how == "run dir removed":
+        shutil.rmtree(run_dir)
+    else:
+        os.unlink(path)
+        if how == "socket taken over":
+            other.bind(path)
+    try:
+        while _alive(pid) and time.monotonic() - t0 < 10:
+            time.sleep(0.02)
+        took = time.monotonic() - t0
+        assert not _alive(pid), "the orphaned server is still running"
+        assert took < server.ORPHAN_TICK_S + 2.5, took  # (2 busy cores; it was up to 30 s)
+        # nothing but what was put there: no spare, lock or scratch store
+        kept = [os.path.basename(path)] if how == "socket taken over" else []
+        assert _left_behind(run_dir, path, expected=kept) == (kept, [])
+    finally:
+        other.close()
+
+
 def test_stop_ends_servers_and_status_lists_them(ctx_bin, run_dir):
     path = start_server(ctx_bin)
     [(listed, pid)] = server.servers()
@@ -282,7 +314,7 @@ def test_stop_ends_servers_and_status_lists_them(ctx_bin, run_dir):
     assert _left_behind(run_dir, path) == ([], [])
 
 
-def _left_behind(run_dir, path, wait=5.0):
+def _left_behind(run_dir, path, wait=5.0, expected=()):
     """(files in the run dir, live processes started for `path`: the server, its spares)."""
     deadline = time.monotonic() + wait
     while True:
@@ -293,8 +325,8 @@ def _left_behind(run_dir, path, wait=5.0):
                     procs.append(int(p))
             except OSError:
                 continue
-        files = sorted(x.name for x in run_dir.iterdir())
-        if (not files and not procs) or time.monotonic() > deadline:
+        files = sorted(x.name for x in run_dir.iterdir()) if run_dir.exists() else []
+        if (files == list(expected) and not procs) or time.monotonic() > deadline:
             return files, procs
         time.sleep(0.05)
 
@@ -659,6 +691,34 @@ def test_a_relative_run_dir_is_not_used(monkeypatch, tmp_path):
     assert settings.run_dir() == "/run/user/1234/cue-ctx"
     monkeypatch.setenv("CTX_RUN_DIR", "~/run")
     assert settings.run_dir() == os.path.expanduser("~/run")
+
+
+def test_hooks_with_a_relative_run_dir_share_one_server_and_make_no_folder(ctx_bin, tmp_path,
+                                                                         run_dir, monkeypatch):
+    """CTX_RUN_DIR=run in two project folders: no `run` folder appears in either (it made a
+    run dir, and a server, per folder); both are served by the one server in the default
+    run dir ($XDG_RUNTIME_DIR/cue-ctx here)."""
+    store_with("Staging DB is on port 6543")
+    xdg = Path(f"{run_dir}-xdg")  # short: a socket path is at most 100 bytes
+    xdg.mkdir(mode=0o700)
+    env = {"CTX_RUN_DIR": "run", "XDG_RUNTIME_DIR": str(xdg)}
+    folders = [tmp_path / "a", tmp_path / "b"]
+    try:
+        for folder in folders:
+            folder.mkdir()
+            proc = run_hook(ctx_bin, ["prompt-submit"], {}, env=env, cwd=folder)
+            assert proc.returncode == 0, proc.stderr
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(xdg))
+        monkeypatch.delenv("CTX_RUN_DIR")
+        wait_for_server()  # the one server, listening in the default run dir
+        for folder in folders:
+            proc = run_hook(ctx_bin, ["session-start"], start(cwd=str(folder)), env=env,
+                            cwd=folder, served=True)
+            assert proc.returncode == 0 and b"6543" in proc.stdout
+            assert [x.name for x in folder.iterdir()] == []
+    finally:
+        server.stop(str(xdg / "cue-ctx"))
+        shutil.rmtree(xdg, ignore_errors=True)
 
 
 def test_threads_are_counted_by_the_os():

@@ -22,8 +22,10 @@ and:
 The server itself never opens a database, reads a hook's input or holds memory contents
 (it imports modules, compiles patterns and opens the query embedder on constant texts); a
 child starts from that state, and everything it learns dies with it. The server exits after
-$CTX_HOOK_SERVER_IDLE seconds without a hook (default 1800), when its socket is taken over
-or removed, or when its code changed. `ctx hook-server status|stop` shows and ends it.
+$CTX_HOOK_SERVER_IDLE seconds without a hook (default 1800); within ORPHAN_TICK_S of its
+socket being taken over or removed (the run dir deleted: a logout empties
+$XDG_RUNTIME_DIR); when its code changed (checked by every hook, and every TICK_S).
+`ctx hook-server status|stop` shows and ends it.
 """
 from __future__ import annotations
 
@@ -71,7 +73,8 @@ WARM_REPLY = ('<ctx:remember type="decision" tags="tier:working">We use v1.2 of 
 WARM_SECRET_TEXT = ("export API_KEY=sk_live_0000 password: hunter2 "
                     "https://user:pass@example.com curl -u a:b 비밀번호는 x")
 WARM_QUERY = "how do we retry a declined payment? 결제 재시도는 어떻게 하나요?"
-TICK_S = 30.0  # how often an idle server checks its socket and its code
+TICK_S = 30.0  # how often an idle server checks its code (~0.4 ms: 70 files stat'ed)
+ORPHAN_TICK_S = 1.0  # how often it checks that its socket is still there (one stat)
 REHEARSE_AFTER_S = 0.2  # a spare left this long without a hook rehearses one (rehearse())
 SCRATCH_MAX_BYTES = 384 << 10  # a scratch store (a new one: 272 KB) and its log past this start anew
 READ_TIMEOUT_S = 5.0  # a client that connects and says nothing does not hold up the rest
@@ -185,7 +188,7 @@ def main(path: str) -> None:
     signal.signal(signal.SIGTERM, _exit_on_signal)  # `ctx hook-server stop`: tidy up first
     limit = settings.hook_server_idle_s()
     listener.setblocking(False)  # the spare waits in select(): it also watches its channel
-    last = time.monotonic()
+    last = checked = time.monotonic()
     spare = None
     told = False  # the spare was told to rehearse
     working: list[socket.socket] = []  # channels of children running a hook (`d` when done)
@@ -198,11 +201,17 @@ def main(path: str) -> None:
                 _send(spare, b"r")  # nobody is working: rehearse now (rehearse())
                 told = True
             watched = [spare, *working] if spare is not None else working
-            ready = select.select(watched, [], [], min(TICK_S, limit))[0]
+            now = time.monotonic()
+            ready = select.select(watched, [], [],
+                                  max(0.0, min(ORPHAN_TICK_S, last + limit - now)))[0]
             if not ready:  # a tick without a hook (or a fork that failed: tried again)
-                if (time.monotonic() - last > limit or code.changed(files)
-                        or not _still_ours(path, inode)):
-                    return
+                now = time.monotonic()
+                if now - last >= limit or not _still_ours(path, inode):
+                    return  # idle, or orphaned: its socket (or the run dir) was removed
+                if now - checked >= TICK_S:
+                    checked = now
+                    if code.changed(files):
+                        return
                 continue
             for channel in ready:
                 word = _receive(channel)
