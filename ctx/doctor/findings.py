@@ -35,6 +35,8 @@ from ctx.core.fingerprint import (
 )
 from ctx.core.model import TIER_PRIORITY
 from ctx.core.store import Store
+from ctx.doctor.slots import Slots, show_value, values_apart
+from ctx.doctor.slots import read as read_slots
 
 _QUALIFIERS = QUALIFIERS | frozenset(_stem(q) for q in QUALIFIERS)  # as analyse() writes them
 KINDS = ("duplicate", "contradiction", "stale", "orphan", "secret")
@@ -360,7 +362,9 @@ WORDS = 0.5
 SWAPPED = 2             # at most this many words swapped on each side: one sentence, two subjects
 NAMES_KEPT = 0.5        # across languages: share of the rarer side's Latin-script words kept
 DUPLICATE = 0.75        # closeness of a restatement
-CONTRADICTION = 0.55    # closeness of an update, with a sign of change (below)
+CONTRADICTION = 0.65    # closeness of an update, with a sign of change (below)
+TWO_SIGNS = 0.10        # …less by this when it has both: a value set apart and an update word
+REPLACED = 0.45         # closeness of an update whose newer text says the older's name is gone
 REVIEW = 0.40           # closeness from which --review asks about a pair the words cannot settle
 _UPDATE = (r"\b(?:now|moved|switched|no longer|replaced|upgraded|downgraded|raised|lowered|"
            r"changed|instead|bumped|migrated|reverted|anymore|from now on)\b"
@@ -382,6 +386,14 @@ class _Rarity:
 
     def __call__(self, token: str) -> float:
         return self.idf.get(token, self.unseen)
+
+    def slots(self, node: _Node) -> Slots:
+        """What the node's text sets (ctx/doctor/slots.py), once per text."""
+        memo = self.__dict__.setdefault("_slots", {})
+        got = memo.get(node.content)
+        if got is None:
+            got = memo[node.content] = read_slots(node.content)
+        return got
 
     def mass(self, tokens) -> float:
         idf, unseen = self.idf, self.unseen
@@ -419,10 +431,10 @@ def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity, *, undecided: boo
     and a pair that cannot reach an update's closeness is not looked at further)."""
     from ctx.core.fingerprint import Relation
 
-    least = REVIEW if undecided else CONTRADICTION
+    least = REVIEW if undecided else CONTRADICTION - TWO_SIGNS
     if cos + WORDS < least:
         return None  # not close enough even if every word were shared
-    if not a.text.tokens or not b.text.tokens or _qualified_apart(a.text, b.text):
+    if not a.text.tokens or not b.text.tokens:
         return None
     latin = a.text.hangul != b.text.hangul
     wa, mass_a = weigh.words(a.text, latin)
@@ -430,9 +442,21 @@ def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity, *, undecided: boo
     shared = wa & wb
     share = weigh.mass(shared) / min(mass_a, mass_b) if mass_a and mass_b else 0.0
     closeness = cos + WORDS * share
-    if closeness < least:
+    if closeness < min(least, REPLACED):
         return None
     cross = " (one Korean, one not)" if a.text.hangul != b.text.hangul else ""
+    sa, sb = weigh.slots(a), weigh.slots(b)
+    # A name of the older one the newer says is gone ("there is no Redux", "Detox 설정은
+    # 삭제함", "the PagerDuty account was closed") while it names another: one put in place
+    # of the other, whatever else the words say.
+    gone = sorted((sa.names - sa.gone) & sb.gone)
+    added = sorted(sb.names - sa.names - sb.gone)
+    if gone and added and closeness >= REPLACED:
+        return Relation("contradiction", closeness, "replaced",
+                        f"{', '.join(gone)} → {', '.join(added[:3])}: the newer says "
+                        f"{', '.join(gone)} is gone (the same subject by meaning, {closeness:.2f}{cross})")
+    if closeness < least or _qualified_apart(a.text, b.text):
+        return None
     undecided = Relation("undecided", closeness, "", f"about the same subject by meaning "
                          f"({closeness:.2f}{cross}); the words do not say whether it changed")
     if cross and share < NAMES_KEPT:
@@ -440,18 +464,24 @@ def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity, *, undecided: boo
     if _subjects_apart(a.text, b.text, wa, wb, shared, weigh):
         return undecided
     values = _values_apart(a.text, b.text)
+    slots_apart = values_apart(sa, sb)
     update = re.search(_UPDATE, b.content.casefold())
     if update and re.search(_UPDATE, a.content.casefold()):
         update = None  # both say "now …": two statements of one form, not one replacing the other
-    if closeness >= CONTRADICTION and (values or update):
-        only_a = sorted(a.text.values - b.text.values) if values else _rarest(wa - wb, weigh)
-        only_b = sorted(b.text.values - a.text.values) if values else _rarest(wb - wa, weigh)
-        what = ("port" if "port" in shared else "version" if any("." in v for v in only_a + only_b)
-                else "value") if values else "update"
+    signs = bool(slots_apart) + bool(update)
+    if signs and closeness >= CONTRADICTION - TWO_SIGNS * (signs - 1):
         said = f"; the newer says \"{update.group(0)}\"" if update else ""
+        if slots_apart:
+            what = {"number": "value", "clock": "time"}.get(slots_apart[0][0].split("/")[0], "value"
+                                                           if slots_apart[0][0][0] == "=" else
+                                                           slots_apart[0][0].split("/")[0])
+            differs = "; ".join(f"{kind.lstrip('=')}: {', '.join(map(show_value(kind), va))} → "
+                                f"{', '.join(map(show_value(kind), vb))}" for kind, va, vb in slots_apart)
+        else:
+            what = "update"
+            differs = f"{', '.join(_rarest(wa - wb, weigh)) or '…'} → {', '.join(_rarest(wb - wa, weigh)) or '…'}"
         return Relation("contradiction", closeness, what,
-                        f"{', '.join(only_a) or '…'} → {', '.join(only_b) or '…'} "
-                        f"(the same subject by meaning, {closeness:.2f}{cross}){said}")
+                        f"{differs} (the same subject by meaning, {closeness:.2f}{cross}){said}")
     if closeness >= DUPLICATE and not values:
         return Relation("duplicate", closeness, "restatement",
                         f"the same by meaning ({cos:.2f} alike after language centring, "

@@ -1,0 +1,59 @@
+"""What a memory sets (ctx/doctor/slots.py): typed values in English and Korean, and the
+names a newer note says are gone — the evidence `ctx doctor` names for an update."""
+from ctx.doctor.slots import read, show_value, values_apart
+
+
+def test_units_are_applied_across_languages():
+    a, b = read("Access tokens expire after 15 minutes."), read("access token 만료 60분으로 늘림")
+    assert ("duration", 900.0) in a.values and ("duration", 3600.0) in b.values
+    assert values_apart(a, b) == [("duration", [900.0], [3600.0])]
+    same = read("토큰은 15분 뒤 만료")
+    assert values_apart(a, same) == []
+
+
+def test_sizes_rates_versions_ports_and_keys():
+    s = read("Max upload 2 GB, `pool_size=10`, limit 60 req/min, Python 3.12, port 8040")
+    kinds = dict(s.values)
+    assert kinds["size"] == 2 * (1 << 30)
+    assert kinds["=pool_size"] == 10
+    assert kinds["number/min"] == 60
+    assert kinds["version"] == 3_012_000
+    assert kinds["port"] == 8040
+    assert show_value("version")(3_012_000) == "3.12"
+
+
+def test_times_weekdays_and_cron():
+    en, ko = read("Backup runs at 02:00 UTC every Tuesday"), read("백업은 매주 목요일 새벽 3시 반")
+    assert ("clock", 120) in en.values and ("clock", 210) in ko.values
+    assert en.weekdays == {1} and ko.weekdays == {3}
+    apart = {k: (va, vb) for k, va, vb in values_apart(en, ko)}
+    assert apart["weekday"] == ([1], [3]) and apart["clock"] == ([120], [210])
+    assert ("clock", 18 * 60 + 30) in read("schedule is `30 18 * * *` (UTC)").values
+
+
+def test_names_said_gone_in_both_languages():
+    assert "redux" in read("App state is Zustand stores; there is no Redux in the app.").gone
+    assert "circleci" in read("We build on GitHub Actions; we have no CircleCI account.").gone
+    assert "pagerduty" in read("Paging runs through Opsgenie; the PagerDuty account was closed.").gone
+    ko = read("앱 E2E는 Maestro로 옮김. Detox 설정은 삭제함")
+    assert "detox" in ko.gone and "maestro" not in ko.gone  # moved *to* Maestro
+    assert read("Tests use Detox.").gone == frozenset()
+
+
+def test_a_newer_note_that_drops_the_older_name_is_an_update_with_its_evidence():
+    from ctx.core.fingerprint import analyse
+    from ctx.doctor.findings import _Node, _Rarity, by_meaning
+
+    def node(i, text, when):
+        return _Node(i, "fact", text, when, when, None, (), analyse(text))
+
+    nodes = {n.id: n for n in (
+        node("A", "Global state lives in Redux Toolkit; new slices go in src/store/slices.", "2026-01-01"),
+        node("B", "App global state is Zustand stores under src/stores — there is no Redux in the app.",
+             "2026-06-01"),
+        node("C", "Booking IDs are ULIDs.", "2026-01-01"))}
+    rel = by_meaning(nodes["A"], nodes["B"], 0.5, _Rarity(nodes), undecided=False)
+    assert rel is not None and rel.kind == "contradiction" and rel.subkind == "replaced"
+    assert "redux → " in rel.evidence and "zustand" in rel.evidence
+    # far apart by meaning: nothing, whatever the names say
+    assert by_meaning(nodes["C"], nodes["B"], 0.05, _Rarity(nodes), undecided=False) is None
