@@ -148,11 +148,13 @@ def read(text: str) -> Slots:
                  or (word[0].isupper() and not sentence_start) or any(s <= start < e for s, e, _ in spans))
         if not looks:
             continue
-        names.add(lw)
+        # a path or a pair written as one ("page/per_page"): the whole and each part
+        parts = {lw, *(p for p in re.split(r"[/,]", lw) if len(p) > 1 and p not in _COMMON)}
+        names |= parts
         before, after = text[max(0, start - 25):start], text[m.end():m.end() + 40]
         if _GONE_BEFORE.search(before) or (not korean and _GONE_AFTER.search(after)) or (
                 korean and _GONE_KO.search(after)):
-            gone.add(lw)
+            gone |= parts
     return Slots(frozenset(values), frozenset(names), frozenset(gone), weekdays)
 
 

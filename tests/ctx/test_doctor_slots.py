@@ -57,3 +57,10 @@ def test_a_newer_note_that_drops_the_older_name_is_an_update_with_its_evidence()
     assert "redux → " in rel.evidence and "zustand" in rel.evidence
     # far apart by meaning: nothing, whatever the names say
     assert by_meaning(nodes["C"], nodes["B"], 0.05, _Rarity(nodes), undecided=False) is None
+
+
+def test_a_pair_written_as_one_name_counts_part_by_part():
+    old = read("List endpoints use offset pagination (`?page=&per_page=`).")
+    new = read("All list endpoints are cursor-paginated; page/per_page params are ignored.")
+    assert {"page", "per_page"} <= new.gone and "cursor-paginated" in new.names - new.gone
+    assert {"page", "per_page"} <= old.names - old.gone
