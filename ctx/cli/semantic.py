@@ -86,16 +86,25 @@ def index_cmd(
     Example: ctx index --rebuild
     """
     from ctx.semantic import index
-    from ctx.semantic.embed import get_embedder
+    from ctx.semantic.embed import english_companion, get_embedder
 
     embedder = get_embedder(bulk=True)
+    companion = english_companion(embedder.model_id, bulk=True)
     callback, close = progress_bar("indexing")
     try:
         with _open() as store:
             run = index.rebuild if rebuild else index.update
-            report = run(store.conn, embedder, progress=callback)
+            keep = (companion.model_id,) if companion is not None else ()
+            report = run(store.conn, embedder, progress=callback, keep=keep)
             close()
             info = {"index": index.stats(store.conn, embedder.model_id), "run": report.to_dict()}
+            if companion is not None:  # English fusion: MiniLM's vectors of the English notes
+                callback, close = progress_bar("indexing English (MiniLM)")
+                extra = index.update(store.conn, companion, progress=callback,
+                                     keep=(embedder.model_id,))
+                close()
+                info["english"] = {"index": index.stats(store.conn, companion.model_id),
+                                   "run": extra.to_dict()}
     finally:
         close()
     out = resolve(fmt, single=True)
@@ -109,6 +118,10 @@ def index_cmd(
     st = info["index"]
     print(f"index: {st['nodes_embedded']}/{st['nodes']} nodes, {st['chunks']} chunks, "
           f"{st['segments']} segment(s), {st['bytes'] / 1e6:.1f} MB ({st['model']})")
+    if "english" in info:
+        en = info["english"]["index"]
+        print(f"English (fusion): {en['chunks']} chunks of the English nodes, "
+              f"{en['bytes'] / 1e6:.1f} MB ({en['model']})")
 
 
 # ------------------------------------------------------------------------------ session

@@ -26,7 +26,7 @@ through Typer too; everything else reads them here.
 | CTX_SEMANTIC_DEADLINE | seconds before prompt-submit falls back to keywords | 1.5 |
 | CTX_EMBED_THREADS | onnxruntime threads for embedding | onnxruntime's |
 | CTX_MODEL | the embedding model: multilingual-e5-small or all-MiniLM-L6-v2 | multilingual-e5-small |
-| CTX_ENGLISH_FUSION | 1: English questions also ranked with the English MiniLM (docs/retrieval.md) | off |
+| CTX_ENGLISH_FUSION | 0/off: English questions ranked by e5 alone, not also by MiniLM (docs/retrieval.md) | on |
 | CTX_MODEL_DIR | the folder the models are built in (one subfolder each) | inside the venv |
 | CTX_PROJECT | the project (a name; `global` = none), instead of the folder's | - |
 | CTX_SECRETS | what writes do with credentials: redact, refuse, allow | redact |
@@ -64,7 +64,7 @@ EXAMPLES = {
     "CTX_SEMANTIC_DEADLINE": "0.001",
     "CTX_EMBED_THREADS": "1",
     "CTX_MODEL": "all-MiniLM-L6-v2",
-    "CTX_ENGLISH_FUSION": "1",
+    "CTX_ENGLISH_FUSION": "0",
     "CTX_MODEL_DIR": "~/no-models",
     "CTX_PROJECT": "global",
     "CTX_SECRETS": "refuse",
@@ -235,9 +235,10 @@ def model_name() -> str | None:
 
 
 def english_fusion() -> bool:
-    """$CTX_ENGLISH_FUSION (off by default): an English query's ranking averages
-    multilingual-e5's similarity with the English MiniLM's (ctx.semantic.search)."""
-    return os.environ.get("CTX_ENGLISH_FUSION", "").strip().lower() not in ("", *OFF_WORDS)
+    """$CTX_ENGLISH_FUSION (on by default; 0/off/false turns it off): an English query's
+    ranking averages multilingual-e5's similarity with the English MiniLM's
+    (ctx.semantic.search)."""
+    return os.environ.get("CTX_ENGLISH_FUSION", "").strip().lower() not in OFF_WORDS
 
 
 def semantic_number(name: str) -> float | None:

@@ -86,10 +86,12 @@ def build(where: Path | None = None, *, force: bool = False, name: str | None = 
         if name == E5:
             extra = _write_e5(weights, tokenizer, tmp, check=check)
         else:
+            from ctx.semantic import minilm_numpy
             from ctx.semantic.onnx_graph import build_graph
 
             _save_external(build_graph(src), tmp)
             shutil.copyfile(src / "tokenizer.json", tmp / "tokenizer.json")
+            minilm_numpy.write(src, tmp)
             extra = {"prior_centers": _write_prior_centers(tmp, name)}
         (tmp / "manifest.json").write_text(json.dumps({
             "name": name, "model_id": spec.model_id, "builder_version": BUILDER_VERSION,

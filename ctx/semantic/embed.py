@@ -230,3 +230,67 @@ def get_embedder(*, bulk: bool = False):
     files = require()
     with _lock:
         return _cached(files, bulk)
+
+
+# ------------------------------------------------------------------ the English companion
+
+def _english(text: str) -> bool:
+    """Text English fusion reads with MiniLM: no Hangul (MiniLM reads English only)."""
+    return not any("\uac00" <= ch <= "\ud7a3" for ch in text)
+
+
+class EnglishCompanion:
+    """all-MiniLM-L6-v2 beside multilingual-e5 (English fusion, ctx.semantic.search): it
+    indexes the store's English notes only (`wants`: ctx.semantic.index marks the others
+    done with no chunks). Passages through onnxruntime (`bulk`: `ctx index`, `ctx search`),
+    or — on the hooks' path, for the few new notes a prompt finds — one by one through the
+    numpy encoder, which the hook server preloads (no onnxruntime import on a prompt)."""
+
+    def __init__(self, files: ModelFiles, *, bulk: bool = False):
+        self.files = files
+        self.model_id = files.model_id
+        self.bulk = bulk
+        self._onnx = None
+        self._numpy = None
+
+    @staticmethod
+    def wants(content: str) -> bool:
+        return _english(content)
+
+    @property
+    def query(self):
+        if self._numpy is None:
+            from ctx.semantic.minilm_numpy import MiniLMQuery
+
+            self._numpy = MiniLMQuery(self.files.dir, self.files.spec.max_tokens)
+        return self._numpy
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.query.embed_query(text)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.query.embed_queries(texts)
+
+    def embed(self, texts: list[str], *, batch_size: int = 16) -> np.ndarray:
+        if not self.bulk:
+            return self.query.embed_queries(texts)  # MiniLM: a passage is embedded as a query
+        if self._onnx is None:
+            self._onnx = Embedder(self.files, bulk=True)
+        return self._onnx.embed(texts, batch_size=batch_size)
+
+
+@lru_cache(maxsize=4)
+def _companion(files: ModelFiles, bulk: bool) -> EnglishCompanion:
+    return EnglishCompanion(files, bulk=bulk)
+
+
+def english_companion(main_model_id: str, *, bulk: bool = False) -> EnglishCompanion | None:
+    """The process-wide English companion for a store indexed by `main_model_id`, or None
+    (fusion off, another main model, MiniLM not built: ctx.semantic.model.english_companion)."""
+    from ctx.semantic.model import english_companion as files_for
+
+    files = files_for(main_model_id)
+    if files is None:
+        return None
+    with _lock:
+        return _companion(files, bulk)

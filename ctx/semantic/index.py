@@ -231,6 +231,7 @@ def ensure(conn: sqlite3.Connection, embedder, *, progress: Progress | None = No
     Memory stays bounded by one batch, whatever the size of a node."""
     t0 = time.perf_counter()
     model_id = embedder.model_id
+    wants = getattr(embedder, "wants", None)
     report = IndexReport(model_id)
     if missing_count(conn, model_id) == 0:
         report.seconds = time.perf_counter() - t0
@@ -268,7 +269,9 @@ def ensure(conn: sqlite3.Connection, embedder, *, progress: Progress | None = No
         if row is None:
             continue
         content = row[0]
-        chunks = chunk_text(content)
+        # an embedder for some texts only (the English companion: ctx.semantic.embed) marks
+        # the others done with no chunks, so they are not looked at again
+        chunks = chunk_text(content) if wants is None or wants(content) else []
         have = {idx for (idx,) in conn.execute(
             "SELECT idx FROM chunks WHERE node_id = ? AND model = ?", (node_id, model_id))}
         pending = [c for c in chunks if c.idx not in have]
@@ -443,8 +446,10 @@ def verify(conn: sqlite3.Connection, model_id: str) -> int:
     return len(stale)
 
 
-def drop(conn: sqlite3.Connection, *, keep_model: str | None = None) -> int:
-    """Delete the index (every model's, or all but `keep_model`). Returns chunks dropped."""
+def drop(conn: sqlite3.Connection, *, keep_model: str | None = None,
+         also_keep: tuple[str, ...] = ()) -> int:
+    """Delete the index (every model's, or all but `keep_model` and `also_keep`). Returns
+    chunks dropped."""
     with transaction(conn):
         if keep_model is None:
             n = conn.execute("DELETE FROM chunks").rowcount
@@ -452,22 +457,29 @@ def drop(conn: sqlite3.Connection, *, keep_model: str | None = None) -> int:
             conn.execute("DELETE FROM vector_segments")
             conn.execute("DELETE FROM dead_chunks")
         else:
-            n = conn.execute("DELETE FROM chunks WHERE model != ?", (keep_model,)).rowcount
-            conn.execute("DELETE FROM embedded_nodes WHERE model != ?", (keep_model,))
-            conn.execute("DELETE FROM vector_segments WHERE model != ?", (keep_model,))
+            kept = (keep_model, *also_keep)
+            marks = ",".join("?" * len(kept))
+            n = conn.execute(f"DELETE FROM chunks WHERE model NOT IN ({marks})", kept).rowcount
+            conn.execute(f"DELETE FROM embedded_nodes WHERE model NOT IN ({marks})", kept)
+            conn.execute(f"DELETE FROM vector_segments WHERE model NOT IN ({marks})", kept)
     return n
 
 
-def rebuild(conn: sqlite3.Connection, embedder, *, progress: Progress | None = None) -> IndexReport:
+def rebuild(conn: sqlite3.Connection, embedder, *, progress: Progress | None = None,
+            keep: tuple[str, ...] = ()) -> IndexReport:
+    """`ctx index --rebuild`: drop every vector (`keep` is for update()'s signature: the
+    caller rebuilds the English companion after) and embed everything again."""
     drop(conn)
     report = ensure(conn, embedder, progress=progress, compact_small=False)
     report.compacted = compact(conn, embedder.model_id, full=True)
     return report
 
 
-def update(conn: sqlite3.Connection, embedder, *, progress: Progress | None = None) -> IndexReport:
-    """`ctx index`: drop other models' vectors, re-check hashes, embed what is missing, compact."""
-    drop(conn, keep_model=embedder.model_id)
+def update(conn: sqlite3.Connection, embedder, *, progress: Progress | None = None,
+           keep: tuple[str, ...] = ()) -> IndexReport:
+    """`ctx index`: drop other models' vectors (but `keep`'s: the English companion's),
+    re-check hashes, embed what is missing, compact."""
+    drop(conn, keep_model=embedder.model_id, also_keep=keep)
     foreign = conn.execute("SELECT count(*) FROM vector_segments WHERE model = ? "
                            "AND length(vectors) != count * (dim + 4)", (embedder.model_id,)).fetchone()[0]
     if foreign:  # written in an older layout: start this model's index over
@@ -515,10 +527,12 @@ def drop_orphans(conn: sqlite3.Connection) -> int:
 
 
 def indexed_model(conn: sqlite3.Connection) -> str | None:
-    """The model with the most embedded nodes in this store (None: no index)."""
+    """The model with the most embedded nodes in this store (None: no index). On a tie, not
+    the English companion (all-MiniLM beside multilingual-e5: it marks every node, the
+    Korean ones with no chunks)."""
     try:
         row = conn.execute("SELECT model, count(*) AS n FROM embedded_nodes GROUP BY model "
-                           "ORDER BY n DESC LIMIT 1").fetchone()
+                           "ORDER BY n DESC, model LIKE 'all-MiniLM%' LIMIT 1").fetchone()
     except sqlite3.OperationalError:
         return None
     return row[0] if row else None

@@ -136,9 +136,25 @@ def locate(where: Path | None = None) -> ModelFiles | None:
 
         needed += [where / "word_q4.bin", where / "embed_extra.npy", where / "query_f32.bin",
                    where / "query_f32.json", *(where / n for n in FILES)]
+    else:  # the numpy query path (English fusion on the hooks' path: ctx.semantic.minilm_numpy)
+        from ctx.semantic.minilm_numpy import FILES as MINILM_FILES
+
+        needed += [where / n for n in MINILM_FILES]
     if not all(p.is_file() for p in needed):
         return None
     return files
+
+
+def english_companion(main_model_id: str) -> ModelFiles | None:
+    """all-MiniLM-L6-v2's files when English fusion applies (on — CTX_ENGLISH_FUSION, the
+    default — the main model multilingual-e5, MiniLM built), else None: its vectors of the
+    store's English notes sit beside e5's and an English query reads both
+    (ctx.semantic.search). Cheap: a stat and a small JSON read."""
+    from ctx.core.settings import english_fusion
+
+    if not english_fusion() or not main_model_id.startswith(E5):
+        return None
+    return locate(model_dir(MINILM))
 
 
 def require(where: Path | None = None) -> ModelFiles:

@@ -310,7 +310,9 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
         _apply_mask(vectors, scores, bad, good)
         result.eligible_chunks = int((scores > -1.5).sum()) if len(scores) else 0
         sem = _semantic_hits(conn, vectors, scores, options.top_k)
-        second = _english_second(conn, text, options, elig, model_id)
+        second = _english_second(conn, text, options, elig, model_id, ensure_index=ensure_index,
+                                 index_deadline=index_deadline, progress=progress) \
+            if options.mode == "hybrid" else None
         if second is not None:
             have = {h.node_id for h in sem}
             sem += [Hit(h.node_id, 0, semantic_rank=h.semantic_rank) for h in second[2]
@@ -533,27 +535,43 @@ def _keyword_hits(conn, text: str, limit: int, where: str, params: list,
             for i, (node_id, r) in enumerate(hits[:limit], 1)]
 
 
-def _english_second(conn, text, options, elig, model_id):
-    """With CTX_ENGLISH_FUSION on, an English query under multilingual-e5 also reads the
-    English MiniLM's vectors (indexed here the first time): (vectors, scores, top hits),
-    else None. The MiniLM's best chunks join the candidates; _blend_english mixes the scores."""
-    from ctx.core.settings import english_fusion
+COMPANION_JIT_CHUNKS = 8  # English notes a prompt embeds for the companion (numpy, ~10 ms each)
 
-    if not english_fusion() or not model_id.startswith("multilingual-e5") or _HANGUL.search(text):
+
+def _english_second(conn, text, options, elig, model_id, *, ensure_index: bool = True,
+                    index_deadline: float | None = None, progress=None):
+    """English fusion (on by default; CTX_ENGLISH_FUSION=0 turns it off): an English query
+    under multilingual-e5 also reads all-MiniLM-L6-v2's vectors of the store's English notes
+    — (vectors, scores, top hits), else None. The MiniLM's best chunks join the candidates;
+    _blend_english mixes the scores. Its query runs in numpy (ctx.semantic.minilm_numpy).
+
+    Indexing: `ctx index` builds these vectors beside e5's; a search without a deadline
+    (`ctx search`) embeds what is missing first, with its progress bar; a prompt (deadline)
+    embeds at most COMPANION_JIT_CHUNKS new English chunks in numpy, and while most of the
+    store has no MiniLM vectors yet it ranks by e5 alone (never a bulk index on Claude's path)."""
+    if _HANGUL.search(text):
         return None
     from ctx.semantic import index
-    from ctx.semantic.embed import _cached
-    from ctx.semantic.model import MINILM, locate, model_dir
+    from ctx.semantic.embed import english_companion
 
-    files = locate(model_dir(MINILM))
-    if files is None:
+    hook = index_deadline is not None
+    comp = english_companion(model_id, bulk=not hook)
+    if comp is None:
         return None
-    mini = _cached(files, False)
-    if index.missing_count(conn, files.model_id):
-        index.ensure(conn, mini)
-    mv = index.load_vectors(conn, files.model_id)
-    ms = mv.scores(mini.embed_one(text))
-    bad, good = _ineligible(conn, files.model_id, options, elig)
+    missing = index.missing_count(conn, comp.model_id)
+    if missing and ensure_index:
+        if hook:
+            index.ensure(conn, comp, deadline=index_deadline, max_chunks=COMPANION_JIT_CHUNKS)
+        else:
+            index.ensure(conn, comp, progress=progress)
+        missing = index.missing_count(conn, comp.model_id)
+    if missing and missing * 2 >= conn.execute("SELECT count(*) FROM nodes").fetchone()[0]:
+        return None  # most notes not indexed by MiniLM yet: e5 alone
+    mv = index.load_vectors(conn, comp.model_id)
+    if not len(mv):
+        return None
+    ms = mv.scores(comp.embed_query(text))
+    bad, good = _ineligible(conn, comp.model_id, options, elig)
     _apply_mask(mv, ms, bad, good)
     return mv, ms, _semantic_hits(conn, mv, ms, options.top_k)
 

@@ -35,14 +35,58 @@ def _sims(conn, by_id, query):
 
 def test_fusion_blends_english_notes_only_and_only_for_english_queries(tmp_path, monkeypatch):
     conn, by_id = _store(tmp_path)
-    monkeypatch.delenv("CTX_ENGLISH_FUSION", raising=False)
+    monkeypatch.setenv("CTX_ENGLISH_FUSION", "0")
     plain = _sims(conn, by_id, "Why is checkout slow?")
     plain_ko = _sims(conn, by_id, "배포는 언제 하나요?")
-    monkeypatch.setenv("CTX_ENGLISH_FUSION", "1")
+    monkeypatch.delenv("CTX_ENGLISH_FUSION", raising=False)  # on by default
     fused = _sims(conn, by_id, "Why is checkout slow?")
     assert fused[NOTES[3]] == plain[NOTES[3]]  # a Korean note keeps e5's score
     assert fused[NOTES[1]] != plain[NOTES[1]]  # an English note's is blended
     assert max(fused, key=fused.get) == NOTES[1]  # and the checkout note still leads
     assert _sims(conn, by_id, "배포는 언제 하나요?") == plain_ko  # a Korean query: e5 alone
-    monkeypatch.setenv("CTX_ENGLISH_FUSION", "0")
+    monkeypatch.setenv("CTX_ENGLISH_FUSION", "off")
     assert _sims(conn, by_id, "Why is checkout slow?") == plain
+
+
+def test_minilm_indexes_english_notes_only(tmp_path, monkeypatch):
+    monkeypatch.delenv("CTX_ENGLISH_FUSION", raising=False)
+    conn, by_id = _store(tmp_path)
+    from ctx.semantic import index
+    from ctx.semantic.model import MINILM, MODELS
+
+    mini = MODELS[MINILM].model_id
+    _sims(conn, by_id, "Why is checkout slow?")  # a search without a deadline indexes MiniLM
+    assert index.missing_count(conn, mini) == 0
+    chunked = {n for (n,) in conn.execute("SELECT DISTINCT node_id FROM chunks WHERE model = ?", (mini,))}
+    assert {by_id[n] for n in chunked} == set(NOTES[:3])  # the Korean note: marked, no chunks
+    assert index.indexed_model(conn).startswith("multilingual-e5")  # a tie goes to e5
+
+
+def test_the_hook_path_never_bulk_indexes_minilm(tmp_path, monkeypatch):
+    """A store without MiniLM vectors ranks a prompt by e5 alone: a deadline search embeds at
+    most a few English chunks for MiniLM (numpy), and blends nothing while most are missing."""
+    import time
+
+    from ctx.core.store import Store
+    from ctx.semantic import index
+    from ctx.semantic.model import MINILM, MODELS
+    from ctx.semantic.search import COMPANION_JIT_CHUNKS, SearchOptions, search
+
+    monkeypatch.delenv("CTX_ENGLISH_FUSION", raising=False)
+    conn, by_id = _store(tmp_path)
+    more = Store(conn).add_many({"content": f"Runbook step {i}: restart worker pool {i} after the "
+                                 f"queue drains", "type": "fact"} for i in range(30))
+    from ctx.semantic.embed import get_embedder
+
+    index.ensure(conn, get_embedder())
+    conn.commit()
+    by_id.update({n.id: n.content for n in more})
+    mini = MODELS[MINILM].model_id
+    monkeypatch.setenv("CTX_ENGLISH_FUSION", "0")
+    plain = {h.node_id: h.similarity for h in search(conn, "Why is checkout slow?").candidates}
+    monkeypatch.delenv("CTX_ENGLISH_FUSION")
+    r = search(conn, "Why is checkout slow?", SearchOptions(),
+               index_deadline=time.monotonic() + 5, index_max_chunks=32)
+    stored = conn.execute("SELECT count(*) FROM chunks WHERE model = ?", (mini,)).fetchone()[0]
+    assert 0 < stored <= COMPANION_JIT_CHUNKS
+    assert {h.node_id: h.similarity for h in r.candidates} == plain  # e5 alone meanwhile

@@ -63,6 +63,7 @@ PRELOAD = (
 SEMANTIC_PRELOAD = (
     "numpy", "ctx.semantic.chunk", "ctx.semantic.embed", "ctx.semantic.index",
     "ctx.semantic.e5_tokenizer", "ctx.semantic.e5_graph", "ctx.semantic.e5_numpy",
+    "ctx.semantic.minilm_numpy",
 )
 # Texts that exercise what a hook compiles on first use (regular expressions the re module
 # then keeps, rules of the secret scanner): warmed once here, pure functions on constants.
@@ -128,7 +129,13 @@ def _open_query_embedder() -> None:
             return
         from ctx.semantic.embed import get_embedder
 
-        get_embedder().embed_query(WARM_QUERY)
+        embedder = get_embedder()
+        embedder.embed_query(WARM_QUERY)
+        from ctx.semantic.embed import english_companion
+
+        companion = english_companion(embedder.model_id)  # English fusion's MiniLM, numpy too
+        if companion is not None:
+            companion.embed_query(WARM_QUERY)
     except Exception:  # noqa: BLE001, S110 — an optimisation: the hook opens it (and says why not)
         pass
 
