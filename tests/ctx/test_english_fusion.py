@@ -2,6 +2,8 @@
 English MiniLM for English notes; Korean notes and Korean queries keep e5's alone. Real weights."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 NOTES = ["Deploys go out on Tuesdays only",
@@ -90,3 +92,55 @@ def test_the_hook_path_never_bulk_indexes_minilm(tmp_path, monkeypatch):
     stored = conn.execute("SELECT count(*) FROM chunks WHERE model = ?", (mini,)).fetchone()[0]
     assert 0 < stored <= COMPANION_JIT_CHUNKS
     assert {h.node_id: h.similarity for h in r.candidates} == plain  # e5 alone meanwhile
+
+
+PARAPHRASES = (  # questions of retrieval.json that share no word with the note answering them
+    "How long can someone stay signed in before their credential goes stale?",
+    "What stops someone from guessing a login over and over?",
+    "Are we allowed to write someone's contact details into diagnostic output?",
+)
+
+
+@pytest.fixture(scope="module")
+def english_store(tmp_path_factory):
+    """The old English retrieval set (tune half, 178 notes), indexed as `ctx index` does."""
+    from bench import retrieval_eval as ev
+    from ctx.core import db
+    from ctx.semantic import index
+    from ctx.semantic.embed import english_companion, get_embedder
+    from ctx.semantic.model import MINILM, locate, model_dir
+
+    if locate() is None or locate(model_dir(MINILM)) is None:
+        pytest.skip("the embedding models are not built")
+    data = ev.load_set(Path(__file__).parent / "data" / "retrieval.json")
+    conn = db.connect(str(tmp_path_factory.mktemp("en") / "r.db"))
+    ids = ev.populate(conn, data)
+    e5 = get_embedder(bulk=True)
+    index.update(conn, e5)
+    index.update(conn, english_companion(e5.model_id, bulk=True), keep=(e5.model_id,))
+    conn.commit()
+    answers = {q["query"]: [ids[k] for k, g in q["labels"].items() if g == 2]
+               for q in data["queries"] if q["query"] in PARAPHRASES}
+    yield conn, answers
+    conn.close()
+
+
+def test_an_english_paraphrase_with_no_shared_word_is_found_by_default(english_store, monkeypatch):
+    """e5 alone ranks these answers below the top 5 of 178 notes; with MiniLM beside it (the
+    default) they are in the top 5 — the questions share no word with their notes
+    (test_semantic_retrieval checks that)."""
+    from ctx.semantic.search import SearchOptions, search
+
+    conn, answers = english_store
+    assert set(answers) == set(PARAPHRASES)
+
+    def rank(query):
+        ranked = [h.node_id for h in search(conn, query, SearchOptions(top_k=20)).candidates]
+        return min((ranked.index(a) + 1 for a in answers[query] if a in ranked), default=99)
+
+    monkeypatch.delenv("CTX_ENGLISH_FUSION", raising=False)
+    fused = {q: rank(q) for q in answers}
+    monkeypatch.setenv("CTX_ENGLISH_FUSION", "0")
+    alone = {q: rank(q) for q in answers}
+    assert all(r <= 5 for r in fused.values()), fused
+    assert all(r > 5 for r in alone.values()), alone
