@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from cue.core.errors import CueError
 from cue.core.settings import env_name
 from cue.core.timespec import parse_duration
 from cuectx.files import replace_file
+from cuectx.value import Value
 
 BACKENDS = ("cloud", "local", "server")
 
@@ -28,14 +28,17 @@ class ConfigError(CueError):
     """The config file or a setting is missing or invalid."""
 
 
-@dataclass(frozen=True)
-class Setting:
-    key: str
-    type: type
-    default: Any
-    help: str
-    choices: tuple[str, ...] = ()
-    check: Any = None  # extra validation: a callable that raises CueError with a sentence
+class Setting(Value):
+    __slots__ = ("check", "choices", "default", "help", "key", "type")
+
+    def __init__(self, key: str, type: type, default: Any, help: str, choices: tuple[str, ...] = (),
+                 check: Any = None) -> None:
+        self.key = key
+        self.type = type
+        self.default = default
+        self.help = help
+        self.choices = choices
+        self.check = check  # extra validation: a callable that raises CueError with a sentence
 
 
 # `cue record`'s exclusions by default: password managers, private browsing, password
@@ -166,12 +169,14 @@ SETTINGS: tuple[Setting, ...] = (
 BY_KEY = {s.key: s for s in SETTINGS}
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Value):
     """Effective settings: `values[key]` typed, `sources[key]` in {default, file, env}."""
 
-    values: dict[str, Any]
-    sources: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("sources", "values")
+
+    def __init__(self, values: dict[str, Any], sources: dict[str, str] | None = None) -> None:
+        self.values = values
+        self.sources = {} if sources is None else sources
 
     def __getitem__(self, key: str) -> Any:
         return self.values[key]

@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from cue.core import db, paths
+from cuectx.value import Value
 
 META_KEY = "scrub_version"
 # (table, column) pairs holding text that must be scrubbed.
@@ -26,12 +26,14 @@ TARGETS: tuple[tuple[str, str], ...] = (("digests", "summary"), ("digests", "rea
                                         ("memory", "content"))
 
 
-@dataclass(frozen=True)
-class BackfillResult:
-    version: int  # the scrub version now recorded
-    previous: int  # the version found
-    rows: int  # rows whose text changed
-    files: tuple[str, ...]  # files whose text changed
+class BackfillResult(Value):
+    __slots__ = ("files", "previous", "rows", "version")
+
+    def __init__(self, version: int, previous: int, rows: int, files: tuple[str, ...]) -> None:
+        self.version = version  # the scrub version now recorded
+        self.previous = previous  # the version found
+        self.rows = rows  # rows whose text changed
+        self.files = files  # files whose text changed
 
     @property
     def ran(self) -> bool:

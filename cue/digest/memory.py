@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
-from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from cue.core.timespec import iso_utc
 from cue.llm import Outcome, complete_text_with_policy
 from cue.llm.errors import BackendError
 from cuectx.files import replace_file
+from cuectx.value import Value
 
 SECTIONS = ("Ongoing projects", "Open loops", "Recurring patterns", "Recently finished")
 NOTES = "Notes"  # where a reply's text goes when it is outside the four sections
@@ -66,14 +66,16 @@ class MemoryNotUpdated(BackendError):
     """The model could not answer; nothing was written and the previous memory stays."""
 
 
-@dataclass(frozen=True)
-class DigestText:
+class DigestText(Value):
     """One `ok` digest as a consumer sees it: its window and its scrubbed summary."""
 
-    id: int
-    window_start: float
-    window_end: float
-    text: str
+    __slots__ = ("id", "text", "window_end", "window_start")
+
+    def __init__(self, id: int, window_start: float, window_end: float, text: str) -> None:
+        self.id = id
+        self.window_start = window_start
+        self.window_end = window_end
+        self.text = text
 
     def line(self) -> str:
         start = datetime.fromtimestamp(self.window_start, UTC)
@@ -83,26 +85,34 @@ class DigestText:
         return f"[{span} UTC] {' '.join(self.text.split())}"
 
 
-@dataclass(frozen=True)
-class Memory:
+class Memory(Value):
     """One `memory` row; `content` is exactly what memory.md holds."""
 
-    id: int | None
-    created_at: float
-    content: str
-    backend: str
-    model: str | None
-    fell_back: bool
-    digest_count: int
-    digests_from: float | None
-    digests_through: float | None
-    last_digest_id: int | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    timings: dict[str, float | None] = field(default_factory=dict)
+    __slots__ = ("backend", "content", "created_at", "digest_count", "digests_from",
+                 "digests_through", "fell_back", "id", "input_tokens", "last_digest_id", "model",
+                 "output_tokens", "timings")
+
+    def __init__(self, id: int | None, created_at: float, content: str, backend: str,
+                 model: str | None, fell_back: bool, digest_count: int, digests_from: float | None,
+                 digests_through: float | None, last_digest_id: int | None = None,
+                 input_tokens: int | None = None, output_tokens: int | None = None,
+                 timings: dict[str, float | None] | None = None) -> None:
+        self.id = id
+        self.created_at = created_at
+        self.content = content
+        self.backend = backend
+        self.model = model
+        self.fell_back = fell_back
+        self.digest_count = digest_count
+        self.digests_from = digests_from
+        self.digests_through = digests_through
+        self.last_digest_id = last_digest_id
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.timings = {} if timings is None else timings
 
     def to_dict(self) -> dict:
-        d = asdict(self)
+        d = {**self.as_dict(), "timings": dict(self.timings)}
         d["created_at"] = iso_utc(self.created_at)
         d["digests_from"] = _iso(self.digests_from)
         d["digests_through"] = _iso(self.digests_through)
@@ -127,15 +137,18 @@ class Memory:
         }
 
 
-@dataclass(frozen=True)
-class MemoryPlan:
+class MemoryPlan(Value):
     """What an update would send: the digests read, the current memory and the prompt."""
 
-    digests: list[DigestText]
-    previous: str  # current memory's sections (scrubbed), "" when there is none
-    prompt: str
-    left_out: int  # older digests that did not fit the prompt budget
-    last_digest_id: int | None  # the newest digest considered (read or left out)
+    __slots__ = ("digests", "last_digest_id", "left_out", "previous", "prompt")
+
+    def __init__(self, digests: list[DigestText], previous: str, prompt: str, left_out: int,
+                 last_digest_id: int | None) -> None:
+        self.digests = digests
+        self.previous = previous  # current memory's sections (scrubbed), "" when there is none
+        self.prompt = prompt
+        self.left_out = left_out  # older digests that did not fit the prompt budget
+        self.last_digest_id = last_digest_id  # the newest digest considered (read or left out)
 
     @property
     def empty(self) -> bool:
@@ -186,7 +199,7 @@ def recent_digests(conn: sqlite3.Connection, *, after: float | None = None,
 def scrubbed(digests: list[DigestText]) -> list[DigestText]:
     from cue.pii import scrub
 
-    return [replace(d, text=scrub(d.text).strip()) for d in digests]
+    return [d.replace(text=scrub(d.text).strip()) for d in digests]
 
 
 def current_memory(conn: sqlite3.Connection) -> Memory | None:
@@ -422,7 +435,7 @@ def _persist(conn: sqlite3.Connection, memory: Memory, t0: float) -> Memory:
              memory.digests_through, memory.last_digest_id, memory.input_tokens,
              memory.output_tokens,
              timings.get("model_ms"), timings.get("scrub_ms"), timings["total_ms"]))
-        stored = Memory(**{**asdict(memory), "id": cur.lastrowid, "timings": timings})
+        stored = Memory(**{**memory.as_dict(), "id": cur.lastrowid, "timings": timings})
         write_memory_md(stored.content)
         conn.execute("COMMIT")
     except BaseException:

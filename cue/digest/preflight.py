@@ -18,26 +18,29 @@ from __future__ import annotations
 
 import shutil
 import struct
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from cue.core import paths
 from cue.core.config import Config
+from cuectx.value import Value
 
 SERVER_PROBE_SECS = 5.0
 MIN_FREE_BYTES = 1 << 30
 
 
-@dataclass(frozen=True)
-class Check:
-    name: str
-    ok: bool
-    detail: str           # what was found
-    fix: str = ""         # what to do (when not ok)
-    blocking: bool = False  # the digest cannot run without it
+class Check(Value):
+    __slots__ = ("blocking", "detail", "fix", "name", "ok")
+
+    def __init__(self, name: str, ok: bool, detail: str, fix: str = "",
+                 blocking: bool = False) -> None:
+        self.name = name
+        self.ok = ok
+        self.detail = detail  # what was found
+        self.fix = fix  # what to do (when not ok)
+        self.blocking = blocking  # the digest cannot run without it
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return self.as_dict()
 
 
 def preflight(config: Config, *, digest_only: bool = False) -> list[Check]:

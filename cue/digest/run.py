@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from cue.core import paths
@@ -34,6 +33,7 @@ from cue.llm import FrameImage, Outcome, digest_with_policy
 from cue.llm.errors import CLOUD_NOT_ALLOWED
 from cue.llm.request import digest_parts, text_of
 from cuectx.files import replace_file
+from cuectx.value import Value
 
 NO_ACTIVITY = "[no recent activity]"
 FAILED_TOMBSTONE = "[failed: the model's answer was not a plausible narrative]"
@@ -56,29 +56,35 @@ do not guess beyond the evidence. Never copy secrets, passwords, tokens, keys, e
 addresses, phone numbers or other personal details from the screen into the digest."""
 
 
-@dataclass(frozen=True)
-class PlannedFrame:
-    index: int
-    offset_secs: float
-    ts: float
-    anchor: bool
-    reason: str
-    scores: dict[str, float]
-    bytes: int
-    path: Path  # shown by --dry-run only; never sent, logged or stored
+class PlannedFrame(Value):
+    __slots__ = ("anchor", "bytes", "index", "offset_secs", "path", "reason", "scores", "ts")
+
+    def __init__(self, index: int, offset_secs: float, ts: float, anchor: bool, reason: str,
+                 scores: dict[str, float], bytes: int, path: Path) -> None:
+        self.index = index
+        self.offset_secs = offset_secs
+        self.ts = ts
+        self.anchor = anchor
+        self.reason = reason
+        self.scores = scores
+        self.bytes = bytes
+        self.path = path  # shown by --dry-run only; never sent, logged or stored
 
 
-@dataclass(frozen=True)
-class DigestPlan:
+class DigestPlan(Value):
     """What a digest run would send: the frames (as sizes), the timeline and the prompt."""
 
-    start: float
-    end: float
-    frames: list[PlannedFrame]
-    timeline: Timeline
-    prompt: str  # the exact text parts the model gets (images shown as their size)
-    select_ms: float
-    prepare_ms: float
+    __slots__ = ("end", "frames", "prepare_ms", "prompt", "select_ms", "start", "timeline")
+
+    def __init__(self, start: float, end: float, frames: list[PlannedFrame], timeline: Timeline,
+                 prompt: str, select_ms: float, prepare_ms: float) -> None:
+        self.start = start
+        self.end = end
+        self.frames = frames
+        self.timeline = timeline
+        self.prompt = prompt  # the exact text parts the model gets (images shown as their size)
+        self.select_ms = select_ms
+        self.prepare_ms = prepare_ms
 
     @property
     def image_bytes(self) -> int:
@@ -89,30 +95,39 @@ class DigestPlan:
         return not self.frames and self.timeline.empty
 
 
-@dataclass(frozen=True)
-class Digest:
+class Digest(Value):
     """One `digests` row."""
 
-    id: int | None
-    created_at: float
-    window_start: float
-    window_end: float
-    status: str  # ok | skipped | failed | empty
-    backend: str
-    model: str | None
-    fell_back: bool
-    summary: str
-    frame_count: int
-    event_count: int
-    image_bytes: int = 0
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    timings: dict[str, float | None] = field(default_factory=dict)
-    reason: str | None = None  # skipped/failed: a fixed category (never paths, ports, stderr)
-    detail: str | None = None  # skipped/failed: the full sentence, for the terminal; not stored
+    __slots__ = ("backend", "created_at", "detail", "event_count", "fell_back", "frame_count", "id",
+                 "image_bytes", "input_tokens", "model", "output_tokens", "reason", "status",
+                 "summary", "timings", "window_end", "window_start")
+
+    def __init__(self, id: int | None, created_at: float, window_start: float, window_end: float,
+                 status: str, backend: str, model: str | None, fell_back: bool, summary: str,
+                 frame_count: int, event_count: int, image_bytes: int = 0,
+                 input_tokens: int | None = None, output_tokens: int | None = None,
+                 timings: dict[str, float | None] | None = None, reason: str | None = None,
+                 detail: str | None = None) -> None:
+        self.id = id
+        self.created_at = created_at
+        self.window_start = window_start
+        self.window_end = window_end
+        self.status = status  # ok | skipped | failed | empty
+        self.backend = backend
+        self.model = model
+        self.fell_back = fell_back
+        self.summary = summary
+        self.frame_count = frame_count
+        self.event_count = event_count
+        self.image_bytes = image_bytes
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.timings = {} if timings is None else timings
+        self.reason = reason  # skipped/failed: a fixed category (never paths, ports, stderr)
+        self.detail = detail  # skipped/failed: the full sentence, for the terminal; not stored
 
     def to_dict(self) -> dict:
-        d = asdict(self)
+        d = {**self.as_dict(), "timings": dict(self.timings)}
         del d["detail"]
         d["window_start"] = iso_utc(self.window_start)
         d["window_end"] = iso_utc(self.window_end)
@@ -290,7 +305,7 @@ def store_digest(conn: sqlite3.Connection, digest: Digest, *,
              digest.input_tokens, digest.output_tokens, timings.get("select_ms"),
              timings.get("prepare_ms"), timings.get("model_ms"), timings.get("scrub_ms"),
              timings.get("total_ms"), digest.reason))
-        stored = Digest(**{**asdict(digest), "id": cur.lastrowid, "timings": timings})
+        stored = Digest(**{**digest.as_dict(), "id": cur.lastrowid, "timings": timings})
         write_digest_md(stored)
         conn.execute("COMMIT")
     except BaseException:

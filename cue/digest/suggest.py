@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from cue.core.config import Config
@@ -28,6 +27,7 @@ from cue.digest.memory import (
 )
 from cue.llm import complete_text_with_policy
 from cue.llm.errors import BackendError
+from cuectx.value import Value
 
 MAX_TOKENS = 400
 MAX_CHARS = 300
@@ -52,15 +52,19 @@ class SuggestFailed(BackendError):
     """The model could not answer."""
 
 
-@dataclass(frozen=True)
-class Suggestions:
-    created_at: float
-    items: list[str]
-    backend: str
-    model: str | None
-    fell_back: bool
-    digest_count: int
-    memory_id: int | None
+class Suggestions(Value):
+    __slots__ = ("backend", "created_at", "digest_count", "fell_back", "items", "memory_id",
+                 "model")
+
+    def __init__(self, created_at: float, items: list[str], backend: str, model: str | None,
+                 fell_back: bool, digest_count: int, memory_id: int | None) -> None:
+        self.created_at = created_at
+        self.items = items
+        self.backend = backend
+        self.model = model
+        self.fell_back = fell_back
+        self.digest_count = digest_count
+        self.memory_id = memory_id
 
     def to_dict(self) -> dict:
         return {"created_at": iso_utc(self.created_at), "suggestions": list(self.items),
@@ -68,12 +72,15 @@ class Suggestions:
                 "digests": self.digest_count, "memory_id": self.memory_id}
 
 
-@dataclass(frozen=True)
-class SuggestPlan:
-    digests: list[DigestText]
-    memory: str
-    memory_id: int | None
-    prompt: str
+class SuggestPlan(Value):
+    __slots__ = ("digests", "memory", "memory_id", "prompt")
+
+    def __init__(self, digests: list[DigestText], memory: str, memory_id: int | None,
+                 prompt: str) -> None:
+        self.digests = digests
+        self.memory = memory
+        self.memory_id = memory_id
+        self.prompt = prompt
 
 
 def plan_suggestions(conn: sqlite3.Connection, config: Config, *, since: float,

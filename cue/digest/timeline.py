@@ -7,23 +7,26 @@ no clock times, no file paths: the model learns what it needs and nothing more.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from cue.inputs.events import TOPIC_INPUT, TOPIC_PAUSE, TOPIC_WINDOW, Event
+from cuectx.value import Value
 
 TITLE_CHARS = 120
 
 
-@dataclass(frozen=True)
-class Segment:
-    start_offset: float
-    end_offset: float
-    kind: str  # "window" | "paused" | "unknown" | "before" (nothing recorded yet)
-    app: str = ""
-    title: str = ""
-    keys: int = 0
-    clicks: int = 0
-    frames: tuple[int, ...] = ()
+class Segment(Value):
+    __slots__ = ("app", "clicks", "end_offset", "frames", "keys", "kind", "start_offset", "title")
+
+    def __init__(self, start_offset: float, end_offset: float, kind: str, app: str = "",
+                 title: str = "", keys: int = 0, clicks: int = 0,
+                 frames: tuple[int, ...] = ()) -> None:
+        self.start_offset = start_offset
+        self.end_offset = end_offset
+        self.kind = kind  # "window" | "paused" | "unknown" | "before" (nothing recorded yet)
+        self.app = app
+        self.title = title
+        self.keys = keys
+        self.clicks = clicks
+        self.frames = frames
 
     def line(self) -> str:
         span = f"+{self.start_offset:.0f}s–+{self.end_offset:.0f}s"
@@ -40,28 +43,34 @@ class Segment:
         return f"{span}  {what}  ({activity}{frames})"
 
 
-@dataclass(frozen=True)
-class Activity:
+class Activity(Value):
     """Something that happened inside one window with no window event of its own (from the
     frame selection: another tab, a scroll, a typing burst), so the model is told of it."""
 
-    start_offset: float
-    end_offset: float
-    text: str
-    frames: tuple[int, ...] = ()
+    __slots__ = ("end_offset", "frames", "start_offset", "text")
+
+    def __init__(self, start_offset: float, end_offset: float, text: str,
+                 frames: tuple[int, ...] = ()) -> None:
+        self.start_offset = start_offset
+        self.end_offset = end_offset
+        self.text = text
+        self.frames = frames
 
     def line(self) -> str:
         frames = f" (frames {', '.join(map(str, self.frames))})" if self.frames else ""
         return f"  · +{self.start_offset:.0f}s–+{self.end_offset:.0f}s  {self.text}{frames}"
 
 
-@dataclass(frozen=True)
-class Timeline:
-    start: float
-    end: float
-    segments: list[Segment] = field(default_factory=list)
-    event_count: int = 0  # events inside the window that were used (paused ones excluded)
-    activity: list[Activity] = field(default_factory=list)
+class Timeline(Value):
+    __slots__ = ("activity", "end", "event_count", "segments", "start")
+
+    def __init__(self, start: float, end: float, segments: list[Segment] | None = None,
+                 event_count: int = 0, activity: list[Activity] | None = None) -> None:
+        self.start = start
+        self.end = end
+        self.segments = [] if segments is None else segments
+        self.event_count = event_count  # events inside the window that were used (paused ones excluded)
+        self.activity = [] if activity is None else activity
 
     @property
     def empty(self) -> bool:

@@ -22,11 +22,11 @@ import math
 import struct
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
 from cue.core.errors import CueError
+from cuectx.value import Value
 
 TOPIC_WINDOW = "/cue/window"
 TOPIC_INPUT = "/cue/input"
@@ -63,11 +63,13 @@ MAGIC = b"\x89MCAP0\r\n"
 MTIME_SLACK_SECS = 300.0
 
 
-@dataclass(frozen=True)
-class Event:
-    ts: float  # unix seconds
-    topic: str
-    data: dict
+class Event(Value):
+    __slots__ = ("data", "topic", "ts")
+
+    def __init__(self, ts: float, topic: str, data: dict) -> None:
+        self.ts = ts  # unix seconds
+        self.topic = topic
+        self.data = data
 
 
 def validate(topic: str, data: Any) -> dict:

@@ -20,10 +20,10 @@ import math
 import os
 import re
 from calendar import timegm
-from dataclasses import dataclass
 from pathlib import Path
 
 from cue.core.errors import CueError
+from cuectx.value import Value
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp"})
 
@@ -37,11 +37,13 @@ _DAY_DIR = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _MIN_TS, _MAX_TS = 1_000_000_000.0, 9_999_999_999.0
 
 
-@dataclass(frozen=True)
-class Keyframe:
-    path: Path
-    ts: float  # capture time, unix seconds
-    time_source: str = "name"  # "name" or "mtime"
+class Keyframe(Value):
+    __slots__ = ("path", "time_source", "ts")
+
+    def __init__(self, path: Path, ts: float, time_source: str = "name") -> None:
+        self.path = path
+        self.ts = ts  # capture time, unix seconds
+        self.time_source = time_source  # "name" or "mtime"
 
 
 def capture_time_from_name(name: str) -> float | None:

@@ -14,21 +14,24 @@ import math
 import sqlite3
 import time
 from contextlib import closing
-from dataclasses import dataclass
 from pathlib import Path
 
 from cue.core import paths
 from cue.inputs.events import TOPIC_PAUSE, Event, read_events
+from cuectx.value import Value
 
 PAUSE_LOOKBACK_SECS = 86400.0
 
 
-@dataclass(frozen=True)
-class PauseState:
-    paused: bool
-    since: float | None = None  # when the current pause began
-    until: float | None = None  # planned end (`cue pause --for`); None = until resumed
-    reason: str | None = None
+class PauseState(Value):
+    __slots__ = ("paused", "reason", "since", "until")
+
+    def __init__(self, paused: bool, since: float | None = None, until: float | None = None,
+                 reason: str | None = None) -> None:
+        self.paused = paused
+        self.since = since  # when the current pause began
+        self.until = until  # planned end (`cue pause --for`); None = until resumed
+        self.reason = reason
 
 
 def pause(conn: sqlite3.Connection, *, for_secs: float | None = None,

@@ -21,9 +21,10 @@ import contextlib
 import http.client
 import json
 import socket
-from dataclasses import dataclass
 from typing import Self
 from urllib.parse import urlsplit
+
+from cuectx.value import Value
 
 
 class HttpError(Exception):
@@ -34,10 +35,12 @@ class HttpTimeout(HttpError):
     """The server did not connect or answer within the timeout."""
 
 
-@dataclass(frozen=True)
-class Response:
-    status: int
-    text: str
+class Response(Value):
+    __slots__ = ("status", "text")
+
+    def __init__(self, status: int, text: str) -> None:
+        self.status = status
+        self.text = text
 
     def json(self):
         return json.loads(self.text)

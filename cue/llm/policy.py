@@ -18,8 +18,6 @@ holds model output, image bytes or a keyframe path.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from cue.core.config import Config
 from cue.llm.errors import (
     BackendError,
@@ -29,20 +27,25 @@ from cue.llm.errors import (
     LocalUnavailable,
 )
 from cue.llm.request import FrameImage, Part, Reply
+from cuectx.value import Value
 
 LOCAL_TOMBSTONE = "[skipped: local vision model unavailable]"
 CLOUD_TOMBSTONE = "[skipped: cloud vision model unavailable]"
 
 
-@dataclass(frozen=True)
-class Outcome:
-    reply: Reply | None
-    backend: str  # the backend that answered, or the last one that failed
-    fell_back: bool = False
-    tombstone: str | None = None
-    failures: tuple[str, ...] = ()  # exception class names, in order (no details)
-    reason: str | None = None  # why it was skipped, scrubbed, for the terminal only
-    category: str | None = None  # why it was skipped, a fixed phrase: what is stored
+class Outcome(Value):
+    __slots__ = ("backend", "category", "failures", "fell_back", "reason", "reply", "tombstone")
+
+    def __init__(self, reply: Reply | None, backend: str, fell_back: bool = False,
+                 tombstone: str | None = None, failures: tuple[str, ...] = (),
+                 reason: str | None = None, category: str | None = None) -> None:
+        self.reply = reply
+        self.backend = backend  # the backend that answered, or the last one that failed
+        self.fell_back = fell_back
+        self.tombstone = tombstone
+        self.failures = failures  # exception class names, in order (no details)
+        self.reason = reason  # why it was skipped, scrubbed, for the terminal only
+        self.category = category  # why it was skipped, a fixed phrase: what is stored
 
     @property
     def text(self) -> str | None:

@@ -6,17 +6,20 @@ frame index and offset in seconds — never a file path.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+
+from cuectx.value import Value
 
 
-@dataclass(frozen=True)
-class FrameImage:
+class FrameImage(Value):
     """One prepared screenshot: JPEG bytes (never written to disk) and what the model may
     know about it — its position in the digest and seconds since the window began."""
 
-    index: int
-    offset_secs: float
-    jpeg: bytes
+    __slots__ = ("index", "jpeg", "offset_secs")
+
+    def __init__(self, index: int, offset_secs: float, jpeg: bytes) -> None:
+        self.index = index
+        self.offset_secs = offset_secs
+        self.jpeg = jpeg
 
     @property
     def label(self) -> str:
@@ -33,15 +36,20 @@ class FrameImage:
 Part = str | FrameImage
 
 
-@dataclass(frozen=True)
-class Reply:
-    text: str
-    backend: str
-    model: str
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    model_ms: float = 0.0  # the whole call: prompt and images in, tokens out
-    decode_ms: float | None = None  # token generation alone, where the backend says
+class Reply(Value):
+    __slots__ = ("backend", "decode_ms", "input_tokens", "model", "model_ms", "output_tokens",
+                 "text")
+
+    def __init__(self, text: str, backend: str, model: str, input_tokens: int | None = None,
+                 output_tokens: int | None = None, model_ms: float = 0.0,
+                 decode_ms: float | None = None) -> None:
+        self.text = text
+        self.backend = backend
+        self.model = model
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.model_ms = model_ms  # the whole call: prompt and images in, tokens out
+        self.decode_ms = decode_ms  # token generation alone, where the backend says
 
     @property
     def tokens_per_sec(self) -> float | None:

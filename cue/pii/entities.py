@@ -1,17 +1,19 @@
 """What a finder reports: one entity, a span of the text with its type and score."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from cuectx.value import Value
 
 
-@dataclass(frozen=True)
-class Entity:
+class Entity(Value):
     """One finding: `text[start:end]` is an entity of `type`, with Presidio's score."""
 
-    type: str
-    start: int
-    end: int
-    score: float
+    __slots__ = ("end", "score", "start", "type")
+
+    def __init__(self, type: str, start: int, end: int, score: float) -> None:
+        self.type = type
+        self.start = start
+        self.end = end
+        self.score = score
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return self.as_dict()

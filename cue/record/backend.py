@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from cue.core.errors import CueError, ExitCode
+from cuectx.value import Value
 
 CONTRACT_HINT = ("other capture tools can feed cue through its input contract "
                  "(README: \"Input contract\": a keyframe folder and an MCAP event log)")
@@ -25,27 +25,32 @@ class CaptureUnavailable(CueError):
     exit_code = ExitCode.BACKEND
 
 
-@dataclass(frozen=True)
-class WindowInfo:
+class WindowInfo(Value):
     """The foreground window: `app` is the application class (X11 WM_CLASS), `title` its
     window title. `app == ""` means no window has focus (the desktop)."""
 
-    app: str
-    title: str
-    instance: str = ""  # X11 WM_CLASS instance name (xterm's `-name`); matched by exclusions
-    exact: bool = True  # False: the title or class could not be fully decoded (best-effort text)
-    # Other names the window carries (X11: WM_NAME when _NET_WM_NAME differs): never shown or
-    # logged, only matched by exclusions — a window manager may display either.
-    other_titles: tuple[str, ...] = ()
+    __slots__ = ("app", "exact", "instance", "other_titles", "title")
+
+    def __init__(self, app: str, title: str, instance: str = "", exact: bool = True,
+                 other_titles: tuple[str, ...] = ()) -> None:
+        self.app = app
+        self.title = title
+        self.instance = instance  # X11 WM_CLASS instance name (xterm's `-name`); matched by exclusions
+        self.exact = exact  # False: the title or class could not be fully decoded (best-effort text)
+        # Other names the window carries (X11: WM_NAME when _NET_WM_NAME differs): never shown or
+        # logged, only matched by exclusions — a window manager may display either.
+        self.other_titles = other_titles
 
 
-@dataclass(frozen=True)
-class Monitor:
-    index: int  # 1-based, as the platform numbers them
-    left: int
-    top: int
-    width: int
-    height: int
+class Monitor(Value):
+    __slots__ = ("height", "index", "left", "top", "width")
+
+    def __init__(self, index: int, left: int, top: int, width: int, height: int) -> None:
+        self.index = index  # 1-based, as the platform numbers them
+        self.left = left
+        self.top = top
+        self.width = width
+        self.height = height
 
 
 class Grab:

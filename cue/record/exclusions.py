@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from cue.core.config import compile_titles
 from cue.record.backend import WindowInfo
+from cuectx.value import Value
 
 EXCLUDED = "[excluded]"
 
@@ -29,11 +29,14 @@ def split_apps(text: str) -> list[str]:
     return [a.strip() for a in text.split(",") if a.strip()]
 
 
-@dataclass(frozen=True)
-class Exclusions:
-    apps: frozenset[str]
-    titles: re.Pattern[str] | None
-    undecodable: bool = True  # exclude a window whose title/class cue could not decode
+class Exclusions(Value):
+    __slots__ = ("apps", "titles", "undecodable")
+
+    def __init__(self, apps: frozenset[str], titles: re.Pattern[str] | None,
+                 undecodable: bool = True) -> None:
+        self.apps = apps
+        self.titles = titles
+        self.undecodable = undecodable  # exclude a window whose title/class cue could not decode
 
     @classmethod
     def from_settings(cls, apps: str, titles: str, undecodable: bool = True) -> Exclusions:

@@ -18,7 +18,6 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from cue.core import paths
@@ -31,6 +30,7 @@ from cue.record.backend import CaptureBackend, Grab, Monitor, WindowInfo
 from cue.record.exclusions import EXCLUDED, Exclusions
 from cue.record.writer import HourlyLog, keyframe_path, private_dir, write_status
 from cuectx.files import replace_file
+from cuectx.value import Value
 
 PRUNE_EVERY_SECS = 3600.0
 IDLE_AFTER_SECS = 60.0  # no input or window change for this long: look less often…
@@ -39,20 +39,26 @@ STATUS_EVERY_SECS = 5.0
 HASH_SIZE = 16  # 16×16 dhash = 256 bits over the whole monitor
 
 
-@dataclass(frozen=True)
-class RecordSettings:
-    keyframes: Path
-    events: Path
-    home: Path
-    exclusions: Exclusions
-    interval: float = 2.0
-    heartbeat: float = 60.0
-    change_threshold: int = 6
-    max_width: int = 1920
-    quality: int = 70
-    min_gap: float = 10.0  # a screen still changing gets a keyframe at least this often
-    keep_secs: float = 7 * 86400.0
-    max_bytes: int = 2 * 10**9
+class RecordSettings(Value):
+    __slots__ = ("change_threshold", "events", "exclusions", "heartbeat", "home", "interval",
+                 "keep_secs", "keyframes", "max_bytes", "max_width", "min_gap", "quality")
+
+    def __init__(self, keyframes: Path, events: Path, home: Path, exclusions: Exclusions,
+                 interval: float = 2.0, heartbeat: float = 60.0, change_threshold: int = 6,
+                 max_width: int = 1920, quality: int = 70, min_gap: float = 10.0,
+                 keep_secs: float = 7 * 86400.0, max_bytes: int = 2 * 10**9) -> None:
+        self.keyframes = keyframes
+        self.events = events
+        self.home = home
+        self.exclusions = exclusions
+        self.interval = interval
+        self.heartbeat = heartbeat
+        self.change_threshold = change_threshold
+        self.max_width = max_width
+        self.quality = quality
+        self.min_gap = min_gap  # a screen still changing gets a keyframe at least this often
+        self.keep_secs = keep_secs
+        self.max_bytes = max_bytes
 
 
 def record_settings(config: Config) -> RecordSettings:
@@ -69,21 +75,29 @@ def record_settings(config: Config) -> RecordSettings:
         max_bytes=parse_size(config["record.max_disk"]))
 
 
-@dataclass
-class Stats:
-    started: float = 0.0
-    frames: int = 0
-    frame_bytes: int = 0
-    events: int = 0
-    grabs: int = 0
-    unchanged: int = 0
-    excluded_skips: int = 0
-    paused_ticks: int = 0
-    last_frame: float | None = None
-    last_event: float | None = None
-    pruned_files: int = 0
-    pruned_bytes: int = 0
-    notes: list[str] = field(default_factory=list)
+class Stats(Value):
+    __slots__ = ("events", "excluded_skips", "frame_bytes", "frames", "grabs", "last_event",
+                 "last_frame", "notes", "paused_ticks", "pruned_bytes", "pruned_files", "started",
+                 "unchanged")
+
+    def __init__(self, started: float = 0.0, frames: int = 0, frame_bytes: int = 0, events: int = 0,
+                 grabs: int = 0, unchanged: int = 0, excluded_skips: int = 0, paused_ticks: int = 0,
+                 last_frame: float | None = None, last_event: float | None = None,
+                 pruned_files: int = 0, pruned_bytes: int = 0,
+                 notes: list[str] | None = None) -> None:
+        self.started = started
+        self.frames = frames
+        self.frame_bytes = frame_bytes
+        self.events = events
+        self.grabs = grabs
+        self.unchanged = unchanged
+        self.excluded_skips = excluded_skips
+        self.paused_ticks = paused_ticks
+        self.last_frame = last_frame
+        self.last_event = last_event
+        self.pruned_files = pruned_files
+        self.pruned_bytes = pruned_bytes
+        self.notes = [] if notes is None else notes
 
 
 def frame_hash(grab: Grab):
@@ -217,7 +231,7 @@ class Recorder:
             "keyframes_dir": str(self.s.keyframes), "events_dir": str(self.s.events),
             "events_file": str(self.log.path) if self.log.path else None,
             "paused": self.paused, "updated": self.clock(),
-            **{k: v for k, v in asdict(self.stats).items() if k != "notes"},
+            **{k: v for k, v in self.stats.as_dict().items() if k != "notes"},
         }
 
     # ------------------------------------------------------------------ the loop

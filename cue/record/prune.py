@@ -11,28 +11,33 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from cue.inputs.keyframes import IMAGE_SUFFIXES, capture_time_from_name
+from cuectx.value import Value
 
 STALE_TEMP_SECS = 3600.0
 
 
-@dataclass(frozen=True)
-class CaptureFile:
-    path: Path
-    ts: float
-    size: int
-    kind: str  # "keyframe" | "events" | "temp"
+class CaptureFile(Value):
+    __slots__ = ("kind", "path", "size", "ts")
+
+    def __init__(self, path: Path, ts: float, size: int, kind: str) -> None:
+        self.path = path
+        self.ts = ts
+        self.size = size
+        self.kind = kind  # "keyframe" | "events" | "temp"
 
 
-@dataclass
-class PrunePlan:
-    remove: list[tuple[CaptureFile, str]] = field(default_factory=list)  # (file, why)
-    total_bytes: int = 0  # before pruning
-    keep_secs: float = 0.0
-    max_bytes: int = 0
+class PrunePlan(Value):
+    __slots__ = ("keep_secs", "max_bytes", "remove", "total_bytes")
+
+    def __init__(self, remove: list[tuple[CaptureFile, str]] | None = None, total_bytes: int = 0,
+                 keep_secs: float = 0.0, max_bytes: int = 0) -> None:
+        self.remove = [] if remove is None else remove  # (file, why)
+        self.total_bytes = total_bytes  # before pruning
+        self.keep_secs = keep_secs
+        self.max_bytes = max_bytes
 
     @property
     def remove_bytes(self) -> int:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import codecs
 import unicodedata
-from dataclasses import dataclass
-from typing import NamedTuple
+
+from cuectx.value import Value
 
 ESC = 0x1B
 CSI = 0x9B
@@ -55,16 +55,21 @@ _EXTENDED = {
 }
 
 
-class Decoded(NamedTuple):
-    text: str
-    exact: bool  # False: some bytes could not be decoded; `text` is the legible rest
+class Decoded(Value):
+    __slots__ = ("exact", "text")
+
+    def __init__(self, text: str, exact: bool) -> None:
+        self.text = text
+        self.exact = exact  # False: some bytes could not be decoded; `text` is the legible rest
 
 
-@dataclass
-class _Set:
-    kind: str           # "94", "96", "94x94", "latin1r"
-    codec: str
-    prefix: bytes = b""
+class _Set(Value):
+    __slots__ = ("codec", "kind", "prefix")
+
+    def __init__(self, kind: str, codec: str, prefix: bytes = b"") -> None:
+        self.kind = kind  # "94", "96", "94x94", "latin1r"
+        self.codec = codec
+        self.prefix = prefix
 
 
 _ASCII = _Set("94", "ascii")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import sqlite3
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from cue.core import paths
@@ -26,6 +25,7 @@ from cue.select.segments import (
     same_layout,
     score_frames,
 )
+from cuectx.value import Value
 
 WINDOW_LOOKBACK_SECS = 900.0  # window events read before the window: the app at its start
 SIMILAR_HAMMING = 10  # a segment this close to a frame taken in the same window stretch…
@@ -36,36 +36,52 @@ SIMILAR_DISCOUNT = 0.3  # …pulls this much: it is mostly shown already
 SAME_WINDOW_DISCOUNT = 0.5
 
 
-@dataclass(frozen=True)
-class SelectedFrame:
-    path: Path
-    ts: float  # capture time, unix seconds
-    index: int  # position in the selection, chronological, from 0
-    offset_secs: float  # seconds since the window's start
-    anchor: bool
-    scores: dict[str, float]
-    reason: str
-    app: str | None = None  # foreground app / title at capture time, from the event log
-    title: str | None = None
+class SelectedFrame(Value):
+    __slots__ = ("anchor", "app", "index", "offset_secs", "path", "reason", "scores", "title", "ts")
+
+    def __init__(self, path: Path, ts: float, index: int, offset_secs: float, anchor: bool,
+                 scores: dict[str, float], reason: str, app: str | None = None,
+                 title: str | None = None) -> None:
+        self.path = path
+        self.ts = ts  # capture time, unix seconds
+        self.index = index  # position in the selection, chronological, from 0
+        self.offset_secs = offset_secs  # seconds since the window's start
+        self.anchor = anchor
+        self.scores = scores
+        self.reason = reason
+        self.app = app  # foreground app / title at capture time, from the event log
+        self.title = title
 
 
-@dataclass(frozen=True)
-class Selection:
-    start: float
-    end: float
-    max_frames: int
-    frames: list[SelectedFrame]
-    considered: int  # keyframes captured in the window
-    paused_frames: int  # of those, inside a paused interval (never selected)
-    unreadable: list[Path] = field(default_factory=list)
-    paused: list[tuple[float, float]] = field(default_factory=list)
-    events: int = 0  # events read for the window
-    notes: list[str] = field(default_factory=list)
-    # The events behind the scores: from WINDOW_LOOKBACK_SECS before `start` to `end`,
-    # /cue/pause and anything inside a paused interval already removed (for a timeline).
-    event_log: list[Event] = field(default_factory=list, repr=False)
-    # The stretches between real changes the selection judged by (for the timeline).
-    segments: list[FrameSegment] = field(default_factory=list, repr=False)
+class Selection(Value):
+    __slots__ = ("considered", "end", "event_log", "events", "frames", "max_frames", "notes",
+                 "paused", "paused_frames", "segments", "start", "unreadable")
+
+    def __init__(self, start: float, end: float, max_frames: int, frames: list[SelectedFrame],
+                 considered: int, paused_frames: int, unreadable: list[Path] | None = None,
+                 paused: list[tuple[float, float]] | None = None, events: int = 0,
+                 notes: list[str] | None = None, event_log: list[Event] | None = None,
+                 segments: list[FrameSegment] | None = None) -> None:
+        self.start = start
+        self.end = end
+        self.max_frames = max_frames
+        self.frames = frames
+        self.considered = considered  # keyframes captured in the window
+        self.paused_frames = paused_frames  # of those, inside a paused interval (never selected)
+        self.unreadable = [] if unreadable is None else unreadable
+        self.paused = [] if paused is None else paused
+        self.events = events  # events read for the window
+        self.notes = [] if notes is None else notes
+        # The events behind the scores: from WINDOW_LOOKBACK_SECS before `start` to `end`,
+        # /cue/pause and anything inside a paused interval already removed (for a timeline).
+        self.event_log = [] if event_log is None else event_log
+        # The stretches between real changes the selection judged by (for the timeline).
+        self.segments = [] if segments is None else segments
+
+    def __repr__(self) -> str:  # the event log and the segments are long: left out
+        shown = (f"{n}={getattr(self, n)!r}" for n in self._fields
+                 if n not in ("event_log", "segments"))
+        return f"Selection({', '.join(shown)})"
 
     def activity(self) -> list[tuple[float, float, str]]:
         """(start, end, text) for each segment a chosen frame shows that no window event

@@ -15,10 +15,10 @@ import os
 import sqlite3
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 from cue.inputs.keyframes import Keyframe
+from cuectx.value import Value
 
 # Rows for frames captured this long before the newest frame written (or now) are dropped.
 RETENTION_SECS = 30 * 86400
@@ -28,17 +28,20 @@ LAYOUT_COLS = 32
 LAYOUT_BINS = 16
 
 
-@dataclass(frozen=True)
-class FrameFeatures:
-    dhash: int | None  # 64-bit difference hash as an unsigned int; None if unreadable
-    text_density: float  # share of strong horizontal edges in the small grayscale image
-    width: int = 0
-    height: int = 0
-    error: str | None = None
-    # A scroll-invariant picture of the screen's layout (LAYOUT_COLS column means, then a
-    # LAYOUT_BINS-bin gray histogram, one byte each): scrolling one document keeps both,
-    # another tab, page or view changes them. b"" = not computed (an old cache row).
-    layout: bytes = b""
+class FrameFeatures(Value):
+    __slots__ = ("dhash", "error", "height", "layout", "text_density", "width")
+
+    def __init__(self, dhash: int | None, text_density: float, width: int = 0, height: int = 0,
+                 error: str | None = None, layout: bytes = b"") -> None:
+        self.dhash = dhash  # 64-bit difference hash as an unsigned int; None if unreadable
+        self.text_density = text_density  # share of strong horizontal edges in the small grayscale image
+        self.width = width
+        self.height = height
+        self.error = error
+        # A scroll-invariant picture of the screen's layout (LAYOUT_COLS column means, then a
+        # LAYOUT_BINS-bin gray histogram, one byte each): scrolling one document keeps both,
+        # another tab, page or view changes them. b"" = not computed (an old cache row).
+        self.layout = layout
 
 
 def path_key(path: Path) -> str:

@@ -6,7 +6,6 @@ import bisect
 import itertools
 import math
 import statistics
-from dataclasses import dataclass
 
 from cue.inputs.events import TOPIC_INPUT, TOPIC_WINDOW, Event
 from cue.inputs.keyframes import Keyframe
@@ -21,6 +20,7 @@ from cue.select.scores import (
     visual_change_score,
     window_app_title_change_score,
 )
+from cuectx.value import Value
 
 DEDUPE_HAMMING = 4
 # Context (SPEC §4.2): segments are stretches between real changes.
@@ -49,19 +49,21 @@ def same_layout(a: bytes, b: bytes) -> bool | None:
     return None if d is None else d <= SAME_LAYOUT
 
 
-@dataclass
-class _Scored:
-    kf: Keyframe
-    dhash: int
-    layout: bytes
-    scores: dict[str, float]
-    combined: float
-    reason: str
-    window: tuple[str, str] | None
+class _Scored(Value):
+    __slots__ = ("combined", "dhash", "kf", "layout", "reason", "scores", "window")
+
+    def __init__(self, kf: Keyframe, dhash: int, layout: bytes, scores: dict[str, float],
+                 combined: float, reason: str, window: tuple[str, str] | None) -> None:
+        self.kf = kf
+        self.dhash = dhash
+        self.layout = layout
+        self.scores = scores
+        self.combined = combined
+        self.reason = reason
+        self.window = window
 
 
-@dataclass
-class FrameSegment:
+class FrameSegment(Value):
     """A stretch between real changes: what one frame can show for all of it.
 
     `kind` says how it began: "window" (an app or title change), "screen" (the pixels
@@ -71,21 +73,28 @@ class FrameSegment:
     never settled.
     """
 
-    first: int  # frame indexes into the scored list, inclusive
-    last: int
-    start: float  # capture time of the first frame
-    end: float  # capture time of the next segment's first frame (or the window's end)
-    kind: str
-    settled: int
-    stable_from: int  # first frame of the stable part (== last + 1 if none)
-    window: tuple[str, str] | None
-    cause: str  # what started it, for reasons and the timeline
-    blip: bool = False  # a change that did not last (a window seen for seconds)
-    moved: bool = False  # it holds a run of small changes (scroll, typing)
-    keys: int = 0
-    clicks: int = 0
-    priority: float = 0.0
-    interval: int = 0  # which stretch of one foreground window it is in
+    __slots__ = ("blip", "cause", "clicks", "end", "first", "interval", "keys", "kind", "last",
+                 "moved", "priority", "settled", "stable_from", "start", "window")
+
+    def __init__(self, first: int, last: int, start: float, end: float, kind: str, settled: int,
+                 stable_from: int, window: tuple[str, str] | None, cause: str, blip: bool = False,
+                 moved: bool = False, keys: int = 0, clicks: int = 0, priority: float = 0.0,
+                 interval: int = 0) -> None:
+        self.first = first  # frame indexes into the scored list, inclusive
+        self.last = last
+        self.start = start  # capture time of the first frame
+        self.end = end  # capture time of the next segment's first frame (or the window's end)
+        self.kind = kind
+        self.settled = settled
+        self.stable_from = stable_from  # first frame of the stable part (== last + 1 if none)
+        self.window = window
+        self.cause = cause  # what started it, for reasons and the timeline
+        self.blip = blip  # a change that did not last (a window seen for seconds)
+        self.moved = moved  # it holds a run of small changes (scroll, typing)
+        self.keys = keys
+        self.clicks = clicks
+        self.priority = priority
+        self.interval = interval  # which stretch of one foreground window it is in
 
 
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cue.record.x11_text import decode_bytes, decode_compound_text, decode_list
+from cue.record.x11_text import Decoded, decode_bytes, decode_compound_text, decode_list
 
 KOREAN = "비밀번호 변경 — 은행"
 LIBX11 = {
@@ -29,7 +29,7 @@ LIBX11 = {
 
 @pytest.mark.parametrize("text", list(LIBX11))
 def test_compound_text_written_by_libx11(text):
-    assert decode_bytes(LIBX11[text], "COMPOUND_TEXT") == (text, True)
+    assert decode_bytes(LIBX11[text], "COMPOUND_TEXT") == Decoded(text, True)
 
 
 @pytest.mark.parametrize("data,text", [
@@ -42,7 +42,7 @@ def test_compound_text_written_by_libx11(text):
     (b"caf\xe9", "café"),                                         # initial GR: Latin-1
 ])
 def test_compound_text_designations(data, text):
-    assert decode_compound_text(data) == (text, True)
+    assert decode_compound_text(data) == Decoded(text, True)
 
 
 @pytest.mark.parametrize("data", [
@@ -58,22 +58,22 @@ def test_undecodable_compound_text_is_flagged_and_keeps_the_legible_part(data):
 
 
 def test_string_holding_utf8_or_latin1():
-    assert decode_bytes(KOREAN.encode(), "STRING") == (KOREAN, True)      # xdotool set_window
-    assert decode_bytes("Grüße".encode("latin-1"), "STRING") == ("Grüße", True)
+    assert decode_bytes(KOREAN.encode(), "STRING") == Decoded(KOREAN, True)      # xdotool set_window
+    assert decode_bytes("Grüße".encode("latin-1"), "STRING") == Decoded("Grüße", True)
     assert decode_bytes(b"a\x85b", "STRING").exact is False              # C1: not Latin-1 text
 
 
 def test_utf8_string_nfc_and_controls():
     nfd = "\u1107\u1175\u1106\u1175\u11af\u1107\u1165\u11ab\u1112\u1169"  # 비밀번호, decomposed
-    assert decode_bytes(nfd.encode(), "UTF8_STRING") == ("비밀번호", True)
-    assert decode_bytes(b"a\x1b[31mb\x00", "UTF8_STRING") == ("a [31mb", True)
+    assert decode_bytes(nfd.encode(), "UTF8_STRING") == Decoded("비밀번호", True)
+    assert decode_bytes(b"a\x1b[31mb\x00", "UTF8_STRING") == Decoded("a [31mb", True)
     assert decode_bytes(b"ab\xff", "UTF8_STRING").exact is False
 
 
 def test_unknown_property_type_is_not_exact():
-    assert decode_bytes(KOREAN.encode(), "TEXT") == (KOREAN, False)
-    assert decode_bytes(b"abc", None) == ("abc", False)
+    assert decode_bytes(KOREAN.encode(), "TEXT") == Decoded(KOREAN, False)
+    assert decode_bytes(b"abc", None) == Decoded("abc", False)
 
 
 def test_wm_class_is_a_list():
-    assert decode_list(b"xterm\x00T\xc3\xabrm\x00", "STRING") == [("xterm", True), ("Tërm", True)]
+    assert decode_list(b"xterm\x00T\xc3\xabrm\x00", "STRING") == [Decoded("xterm", True), Decoded("Tërm", True)]
