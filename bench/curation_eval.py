@@ -4,6 +4,13 @@ imported into a fresh store with no index, and `ctx --all-projects doctor --form
 runs on it as a separate process — exactly the command a user types.
 
     python -m bench.curation_eval bench/data/curation_tune.json [--no-vectors] [--indexed] [--show]
+                                 [--review-oracle]
+
+`--review-oracle` measures `ctx doctor --review`'s plumbing, not a model: the review goes to
+a local OpenAI-compatible stub (on 127.0.0.1, in this process) that answers every pair it is
+sent from the set's own labels — a perfect reviewer. What it reaches is the ceiling of
+settling by review at the default token cap: which labelled pairs reach the model at all,
+at what cost, and that its answers come back into the report.
 
 Set schema: {"about", "projects": [key…], "memories": [{"key", "project" (null: global),
 "lang", "type", "tags", "content", "created_at", "updated_at"}], "duplicate_groups":
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -62,6 +70,7 @@ class Result:
     traps: int
     seconds: float
     misses: dict               # for --show: what was missed / wrongly flagged (keys)
+    review: dict | None = None # --review-oracle: pairs sent, requests, left out, tokens
 
 
 def _ulid(stamp: str, n: int) -> str:
@@ -99,7 +108,60 @@ def _ctx(db: Path, *args: str) -> subprocess.CompletedProcess:
                           text=True, check=False, cwd=ROOT)
 
 
-def run_set(path: Path, *, vectors: bool = True, indexed: bool = False) -> Result:
+class _Oracle:
+    """An OpenAI-compatible chat server on 127.0.0.1 that answers `ctx doctor --review`'s
+    pairs from the labels: duplicate, contradiction, else different. Counts what it is sent."""
+
+    def __init__(self, data: dict):
+        import http.server
+        import threading
+
+        from ctx.doctor.review import _clean
+
+        by_text = {_clean(m["content"]): m["key"] for m in data["memories"]}
+        dup = {frozenset(p) for g in data["duplicate_groups"] for p in combinations(g, 2)}
+        con = {frozenset((c["older"], c["newer"])) for c in data["contradictions"]}
+        oracle = self
+        self.pairs = 0
+        self.requests = 0
+        self.prompt_chars = 0
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
+                text = body["messages"][0]["content"]
+                oracle.requests += 1
+                oracle.prompt_chars += len(text)
+                lines = []
+                for n, a, b in re.findall(r"^Pair (\d+):\nA: (.*)\nB: (.*)$", text, re.MULTILINE):
+                    pair = frozenset((by_text.get(a, a), by_text.get(b, b)))
+                    verdict = ("duplicate" if pair in dup else "contradiction" if pair in con
+                               else "different")
+                    lines.append(json.dumps({"pair": int(n), "verdict": verdict, "why": "labelled"}))
+                    oracle.pairs += 1
+                out = json.dumps({"choices": [{"message": {"role": "assistant",
+                                                           "content": "\n".join(lines)}}],
+                                  "usage": {}}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def run_set(path: Path, *, vectors: bool = True, indexed: bool = False,
+            oracle: bool = False) -> Result:
     data = json.loads(path.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="ctx-curation-") as tmp:
         db = Path(tmp) / "store.db"
@@ -112,12 +174,26 @@ def run_set(path: Path, *, vectors: bool = True, indexed: bool = False) -> Resul
         t0 = time.perf_counter()
         args = ["--all-projects", "doctor", "--kind", "duplicate", "--kind", "contradiction",
                 "--format", "json"] + ([] if vectors else ["--no-vectors"])
-        done = _ctx(db, *args)
+        stub = _Oracle(data) if oracle else None
+        if stub is not None:
+            args += ["--review", "--review-backend", "openai", "--review-url", stub.url, "--yes"]
+        try:
+            done = _ctx(db, *args)
+        finally:
+            if stub is not None:
+                stub.close()
         seconds = time.perf_counter() - t0
         if done.returncode not in (0, 1):
             raise RuntimeError(f"ctx doctor failed: {done.stderr.strip()}")
         findings = json.loads(done.stdout or "[]")
-    return score(data, ids, findings, seconds)
+    result = score(data, ids, findings, seconds)
+    if stub is not None:
+        sent = re.search(r"review: (\d+) flagged pair\(s\)(?: \((\d+) more left out)?.*?= ~([\d,]+) of",
+                         done.stderr)
+        result.review = {"pairs": stub.pairs, "requests": stub.requests,
+                         "left_out": int(sent.group(2) or 0) if sent else 0,
+                         "tokens": int(sent.group(3).replace(",", "")) if sent else 0}
+    return result
 
 
 def score(data: dict, ids: dict[str, str], findings: list[dict], seconds: float = 0.0) -> Result:
@@ -150,14 +226,18 @@ def main(argv: list[str]) -> int:
     vectors = "--no-vectors" not in argv
     show = "--show" in argv
     indexed = "--indexed" in argv
+    oracle = "--review-oracle" in argv
     paths = [Path(a) for a in argv if not a.startswith("--")] or [TUNE]
     for path in paths:
-        r = run_set(path, vectors=vectors, indexed=indexed)
+        r = run_set(path, vectors=vectors, indexed=indexed, oracle=oracle)
         print(f"{path.name}: duplicate P {r.duplicate.precision:.2f} R {r.duplicate.recall:.2f} "
               f"({r.duplicate.right}/{r.duplicate.found} found, {r.duplicate.gold} labelled); "
               f"contradiction P {r.contradiction.precision:.2f} R {r.contradiction.recall:.2f} "
               f"({r.contradiction.right}/{r.contradiction.found}, {r.contradiction.gold}; newer kept "
               f"{r.newer_kept}); traps flagged {r.traps_flagged}/{r.traps}; {r.seconds:.1f} s")
+        if r.review is not None:
+            print(f"  review (oracle stub): {r.review['pairs']} pairs in {r.review['requests']} "
+                  f"request(s), ~{r.review['tokens']:,} tokens, {r.review['left_out']} left out by the cap")
         if show and path.resolve() != CONFIRM.resolve():  # the confirm half: numbers only
             for what, pairs in r.misses.items():
                 for p in pairs:

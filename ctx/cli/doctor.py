@@ -111,8 +111,13 @@ def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
         if vectors:
             _embed_missing(store)
         found = diagnose(store, options)
+        if review is not None and found:
+            # the model settles what the words could not: it can take a flagged pair out,
+            # or add one of the pairs alike by meaning (as its proposal, never --fix'ed)
+            contents = {n.id: n.content for n in store.get_many(
+                list(dict.fromkeys(i for f in found for i in f.ids)))}
+            found = _review(found, contents, *review)
         # pairs alike by meaning the words cannot settle: only for the model to look at
-        undecided = [f for f in found if f.kind == "undecided"]
         found = [f for f in found if f.kind != "undecided"]
         records = [f.to_dict() for f in found]
         if table:
@@ -130,8 +135,6 @@ def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
                         "keep": sid.get(r["keep"], r["keep"]) if r["keep"] else "-",
                         "evidence": shorter(r["evidence"]), "action": shorter(r["action"])}
                        for r in records]
-        contents = {n.id: n.content for n in store.get_many(
-            list(dict.fromkeys(i for f in found + undecided for i in f.ids)))} if review else {}
         report = fixes.apply(store, found) if fix and found else None
     if records:
         # the action names every id (and which is kept): no ids/keep columns to crowd the
@@ -142,8 +145,6 @@ def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
     for f in found:
         counts[f.kind] = counts.get(f.kind, 0) + 1
     summary = ", ".join(f"{n} {k}" for k, n in counts.items()) or "nothing"
-    if review is not None and (found or undecided):
-        _review(found + undecided, contents, *review)
     if report is not None:
         for line in report.done:
             say(f"fixed: {line}")
@@ -174,20 +175,21 @@ def _embed_missing(store) -> None:
         say(f"doctor: words only ({why_not})")
 
 
-def _review(found, contents, backend, url, model, cap, yes) -> None:
+def _review(found, contents, backend, url, model, cap, yes) -> list:
+    """The findings as the model's answers leave them (ctx.doctor.review.settle)."""
     from ctx.doctor import review
 
     plan = review.plan(found, contents, cap=cap, backend=backend, model=model)
     say(plan.describe())
     if not plan.pairs:
-        return
+        return found
     if not yes:
         if not sys.stdin.isatty():
             raise CtxError("the review was not sent: confirm with --yes (nothing is sent "
                            "without a yes)")
         if not typer.confirm("send?", default=False, err=True):
             say("review not sent")
-            return
+            return found
     verdicts, usage = review.send(plan, url=url)
     if usage:
         say(f"review used {usage}")
@@ -199,6 +201,10 @@ def _review(found, contents, backend, url, model, cap, yes) -> None:
         mark = "agrees" if v.agrees else "DISAGREES"
         say(f"review pair {v.pair} {v.ids[0]} / {v.ids[1]}: flagged {v.flagged}, model says "
             f"{v.verdict} ({mark}) — {v.why}")
+    settled, notes = review.settle(found, verdicts)
+    for line in notes:
+        say(line)
+    return settled
 
 
 def _undo(run: str | None, fmt) -> None:

@@ -29,6 +29,7 @@ OUTPUT_PER_PAIR = 60               # tokens a verdict line may use
 PAIR_CHARS = 600                   # each text is cut to this before sending
 TIMEOUT = 60
 REVIEWED = ("duplicate", "contradiction", "stale", "undecided")
+SETTLED = ("duplicate", "contradiction", "undecided")   # what the answers can change
 INSTRUCTIONS = (
     "You review pairs of notes from a developer's memory store. For each pair say whether B "
     "is a duplicate of A (same fact restated, any language), a contradiction (same subject, "
@@ -104,6 +105,10 @@ def plan(findings: list[Finding], contents: dict[str, str], *, cap: int = DEFAUL
     """Which pairs fit under `cap` tokens, and what they will cost — nothing is sent."""
     pairs: list[Pair] = []
     flagged = [f for f in findings if f.kind in REVIEWED and len(f.ids) >= 2]
+    # what the rules flagged first, then the undecided pairs closest first: the cap leaves
+    # out the least alike
+    flagged.sort(key=lambda f: (f.kind == "undecided",
+                                -float(f.extra.get("score") or 0) if f.kind == "undecided" else 0.0))
     budget = _tokens(INSTRUCTIONS) + 20
     left_out = 0
     for f in flagged:
@@ -197,3 +202,61 @@ def parse(answer: str, p: Plan) -> list[Verdict]:
     return [Verdict(pair.number, (pair.a_id, pair.b_id), pair.finding.kind,
                     *got.get(pair.number, ("unclear", "no answer for this pair")))
             for pair in p.pairs]
+
+
+def settle(findings: list[Finding], verdicts: list[Verdict]) -> tuple[list[Finding], list[str]]:
+    """The report as the review leaves it. A duplicate or contradiction the model calls
+    `different` is taken out (a duplicate group loses that member, and goes when one is
+    left); a pair the words could not settle — or called the other kind — that the model
+    calls a duplicate or a contradiction is added as the model's proposal, with no fix step
+    (`--fix` never acts on a model's word alone; `ctx supersede OLD NEW` does it by hand).
+    An `unclear` answer changes nothing; other kinds pass as they are.
+    (findings, what changed in words)."""
+    said: dict[int, dict[str, Verdict]] = {}   # finding → the id paired with its anchor → verdict
+    for v in verdicts:
+        for f in findings:
+            if f.kind in SETTLED and v.ids[0] in f.ids and v.ids[1] in f.ids:
+                said.setdefault(id(f), {})[v.ids[0]] = v
+                break
+    out: list[Finding] = []
+    notes: list[str] = []
+    for f in findings:
+        answers = said.get(id(f), {})
+        if f.kind not in SETTLED or not answers:
+            out.append(f)
+            continue
+        first = next(iter(answers.values()))
+        if len(f.ids) == 2 and first.verdict in ("duplicate", "contradiction") and first.verdict != f.kind:
+            older, newer = f.ids
+            out.append(Finding(
+                first.verdict, f.ids, newer,
+                f"the review model says {first.verdict}: {first.why or 'no reason given'}. {f.evidence}",
+                f"none by --fix (the model's proposal): `ctx supersede {older} {newer}` applies it",
+                "review", (), {**f.extra, "review": first.verdict}))
+            notes.append(f"review: {older} / {newer} is a {first.verdict}, the model says "
+                         f"(its proposal: nothing is fixed by it)")
+            continue
+        if f.kind == "undecided":
+            out.append(f)
+            continue
+        rejected = {i for i, v in answers.items() if v.verdict == "different"}
+        if not rejected:
+            agrees = all(v.verdict == f.kind for v in answers.values())
+            out.append(_with(f, {"review": "agrees" if agrees else "unclear"}))
+            continue
+        keep = [i for i in f.ids if i not in rejected]
+        notes.append(f"review: {', '.join(sorted(rejected))} taken out of the {f.kind} with "
+                     f"{f.keep or f.ids[-1]} (the model says different)")
+        if f.kind == "duplicate" and len(keep) >= 2:
+            steps = tuple(s for s in f.steps if not (len(s) > 1 and s[1] in rejected))
+            others = [i for i in keep if i != f.keep]
+            action = f"supersede {', '.join(others)} by {f.keep}" + "".join(
+                f"; give {s[1]} tier:{s[2]}" for s in steps if s[0] == "tier")
+            out.append(Finding(f.kind, tuple(keep), f.keep, f.evidence, action, f.subkind, steps,
+                               {**f.extra, "review": "agrees in part"}, f.seen))
+    return out, notes
+
+
+def _with(f: Finding, extra: dict) -> Finding:
+    return Finding(f.kind, f.ids, f.keep, f.evidence, f.action, f.subkind, f.steps,
+                   {**f.extra, **extra}, f.seen)

@@ -149,3 +149,44 @@ def test_import_with_a_tier(tmp_path, monkeypatch, tier):
     ok("import", "--claude-memory", "--tier", tier)
     (node,) = json.loads(ok("list", "-f", "json"))
     assert f"tier:{tier}" in node["tags"] and node["type"] == "source"
+
+
+def test_the_review_settles_the_report(monkeypatch):
+    """The model's answers shape what is reported: a pair it calls different is taken out
+    (and so is not fixed); a pair it calls the other kind, or one the words could not
+    settle, becomes its proposal — reported, never fixed by --fix."""
+    from ctx.doctor.findings import Finding
+    from ctx.doctor.review import Verdict, settle
+
+    dup = Finding("duplicate", ("A", "B", "C"), "C", "…", "supersede A, B by C", "near",
+                  (("supersede", "A", "C"), ("supersede", "B", "C")))
+    con = Finding("contradiction", ("D", "E"), "E", "…", "supersede D by E", "value",
+                  (("supersede", "D", "E"),))
+    odd = Finding("undecided", ("F", "G"), "G", "alike by meaning", "none", "", ())
+    stale = Finding("stale", ("H", "I"), "I", "…", "supersede H by I", "task-done",
+                    (("supersede", "H", "I"),))
+    verdicts = [Verdict(1, ("A", "C"), "duplicate", "duplicate", "same"),
+                Verdict(2, ("B", "C"), "duplicate", "different", "two ports"),
+                Verdict(3, ("D", "E"), "contradiction", "different", "two envs"),
+                Verdict(4, ("F", "G"), "undecided", "contradiction", "tool replaced"),
+                Verdict(5, ("H", "I"), "stale", "different", "?")]
+    out, notes = settle([dup, con, odd, stale], verdicts)
+    by_kind = {f.kind: f for f in out}
+    assert by_kind["duplicate"].ids == ("A", "C") and by_kind["duplicate"].steps == (("supersede", "A", "C"),)
+    assert "B" not in by_kind["duplicate"].action
+    assert by_kind["contradiction"].ids == ("F", "G") and by_kind["contradiction"].keep == "G"
+    assert by_kind["contradiction"].steps == () and by_kind["contradiction"].subkind == "review"
+    assert by_kind["stale"] is stale                     # other kinds pass as they are
+    assert not any(f.ids == ("D", "E") for f in out) and len(notes) == 3
+    # an unclear answer changes nothing but says so
+    out, _ = settle([con], [Verdict(1, ("D", "E"), "contradiction", "unclear", "")])
+    assert out[0].ids == ("D", "E") and out[0].to_dict()["review"] == "unclear"
+
+
+def test_a_flagged_pair_the_model_calls_different_is_not_reported(monkeypatch):
+    _plant_pair()
+    with OpenAIStub(reply='{"pair": 1, "verdict": "different", "why": "two databases"}') as stub:
+        r = ctx("doctor", "--no-vectors", "--kind", "duplicate", "--review", "--review-backend",
+                "openai", "--review-url", stub.url + "/v1", "--yes", "-f", "json")
+    assert json.loads(r.stdout or "[]") == [] and "the model says different" in r.stderr
+    assert r.exit_code == 0
