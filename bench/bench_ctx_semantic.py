@@ -25,7 +25,7 @@ from bench import ROOT, WORK, Bench, median_cpu_ms, median_wall_ms
 
 CTX = str(Path(sys.executable).parent / "ctx")
 DIR = WORK / "ctx_semantic"
-VERSION = "7"  # bump when the stores' shape changes
+VERSION = "8"  # bump when the stores' shape changes (8: the English companion's vectors too)
 WORDS = [
     "memory", "sqlite", "hook", "budget", "composition", "tier", "token", "claude", "session",
     "summary", "deploy", "billing", "invoice", "retry", "worker", "cache", "index", "vector",
@@ -216,7 +216,11 @@ def build_store(path: Path, n_nodes: int, paragraphs: int) -> Path:
     from ctx.semantic.chunk import chunk_text, content_hash
     from ctx.semantic.model import DIM, require
 
-    model_id = require().model_id
+    from ctx.semantic.model import MINILM, MODELS
+
+    # e5's vectors, and MiniLM's beside them (English fusion, on by default: every note here
+    # is English), as `ctx index` leaves a store
+    model_ids = [require().model_id, MODELS[MINILM].model_id]
     rng = random.Random(n_nodes)
     vocab = _vocabulary(rng)
     conn = db.connect(path)
@@ -228,27 +232,34 @@ def build_store(path: Path, n_nodes: int, paragraphs: int) -> Path:
                        for i in range(start, min(start + batch, n_nodes)))
     vec_rng = np.random.default_rng(0)
     rows = conn.execute("SELECT id, content FROM nodes ORDER BY seq").fetchall()
-    with transaction(conn):
-        ids, now = [], "2026-01-01T00:00:00.000Z"
-        for node_id, content in rows:
-            chunks = chunk_text(content)
-            for c in chunks:
-                cur = conn.execute("INSERT INTO chunks (node_id, model, idx, start, end) "
-                                   "VALUES (?, ?, ?, ?, ?)", (node_id, model_id, c.idx, c.start, c.end))
-                ids.append(cur.lastrowid)
-            conn.execute("INSERT INTO embedded_nodes (model, node_id, content_hash, chunk_count, "
-                         "embedded_at) VALUES (?, ?, ?, ?, ?)",
-                         (model_id, node_id, content_hash(content), len(chunks), now))
-        ids = np.array(ids, dtype=np.int64)
-        for s in range(0, len(ids), index.SEGMENT_ROWS):
-            part = ids[s:s + index.SEGMENT_ROWS]
-            vecs = vec_rng.standard_normal((len(part), DIM), dtype=np.float32)
-            vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-            attrs = np.tile(np.array([0.0, 300.0], dtype="<f4"), (len(part), 1))
-            index._write_segment(conn, model_id, part, vecs, attrs)
+    for model_id in model_ids:
+        with transaction(conn):
+            ids, now = [], "2026-01-01T00:00:00.000Z"
+            for node_id, content in rows:
+                chunks = chunk_text(content)
+                for c in chunks:
+                    cur = conn.execute("INSERT INTO chunks (node_id, model, idx, start, end) "
+                                       "VALUES (?, ?, ?, ?, ?)", (node_id, model_id, c.idx, c.start, c.end))
+                    ids.append(cur.lastrowid)
+                conn.execute("INSERT INTO embedded_nodes (model, node_id, content_hash, chunk_count, "
+                             "embedded_at) VALUES (?, ?, ?, ?, ?)",
+                             (model_id, node_id, content_hash(content), len(chunks), now))
+            ids = np.array(ids, dtype=np.int64)
+            for s in range(0, len(ids), index.SEGMENT_ROWS):
+                part = ids[s:s + index.SEGMENT_ROWS]
+                vecs = vec_rng.standard_normal((len(part), DIM), dtype=np.float32)
+                vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+                attrs = np.tile(np.array([0.0, 300.0], dtype="<f4"), (len(part), 1))
+                index._write_segment(conn, model_id, part, vecs, attrs)
     conn.close()
     stamp.write_text(VERSION)
     return path
+
+
+def _model_id() -> str:
+    from ctx.semantic.model import require
+
+    return require().model_id  # the main model's chunks (MiniLM's are the same chunks again)
 
 
 def prompt_submit(bench: Bench) -> None:
@@ -257,7 +268,7 @@ def prompt_submit(bench: Bench) -> None:
     # to the keyword fallback and time that instead
     env = {**_env(), "CTX_DB": str(path), "CTX_SEMANTIC_DEADLINE": "60"}
     with sqlite3.connect(path) as conn:
-        chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        chunks = conn.execute("SELECT count(*) FROM chunks WHERE model = ?", (_model_id(),)).fetchone()[0]
     print(f"  store: 10,000 nodes, {chunks:,} chunks indexed")
     payload = json.dumps({"session_id": "bench-semantic", "hook_event_name": "UserPromptSubmit",
                           "prompt": "how does the billing worker retry a declined card payment?"}
@@ -276,7 +287,7 @@ def prompt_submit(bench: Bench) -> None:
 def search_cold(bench: Bench) -> None:
     path = build_store(DIR / "store100k.db", 50_000, 2)
     with sqlite3.connect(path) as conn:
-        chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        chunks = conn.execute("SELECT count(*) FROM chunks WHERE model = ?", (_model_id(),)).fetchone()[0]
     print(f"  store: 50,000 nodes, {chunks:,} chunks indexed")
     env = {**_env(), "CTX_DB": str(path)}
     cmd = [CTX, "search", "how does the billing worker retry a declined card payment?",

@@ -109,11 +109,10 @@ def scores(codes: np.ndarray, scales: np.ndarray, attrs: np.ndarray | None, quer
     """Centred cosine of every stored vector (int8 codes × scale) with a centred query."""
     import numpy as np
 
-    f = codes.astype(np.float32)
     if centers is None:
-        return (f @ query_centered) * scales
+        return _dot(codes, query_centered) * scales
     mu_ko, mu_en = centers
-    cols = f @ np.stack([query_centered, mu_ko, mu_en], axis=1)   # one pass over the codes
+    cols = _dot(codes, np.stack([query_centered, mu_ko, mu_en], axis=1))   # one pass over the codes
     a, b, c = (cols * scales[:, None]).T
     if attrs is None:
         w = np.zeros(len(scales), dtype=np.float32)
@@ -128,3 +127,23 @@ def scores(codes: np.ndarray, scales: np.ndarray, attrs: np.ndarray | None, quer
     out = num / np.sqrt(np.maximum(den2, 1e-6))
     out -= SHORT_PENALTY * np.clip(1.0 - chars / SHORT_CHARS, 0.0, 1.0)
     return out.astype(np.float32)
+
+
+BLOCK_ROWS = 2048
+
+
+def _dot(codes: np.ndarray, mat: np.ndarray) -> np.ndarray:
+    """int8 codes [n, DIM] @ float32 mat, converted to float32 a block at a time into one
+    reused buffer: a whole segment's float copy (16k × 384 × 4 = 25 MB, fresh pages each
+    search) cost twice the time of the arithmetic (measured: 10–36 → 5 ms per 16k rows)."""
+    import numpy as np
+
+    n = len(codes)
+    out = np.empty((n, *mat.shape[1:]), dtype=np.float32)
+    buf = np.empty((min(BLOCK_ROWS, n), codes.shape[1]), dtype=np.float32)
+    for start in range(0, n, BLOCK_ROWS):
+        part = codes[start:start + BLOCK_ROWS]
+        k = len(part)
+        np.copyto(buf[:k], part, casting="unsafe")
+        out[start:start + k] = buf[:k] @ mat
+    return out
