@@ -214,9 +214,7 @@ def build_store(path: Path, n_nodes: int, paragraphs: int) -> Path:
     from ctx.core.store import Store
     from ctx.semantic import index
     from ctx.semantic.chunk import chunk_text, content_hash
-    from ctx.semantic.model import DIM, require
-
-    from ctx.semantic.model import MINILM, MODELS
+    from ctx.semantic.model import DIM, MINILM, MODELS, require
 
     # e5's vectors, and MiniLM's beside them (English fusion, on by default: every note here
     # is English), as `ctx index` leaves a store

@@ -287,6 +287,12 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
         raw = index.read_segments(conn, model_id) if not (missing and ensure_index) else None
         bad, good = _ineligible(conn, model_id, options, elig)
         timings["sql"] = _ms(t)
+        # English fusion's MiniLM (its query in numpy, its vectors read) on this thread while
+        # the loader's thread embeds e5's query: on two cores it costs the prompt little
+        english = _english_prepare(conn, text, model_id, ensure_index=ensure_index,
+                                   index_deadline=index_deadline, progress=progress) \
+            if options.mode == "hybrid" else None
+        timings["english"] = round(_ms(t) - timings["sql"], 2)
         embedder, query_vec = loader.result()
         timings["model"] = loader.ms
         t = time.perf_counter()
@@ -310,9 +316,7 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
         _apply_mask(vectors, scores, bad, good)
         result.eligible_chunks = int((scores > -1.5).sum()) if len(scores) else 0
         sem = _semantic_hits(conn, vectors, scores, options.top_k)
-        second = _english_second(conn, text, options, elig, model_id, ensure_index=ensure_index,
-                                 index_deadline=index_deadline, progress=progress) \
-            if options.mode == "hybrid" else None
+        second = _english_second(conn, english, options, elig) if english is not None else None
         if second is not None:
             have = {h.node_id for h in sem}
             sem += [Hit(h.node_id, 0, semantic_rank=h.semantic_rank) for h in second[2]
@@ -538,12 +542,12 @@ def _keyword_hits(conn, text: str, limit: int, where: str, params: list,
 COMPANION_JIT_CHUNKS = 8  # English notes a prompt embeds for the companion (numpy, ~10 ms each)
 
 
-def _english_second(conn, text, options, elig, model_id, *, ensure_index: bool = True,
-                    index_deadline: float | None = None, progress=None):
-    """English fusion (on by default; CTX_ENGLISH_FUSION=0 turns it off): an English query
-    under multilingual-e5 also reads all-MiniLM-L6-v2's vectors of the store's English notes
-    — (vectors, scores, top hits), else None. The MiniLM's best chunks join the candidates;
-    _blend_english mixes the scores. Its query runs in numpy (ctx.semantic.minilm_numpy).
+def _english_prepare(conn, text, model_id, *, ensure_index: bool = True,
+                     index_deadline: float | None = None, progress=None):
+    """English fusion (on by default; CTX_ENGLISH_FUSION=0 turns it off): for an English
+    query under multilingual-e5, all-MiniLM-L6-v2's query vector (numpy:
+    ctx.semantic.minilm_numpy) and its stored vectors of the store's English notes —
+    (companion, raw segments, query vector), else None. _english_second scores them.
 
     Indexing: `ctx index` builds these vectors beside e5's; a search without a deadline
     (`ctx search`) embeds what is missing first, with its progress bar; a prompt (deadline)
@@ -567,10 +571,18 @@ def _english_second(conn, text, options, elig, model_id, *, ensure_index: bool =
         missing = index.missing_count(conn, comp.model_id)
     if missing and missing * 2 >= conn.execute("SELECT count(*) FROM nodes").fetchone()[0]:
         return None  # most notes not indexed by MiniLM yet: e5 alone
-    mv = index.load_vectors(conn, comp.model_id)
-    if not len(mv):
-        return None
-    ms = mv.scores(comp.embed_query(text))
+    raw = index.read_segments(conn, comp.model_id)
+    return (comp, raw, comp.embed_query(text)) if raw else None
+
+
+def _english_second(conn, prepared, options, elig):
+    """MiniLM's scores of every eligible English chunk: (vectors, scores, top hits). Its best
+    chunks join the candidates; _blend_english mixes the scores."""
+    from ctx.semantic import index
+
+    comp, raw, query = prepared
+    mv = index.vectors_from(raw, comp.model_id)
+    ms = mv.scores(query)
     bad, good = _ineligible(conn, comp.model_id, options, elig)
     _apply_mask(mv, ms, bad, good)
     return mv, ms, _semantic_hits(conn, mv, ms, options.top_k)
