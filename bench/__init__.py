@@ -4,20 +4,24 @@ from __future__ import annotations
 import statistics
 import subprocess
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from cuectx.value import Value
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / ".bench"
 
 
-@dataclass
-class Row:
-    name: str
-    value: float
-    budget: float | None
-    unit: str
-    better: str  # "lower" or "higher"
+class Row(Value):
+    __slots__ = ("better", "budget", "name", "unit", "value")
+
+    def __init__(self, name: str, value: float, budget: float | None, unit: str,
+                 better: str) -> None:
+        self.name = name
+        self.value = value
+        self.budget = budget
+        self.unit = unit
+        self.better = better  # "lower" or "higher"
 
     @property
     def ok(self) -> bool | None:
@@ -26,9 +30,11 @@ class Row:
         return self.value <= self.budget if self.better == "lower" else self.value >= self.budget
 
 
-@dataclass
-class Bench:
-    rows: list[Row] = field(default_factory=list)
+class Bench(Value):
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: list[Row] | None = None) -> None:
+        self.rows = [] if rows is None else rows
 
     def report(self, name: str, value: float, budget: float | None = None, unit: str = "ms",
                better: str = "lower") -> Row:

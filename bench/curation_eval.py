@@ -34,23 +34,25 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from datetime import datetime
 from itertools import combinations
 from pathlib import Path
 
 from bench import ROOT
+from cuectx.value import Value
 
 TUNE = ROOT / "bench" / "data" / "curation_tune.json"
 CONFIRM = ROOT / "bench" / "confirm" / "curation_confirm.json"
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
-@dataclass
-class Score:
-    found: int
-    right: int
-    gold: int
+class Score(Value):
+    __slots__ = ("found", "gold", "right")
+
+    def __init__(self, found: int, right: int, gold: int) -> None:
+        self.found = found
+        self.right = right
+        self.gold = gold
 
     @property
     def precision(self) -> float:
@@ -61,16 +63,20 @@ class Score:
         return self.right / self.gold if self.gold else 1.0
 
 
-@dataclass
-class Result:
-    duplicate: Score
-    contradiction: Score
-    newer_kept: int            # of the labelled contradictions found, how many keep the newer
-    traps_flagged: int
-    traps: int
-    seconds: float
-    misses: dict               # for --show: what was missed / wrongly flagged (keys)
-    review: dict | None = None # --review-oracle: pairs sent, requests, left out, tokens
+class Result(Value):
+    __slots__ = ("contradiction", "duplicate", "misses", "newer_kept", "review", "seconds", "traps",
+                 "traps_flagged")
+
+    def __init__(self, duplicate: Score, contradiction: Score, newer_kept: int, traps_flagged: int,
+                 traps: int, seconds: float, misses: dict, review: dict | None = None) -> None:
+        self.duplicate = duplicate
+        self.contradiction = contradiction
+        self.newer_kept = newer_kept  # of the labelled contradictions found, how many keep the newer
+        self.traps_flagged = traps_flagged
+        self.traps = traps
+        self.seconds = seconds
+        self.misses = misses  # for --show: what was missed / wrongly flagged (keys)
+        self.review = review  # --review-oracle: pairs sent, requests, left out, tokens
 
 
 def _ulid(stamp: str, n: int) -> str:

@@ -11,9 +11,10 @@ holds the floors (precision ≥ 0.90, recall ≥ 0.80 per kind); `make bench` pr
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from itertools import combinations
+
+from cuectx.value import Value
 
 SERVICES = ["auth", "billing", "search", "metrics", "ledger", "catalog", "checkout", "analytics",
             "uploads", "thumbnail", "profile", "recommendation", "chat", "pricing", "shipping",
@@ -40,14 +41,20 @@ def _ts(day: float) -> str:
     return (T0 + timedelta(days=day)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
-@dataclass
-class Gold:
-    duplicate_groups: list[set[str]] = field(default_factory=list)
-    crosslingual_groups: list[set[str]] = field(default_factory=list)  # vectors only
-    contradictions: set[frozenset] = field(default_factory=set)
-    stale: set[str] = field(default_factory=set)
-    orphans: set[tuple] = field(default_factory=set)
-    nodes: int = 0
+class Gold(Value):
+    __slots__ = ("contradictions", "crosslingual_groups", "duplicate_groups", "nodes", "orphans",
+                 "stale")
+
+    def __init__(self, duplicate_groups: list[set[str]] | None = None,
+                 crosslingual_groups: list[set[str]] | None = None,
+                 contradictions: set[frozenset] | None = None, stale: set[str] | None = None,
+                 orphans: set[tuple] | None = None, nodes: int = 0) -> None:
+        self.duplicate_groups = [] if duplicate_groups is None else duplicate_groups
+        self.crosslingual_groups = [] if crosslingual_groups is None else crosslingual_groups  # vectors only
+        self.contradictions = set() if contradictions is None else contradictions
+        self.stale = set() if stale is None else stale
+        self.orphans = set() if orphans is None else orphans
+        self.nodes = nodes
 
     def duplicate_pairs(self, *, with_crosslingual: bool) -> set[frozenset]:
         groups = self.duplicate_groups + (self.crosslingual_groups if with_crosslingual else [])
@@ -233,12 +240,14 @@ def build(store) -> Gold:
     return gold
 
 
-@dataclass
-class Score:
-    kind: str
-    tp: int
-    predicted: int
-    gold: int
+class Score(Value):
+    __slots__ = ("gold", "kind", "predicted", "tp")
+
+    def __init__(self, kind: str, tp: int, predicted: int, gold: int) -> None:
+        self.kind = kind
+        self.tp = tp
+        self.predicted = predicted
+        self.gold = gold
 
     @property
     def precision(self) -> float:

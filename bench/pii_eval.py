@@ -12,22 +12,29 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from cue.pii import analyze, scrub
+from cuectx.value import Value
 
 
-@dataclass
-class Evaluation:
-    found: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    total: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    misses: list[tuple[str, str, str]] = field(default_factory=list)  # (type, value, text)
-    decoys: int = 0
-    false_positives: list[tuple[str, str]] = field(default_factory=list)  # (text, scrubbed)
-    case_found: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    case_total: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    overreach: list[tuple[str, str]] = field(default_factory=list)  # (kept part, scrubbed)
+class Evaluation(Value):
+    __slots__ = ("case_found", "case_total", "decoys", "false_positives", "found", "misses",
+                 "overreach", "total")
+
+    def __init__(self, found: dict[str, int] | None = None, total: dict[str, int] | None = None,
+                 misses: list[tuple[str, str, str]] | None = None, decoys: int = 0,
+                 false_positives: list[tuple[str, str]] | None = None,
+                 case_found: dict[str, int] | None = None, case_total: dict[str, int] | None = None,
+                 overreach: list[tuple[str, str]] | None = None) -> None:
+        self.found = defaultdict(int) if found is None else found
+        self.total = defaultdict(int) if total is None else total
+        self.misses = [] if misses is None else misses  # (type, value, text)
+        self.decoys = decoys
+        self.false_positives = [] if false_positives is None else false_positives  # (text, scrubbed)
+        self.case_found = defaultdict(int) if case_found is None else case_found
+        self.case_total = defaultdict(int) if case_total is None else case_total
+        self.overreach = [] if overreach is None else overreach  # (kept part, scrubbed)
 
     def recall(self, entity_type: str) -> float:
         return self.found[entity_type] / self.total[entity_type]

@@ -12,27 +12,32 @@ import json
 import math
 import re
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctx.semantic.search import STOPWORDS, SearchOptions, search
+from cuectx.value import Value
 
 
-@dataclass
-class ModeScore:
-    mode: str
-    recall_at_5: float        # relevant items (grade ≥ 1) in the top 5, averaged over queries
-    answer_at_5: float        # queries whose answer (grade 2) is in the top 5
-    mrr_at_10: float
-    ndcg_at_10: float
-    by_kind: dict = field(default_factory=dict)   # kind → recall@5
+class ModeScore(Value):
+    __slots__ = ("answer_at_5", "by_kind", "mode", "mrr_at_10", "ndcg_at_10", "recall_at_5")
+
+    def __init__(self, mode: str, recall_at_5: float, answer_at_5: float, mrr_at_10: float,
+                 ndcg_at_10: float, by_kind: dict | None = None) -> None:
+        self.mode = mode
+        self.recall_at_5 = recall_at_5  # relevant items (grade ≥ 1) in the top 5, averaged over queries
+        self.answer_at_5 = answer_at_5  # queries whose answer (grade 2) is in the top 5
+        self.mrr_at_10 = mrr_at_10
+        self.ndcg_at_10 = ndcg_at_10
+        self.by_kind = {} if by_kind is None else by_kind  # kind → recall@5
 
 
-@dataclass
-class Calibration:
-    negatives_top: list[float]      # best similarity per negative query
-    answers_top: list[float]        # similarity of the answer, per labelled query
-    floor: float                    # suggested: the best separating value
+class Calibration(Value):
+    __slots__ = ("answers_top", "floor", "negatives_top")
+
+    def __init__(self, negatives_top: list[float], answers_top: list[float], floor: float) -> None:
+        self.negatives_top = negatives_top  # best similarity per negative query
+        self.answers_top = answers_top  # similarity of the answer, per labelled query
+        self.floor = floor  # suggested: the best separating value
 
 
 def load_set(path: str | Path) -> dict:
@@ -136,22 +141,28 @@ def _mean(values) -> float:
 DEVSET_CLASSES = ("keyword", "paraphrase", "identifier", "middle", "ko_en", "en_ko", "ko_ko", "mixed")
 
 
-@dataclass
-class ClassScore:
-    queries: int
-    recall_at_5: float       # the answers (grade 2) found in the top 5, averaged
-    mrr_at_10: float         # 1 / rank of the first answer
+class ClassScore(Value):
+    __slots__ = ("mrr_at_10", "queries", "recall_at_5")
+
+    def __init__(self, queries: int, recall_at_5: float, mrr_at_10: float) -> None:
+        self.queries = queries
+        self.recall_at_5 = recall_at_5  # the answers (grade 2) found in the top 5, averaged
+        self.mrr_at_10 = mrr_at_10  # 1 / rank of the first answer
 
 
-@dataclass
-class DevsetReport:
-    mode: str
-    overall: ClassScore
-    by_class: dict[str, ClassScore]
-    # per-prompt injection (the floor): answerable prompts whose answer passes, unrelated
-    # prompts that inject nothing — per language of the prompt
-    injected_answers: dict[str, float] = field(default_factory=dict)
-    clean_negatives: dict[str, float] = field(default_factory=dict)
+class DevsetReport(Value):
+    __slots__ = ("by_class", "clean_negatives", "injected_answers", "mode", "overall")
+
+    def __init__(self, mode: str, overall: ClassScore, by_class: dict[str, ClassScore],
+                 injected_answers: dict[str, float] | None = None,
+                 clean_negatives: dict[str, float] | None = None) -> None:
+        self.mode = mode
+        self.overall = overall
+        self.by_class = by_class
+        # per-prompt injection (the floor): answerable prompts whose answer passes, unrelated
+        # prompts that inject nothing — per language of the prompt
+        self.injected_answers = {} if injected_answers is None else injected_answers
+        self.clean_negatives = {} if clean_negatives is None else clean_negatives
 
 
 def populate_devset(conn: sqlite3.Connection, data: dict) -> tuple[dict[str, str], dict]:
@@ -220,19 +231,26 @@ def score_devset(conn, data: dict, ids: dict[str, str], scope_of: dict, *, mode:
 
 # ------------------------------------------------------------------------------ halves
 
-@dataclass
-class SetReport:
+class SetReport(Value):
     """One dev-set half through `ctx search` (hybrid ranks) and through the hooks."""
-    name: str
-    nodes: int
-    overall: ClassScore
-    by_kind: dict[str, ClassScore]
-    # through the hooks: answerable prompts whose answer reached Claude (session start's view
-    # or prompt-submit's injection), unrelated prompts that injected nothing — per language
-    reach: dict[str, float] = field(default_factory=dict)
-    reach_prompt: dict[str, float] = field(default_factory=dict)   # prompt-submit alone
-    clean: dict[str, float] = field(default_factory=dict)
-    untiered_reach: float | None = None   # answerable prompts whose answer has no tier
+    __slots__ = ("by_kind", "clean", "name", "nodes", "overall", "reach", "reach_prompt",
+                 "untiered_reach")
+
+    def __init__(self, name: str, nodes: int, overall: ClassScore, by_kind: dict[str, ClassScore],
+                 reach: dict[str, float] | None = None,
+                 reach_prompt: dict[str, float] | None = None,
+                 clean: dict[str, float] | None = None,
+                 untiered_reach: float | None = None) -> None:
+        self.name = name
+        self.nodes = nodes
+        self.overall = overall
+        self.by_kind = by_kind
+        # through the hooks: answerable prompts whose answer reached Claude (session start's view
+        # or prompt-submit's injection), unrelated prompts that injected nothing — per language
+        self.reach = {} if reach is None else reach
+        self.reach_prompt = {} if reach_prompt is None else reach_prompt  # prompt-submit alone
+        self.clean = {} if clean is None else clean
+        self.untiered_reach = untiered_reach  # answerable prompts whose answer has no tier
 
     def row(self) -> dict:
         return {"name": self.name, "nodes": self.nodes,

@@ -57,50 +57,61 @@ from __future__ import annotations
 
 import itertools
 import random
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from PIL import Image, ImageDraw
 
 from cue.inputs.events import EventWriter
+from cuectx.value import Value
 
 DURATION = 900.0
 SIGNIFICANT_SECS = 15.0
 SEEDS = (1, 2, 3, 4, 5, 6)  # the benchmark's seeds; tests use a few others (held out)
 
 
-@dataclass(frozen=True)
-class Segment:
-    id: str
-    kind: str  # app | tab | scroll | typing | blip | arrival | idle | paused
-    label: str
-    significant: bool
+class Segment(Value):
+    __slots__ = ("id", "kind", "label", "significant")
+
+    def __init__(self, id: str, kind: str, label: str, significant: bool) -> None:
+        self.id = id
+        self.kind = kind  # app | tab | scroll | typing | blip | arrival | idle | paused
+        self.label = label
+        self.significant = significant
 
 
-@dataclass(frozen=True)
-class Frame:
-    ts: float
-    path: Path
-    segment: str  # Segment.id (the fixed script: the scene — editor, docs, pdf, …)
-    view: str  # what is on screen; equal views are identical pixels
+class Frame(Value):
+    __slots__ = ("path", "segment", "ts", "view")
+
+    def __init__(self, ts: float, path: Path, segment: str, view: str) -> None:
+        self.ts = ts
+        self.path = path
+        self.segment = segment  # Segment.id (the fixed script: the scene — editor, docs, pdf, …)
+        self.view = view  # what is on screen; equal views are identical pixels
 
 
-@dataclass
-class Session:
-    root: Path
-    keyframes_dir: Path
-    events_dir: Path
-    start: float
-    end: float
-    seed: int
-    interval: float
-    frames: list[Frame]
-    segments: dict[str, Segment]
-    spans: list[tuple[float, float, str]]  # (start, end, segment id), unix seconds
-    paused: list[tuple[float, float]] = field(default_factory=list)
-    # (start, end) of the spans entered with no window event (a tab, a scroll, typing
-    # that follows its window's arrival, an idle stretch)
-    silent: list[tuple[float, float]] = field(default_factory=list)
+class Session(Value):
+    __slots__ = ("end", "events_dir", "frames", "interval", "keyframes_dir", "paused", "root",
+                 "seed", "segments", "silent", "spans", "start")
+
+    def __init__(self, root: Path, keyframes_dir: Path, events_dir: Path, start: float, end: float,
+                 seed: int, interval: float, frames: list[Frame], segments: dict[str, Segment],
+                 spans: list[tuple[float, float, str]],
+                 paused: list[tuple[float, float]] | None = None,
+                 silent: list[tuple[float, float]] | None = None) -> None:
+        self.root = root
+        self.keyframes_dir = keyframes_dir
+        self.events_dir = events_dir
+        self.start = start
+        self.end = end
+        self.seed = seed
+        self.interval = interval
+        self.frames = frames
+        self.segments = segments
+        self.spans = spans  # (start, end, segment id), unix seconds
+        self.paused = [] if paused is None else paused
+        # (start, end) of the spans entered with no window event (a tab, a scroll, typing
+        # that follows its window's arrival, an idle stretch)
+        self.silent = [] if silent is None else silent
 
     @property
     def window_secs(self) -> float:
@@ -151,18 +162,22 @@ class Session:
 
 # ---------------------------------------------------------------- the script
 
-@dataclass
-class _Block:
-    seg: str
-    kind: str
-    label: str
-    secs: float
-    app: str | None  # window event at the block's start (None: none)
-    title: str = ""
-    view: object = None  # callable(t_in_block, secs) -> view key
-    keys: tuple[float, float] = (0.0, 0.0)  # typing: keys per second (lo, hi)
-    sparse: bool = True  # occasional clicks and keys
-    fixed: bool = False  # duration is not stretched (blips, arrivals)
+class _Block(Value):
+    __slots__ = ("app", "fixed", "keys", "kind", "label", "secs", "seg", "sparse", "title", "view")
+
+    def __init__(self, seg: str, kind: str, label: str, secs: float, app: str | None,
+                 title: str = "", view: object = None, keys: tuple[float, float] = (0.0, 0.0),
+                 sparse: bool = True, fixed: bool = False) -> None:
+        self.seg = seg
+        self.kind = kind
+        self.label = label
+        self.secs = secs
+        self.app = app  # window event at the block's start (None: none)
+        self.title = title
+        self.view = view  # callable(t_in_block, secs) -> view key
+        self.keys = keys  # typing: keys per second (lo, hi)
+        self.sparse = sparse  # occasional clicks and keys
+        self.fixed = fixed  # duration is not stretched (blips, arrivals)
 
 
 def _static(key):
@@ -630,25 +645,33 @@ _WINDOWS = [
 ]
 
 
-@dataclass(frozen=True)
-class Transition:
-    ts: float  # unix seconds
-    kind: str  # app_switch | tab_switch | scroll | resume
-    label: str
+class Transition(Value):
+    __slots__ = ("kind", "label", "ts")
+
+    def __init__(self, ts: float, kind: str, label: str) -> None:
+        self.ts = ts  # unix seconds
+        self.kind = kind  # app_switch | tab_switch | scroll | resume
+        self.label = label
 
 
-@dataclass
-class Activity:
-    root: Path
-    keyframes_dir: Path
-    events_dir: Path
-    start: float
-    end: float
-    frames: list[Frame]  # Frame.segment is the scene: editor, docs, dashboard, pdf, …
-    transitions: list[Transition]
-    paused: list[tuple[float, float]]
-    idle: list[tuple[float, float]]
-    typing: list[tuple[float, float]] = field(default_factory=list)
+class Activity(Value):
+    __slots__ = ("end", "events_dir", "frames", "idle", "keyframes_dir", "paused", "root", "start",
+                 "transitions", "typing")
+
+    def __init__(self, root: Path, keyframes_dir: Path, events_dir: Path, start: float, end: float,
+                 frames: list[Frame], transitions: list[Transition],
+                 paused: list[tuple[float, float]], idle: list[tuple[float, float]],
+                 typing: list[tuple[float, float]] | None = None) -> None:
+        self.root = root
+        self.keyframes_dir = keyframes_dir
+        self.events_dir = events_dir
+        self.start = start
+        self.end = end
+        self.frames = frames  # Frame.segment is the scene: editor, docs, dashboard, pdf, …
+        self.transitions = transitions
+        self.paused = paused
+        self.idle = idle
+        self.typing = [] if typing is None else typing
 
     @property
     def window_secs(self) -> float:

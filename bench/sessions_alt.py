@@ -89,12 +89,12 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
 from cue.inputs.events import EventWriter
+from cuectx.value import Value
 
 SIGNIFICANT_SECS = 15.0
 SIZES = ((1366, 768), (1920, 1080), (1440, 900), (2560, 1440), (3024, 1964))
@@ -104,44 +104,58 @@ NOT_SIGNIFICANT = frozenset({"blip", "glance", "idle", "paused"})
 
 # ---------------------------------------------------------------- the public interface
 
-@dataclass(frozen=True)
-class Segment:
-    id: str
-    kind: str  # typing | app | tab | read | clicks | chat | call | blip | glance | idle | paused
-    label: str
-    significant: bool
+class Segment(Value):
+    __slots__ = ("id", "kind", "label", "significant")
+
+    def __init__(self, id: str, kind: str, label: str, significant: bool) -> None:
+        self.id = id
+        self.kind = kind  # typing | app | tab | read | clicks | chat | call | blip | glance | idle | paused
+        self.label = label
+        self.significant = significant
 
 
-@dataclass(frozen=True)
-class Frame:
-    ts: float
-    path: Path
-    segment: str  # Segment.id
-    view: str  # what is on screen; equal views are identical pixels
+class Frame(Value):
+    __slots__ = ("path", "segment", "ts", "view")
+
+    def __init__(self, ts: float, path: Path, segment: str, view: str) -> None:
+        self.ts = ts
+        self.path = path
+        self.segment = segment  # Segment.id
+        self.view = view  # what is on screen; equal views are identical pixels
 
 
-@dataclass
-class Session:
-    root: Path
-    keyframes_dir: Path
-    events_dir: Path
-    start: float
-    end: float
-    seed: int
-    interval: float
-    frames: list[Frame]
-    segments: dict[str, Segment]
-    spans: list[tuple[float, float, str]]  # (start, end, segment id), unix seconds
-    paused: list[tuple[float, float]] = field(default_factory=list)
-    # (start, end) of the spans entered with no window event (a tab, the scroll part of
-    # the read, the idle stretch)
-    silent: list[tuple[float, float]] = field(default_factory=list)
-    # beyond bench/sessions.py's Session
-    size: tuple[int, int] = (0, 0)
-    image_format: str = "jpg"
-    naming: str = "ms"
-    on_switch: bool = False  # an extra keyframe after each window event
-    events: list[tuple[float, str, dict]] = field(default_factory=list)  # as written
+class Session(Value):
+    __slots__ = ("end", "events", "events_dir", "frames", "image_format", "interval",
+                 "keyframes_dir", "naming", "on_switch", "paused", "root", "seed", "segments",
+                 "silent", "size", "spans", "start")
+
+    def __init__(self, root: Path, keyframes_dir: Path, events_dir: Path, start: float, end: float,
+                 seed: int, interval: float, frames: list[Frame], segments: dict[str, Segment],
+                 spans: list[tuple[float, float, str]],
+                 paused: list[tuple[float, float]] | None = None,
+                 silent: list[tuple[float, float]] | None = None, size: tuple[int, int] = (0, 0),
+                 image_format: str = "jpg", naming: str = "ms", on_switch: bool = False,
+                 events: list[tuple[float, str, dict]] | None = None) -> None:
+        self.root = root
+        self.keyframes_dir = keyframes_dir
+        self.events_dir = events_dir
+        self.start = start
+        self.end = end
+        self.seed = seed
+        self.interval = interval
+        self.frames = frames
+        self.segments = segments
+        self.spans = spans  # (start, end, segment id), unix seconds
+        self.paused = [] if paused is None else paused
+        # (start, end) of the spans entered with no window event (a tab, the scroll part of
+        # the read, the idle stretch)
+        self.silent = [] if silent is None else silent
+        # beyond bench/sessions.py's Session
+        self.size = size
+        self.image_format = image_format
+        self.naming = naming
+        self.on_switch = on_switch  # an extra keyframe after each window event
+        self.events = [] if events is None else events  # as written
 
     @property
     def window_secs(self) -> float:

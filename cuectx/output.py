@@ -16,20 +16,21 @@ rich is imported only when a table or panel is printed.
 from __future__ import annotations
 
 import sys
-from collections import namedtuple
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from cuectx.errors import UsageError
-
-# Plain named tuples, not dataclasses: `import dataclasses` (with inspect, ast, dis…) costs
-# more than the rest of this module.
+from cuectx.value import Value
 
 
-class Environment(namedtuple("Environment", "stdout_isatty width", defaults=(None, None))):
+class Environment(Value):
     """stdout_isatty: None asks sys.stdout. width: None lets rich decide (the terminal, else 80)."""
 
-    __slots__ = ()
+    __slots__ = ("stdout_isatty", "width")
+
+    def __init__(self, stdout_isatty: bool | None = None, width: int | None = None) -> None:
+        self.stdout_isatty = stdout_isatty
+        self.width = width
 
     def isatty(self) -> bool:
         if self.stdout_isatty is not None:
@@ -118,8 +119,7 @@ def wrap_lines(lines: Iterable[str], *, indent: int = 2) -> list[str]:
 
 # ---------------------------------------------------------------------------- fitted tables
 
-class Col(namedtuple("Col", "header free squeeze style justify max_width lines",
-                     defaults=(False, False, "", "left", None, 2))):
+class Col(Value):
     """A table column. Fixed columns (ids, numbers, times, names) keep one line at their
     natural width: never shrunk, never cut. The one `free` column (content, prompt, title)
     takes the width that is left and wraps between words, cut after `lines` lines with "…"
@@ -128,7 +128,18 @@ class Col(namedtuple("Col", "header free squeeze style justify max_width lines",
     longest word, so nothing is broken mid-word or cut to a stub and an ellipsis. A column
     whose every cell is empty is left out."""
 
-    __slots__ = ()
+    __slots__ = ("free", "header", "justify", "lines", "max_width", "squeeze", "style")
+
+    def __init__(self, header: str, free: bool = False, squeeze: bool = False, style: str = "",
+                 justify: str = "left", max_width: int | None = None,
+                 lines: int | None = 2) -> None:
+        self.header = header
+        self.free = free
+        self.squeeze = squeeze
+        self.style = style
+        self.justify = justify
+        self.max_width = max_width
+        self.lines = lines
 
 
 FREE_MIN = 24  # the free column's floor (characters) before squeezable columns give way

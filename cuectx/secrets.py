@@ -28,21 +28,22 @@ import itertools
 import json
 import math
 import re
-from collections import namedtuple
 from collections.abc import Callable
+
+from cuectx.value import Value
 
 REPLACEMENT = "[SECRET:{kind}]"
 
 
-class Finding(namedtuple("Finding", ("kind", "start", "end"))):
-    """
+class Finding(Value):
+    """A secret in a text: its kind and where it is, never its value."""
 
-    Fields:
-        kind: str   e.g. "github-token", "private-key", "password"
-        start: int
-        end: int"""
+    __slots__ = ("end", "kind", "start")
 
-    __slots__ = ()
+    def __init__(self, kind: str, start: int, end: int) -> None:
+        self.kind = kind  # e.g. "github-token", "private-key", "password"
+        self.start = start
+        self.end = end
 
 
 # ------------------------------------------------------------------------------ values

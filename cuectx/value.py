@@ -1,20 +1,24 @@
-"""`Value`: the base of the small record classes on ctx's hook path, in place of `@dataclass`.
+"""`Value`: the one way records are declared in cue-ctx (ctx, cue, cuectx, bench, tests).
 
-Why not dataclasses there: `import dataclasses` brings in `inspect` (and with it ast, dis and
-tokenize), and every `@dataclass` compiles its generated methods from source when its class
-is created — about 0.4 ms per class on our interpreter. A Stop hook touches some fifty record
-classes: 30 ms of a 2.5×-bare budget (SPEC §6) before it does any work. `typing.NamedTuple`
-costs `import typing` for the same reason; the hook path uses `collections.namedtuple`.
+Why not `@dataclass` (or named tuples): the hooks run in a fresh interpreter whenever the
+hook server is bypassed, and a hook touches some sixty record classes. `import dataclasses`
+brings in `inspect` (and with it ast, dis and tokenize), and every `@dataclass` compiles its
+generated methods from source when its class is created; `typing.NamedTuple` costs
+`import typing`. Measured, the records as frozen slotted dataclasses would add 50–70 ms of
+CPU to every in-process hook (docs/DEVELOPING.md, "Records"). One style everywhere, so no
+module has to know whether it is on the hook path.
 
 A `Value` subclass keeps its fields in `__slots__` and writes its `__init__` out with one
 parameter per field, in the fields' order (the order `repr` and pattern matching use;
 `__slots__` itself may be sorted). From the fields it gets what a
 frozen dataclass would give it: `==` between instances of the same class, `hash`, `repr`,
-`replace(**changes)` (a copy with some fields changed), `as_dict()` and positional
-`__match_args__`. Instances are treated as immutable; that is a convention, not enforced.
+`replace(**changes)` (a copy with some fields changed), `as_dict()` (shallow) and positional
+`__match_args__`. A default that must be fresh per instance (a list, a dict) is `None` in
+the signature and made in `__init__`. Instances are treated as immutable unless the class
+says otherwise (a report filled in as work goes); that is a convention, not enforced.
 A class whose equality ignores a field overrides `_key()`.
 
-tests/test_layers.py keeps dataclasses, typing and pathlib out of the hooks' imports.
+tests/test_layers.py fails on a record declared another way.
 """
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """The tree is the architecture: a lower layer never imports a higher one, nothing imports a
 command line, and there is no import circle anywhere — deferred imports inside functions
 count (one that only hides a circle is still a circle); `if TYPE_CHECKING:` blocks do not.
+Records are declared one way, `cuectx.value.Value` (docs/DEVELOPING.md says why): no
+dataclasses, named tuples or attrs classes anywhere in the tree.
 
 The graph is built from the source (ast), so a new upward import or circle fails here
 before anyone has to notice it. docs/DEVELOPING.md explains each layer.
@@ -212,3 +214,51 @@ def test_nothing_imports_a_command_line():
                                           and m not in UI_EDGE))
 def test_lower_layers_do_not_load_the_terminal_ui(module):
     assert not EXTERNAL[module] & set(UI_LIBS), f"{module} imports {EXTERNAL[module] & set(UI_LIBS)}"
+
+
+# One record style (issue 35 item 5): every record class is a cuectx.value.Value subclass.
+# The other ways Python offers, each spelled as the source would spell it.
+OTHER_RECORD_STYLES = {"dataclasses": "dataclasses", "collections.namedtuple": "namedtuple",
+                       "typing.NamedTuple": "NamedTuple", "attrs": "attrs", "attr": "attrs"}
+RECORD_DIRS = (*PACKAGES, "bench", "tests")
+
+
+def _other_record_styles(source: str) -> list[str]:
+    """What in `source` declares a record another way (by the name it imports)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            names = [f"{node.value.id}.{node.attr}"]  # `collections.namedtuple(...)`
+        else:
+            continue
+        found += [f"line {node.lineno}: {OTHER_RECORD_STYLES[n]}" for n in names
+                  if n in OTHER_RECORD_STYLES]
+    return found
+
+
+def test_records_are_declared_one_way():
+    offenders = []
+    for top in RECORD_DIRS:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel.startswith("bench/confirm/"):  # the held-out half: never read here
+                continue
+            offenders += [f"{rel} {hit}" for hit in _other_record_styles(path.read_text(encoding="utf-8"))]
+    assert not offenders, ("a record declared another way; subclass cuectx.value.Value "
+                           "(docs/DEVELOPING.md, 'Records'):\n" + "\n".join(offenders))
+
+
+def test_the_record_style_check_can_fail():
+    caught = ["from dataclasses import dataclass", "import dataclasses",
+              "from dataclasses import field, replace", "from collections import namedtuple",
+              "import collections\nP = collections.namedtuple('P', 'x y')",
+              "from typing import NamedTuple", "import typing\nclass P(typing.NamedTuple): x: int",
+              "import attrs", "from attr import define"]
+    missed = ["from collections import Counter", "from typing import Any",
+              "from cuectx.value import Value", "x.dataclasses = 1"]
+    assert all(_other_record_styles(s) for s in caught)
+    assert not any(_other_record_styles(s) for s in missed)

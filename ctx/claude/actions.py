@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import namedtuple
 from enum import Enum
 
 # Reading the hand-offs back is ctx/claude/handoff.py (prompt-submit loads only that).
@@ -96,24 +95,25 @@ class Outcome(Value):
         return f"{line}; {notice}" if notice else line
 
 
-class Memory(namedtuple("Memory", (
-        "content", "type", "tier", "tags", "rationale", "source", "supersedes", "where", "dedupe",
-    ), defaults=("fact", None, (), None, None, None, "project", None))):
-    """What `<ctx:remember>` (or the MCP `remember` tool) asks to store. (A namedtuple: this
-    module loads on every hook; see cuectx/value.py.)
+class Memory(Value):
+    """What `<ctx:remember>` (or the MCP `remember` tool) asks to store."""
 
-    Fields:
-        content: str
-        type: str
-        tier: str | None
-        tags: tuple[str, ...]
-        rationale: str | None
-        source: str | None
-        supersedes: str | None  an id or prefix this memory replaces
-        where: str              "project": the scope's project; "global": global memory
-        dedupe: str | None      a likely duplicate: skip | keep | ask (None: $CTX_DEDUPE)"""
+    __slots__ = ("content", "dedupe", "rationale", "source", "supersedes", "tags", "tier", "type",
+                 "where")
 
-    __slots__ = ()
+    def __init__(self, content: str, type: str = "fact", tier: str | None = None,
+                 tags: tuple[str, ...] = (), rationale: str | None = None,
+                 source: str | None = None, supersedes: str | None = None,
+                 where: str = "project", dedupe: str | None = None) -> None:
+        self.content = content
+        self.type = type
+        self.tier = tier
+        self.tags = tags
+        self.rationale = rationale
+        self.source = source
+        self.supersedes = supersedes  # an id or prefix this memory replaces
+        self.where = where  # "project": the scope's project; "global": global memory
+        self.dedupe = dedupe  # a likely duplicate: skip | keep | ask (None: $CTX_DEDUPE)
 
 
 def execute(store: Store, commands: list[Command], *, session_id: str | None = None,

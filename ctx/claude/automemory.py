@@ -24,12 +24,12 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctx.core import dedupe
 from ctx.core.errors import CtxError
 from ctx.core.store import Store
+from cuectx.value import Value
 
 SOURCE = "claude-memory"
 TYPES = {"user": "fact", "project": "fact", "feedback": "pattern", "reference": "source"}
@@ -38,25 +38,33 @@ _FRONT_OPEN = re.compile(r"\A---\s*\n")
 _INDEX_LINE = re.compile(r"^\s*[-*]\s*\[([^\]]*)\]\(([^)]+)\)\s*(?:[—–-]+\s*(.*))?$")
 
 
-@dataclass(frozen=True)
-class Memory:
-    file: str            # name inside the folder
-    name: str
-    description: str
-    memory_type: str     # user | feedback | project | reference | ""
-    body: str
-    digest: str          # sha256 of the file's bytes (first 16 hex)
-    title: str = ""      # from MEMORY.md
+class Memory(Value):
+    __slots__ = ("body", "description", "digest", "file", "memory_type", "name", "title")
+
+    def __init__(self, file: str, name: str, description: str, memory_type: str, body: str,
+                 digest: str, title: str = "") -> None:
+        self.file = file  # name inside the folder
+        self.name = name
+        self.description = description
+        self.memory_type = memory_type  # user | feedback | project | reference | ""
+        self.body = body
+        self.digest = digest  # sha256 of the file's bytes (first 16 hex)
+        self.title = title  # from MEMORY.md
 
 
-@dataclass
-class ImportReport:
-    folder: str
-    added: list[str] = field(default_factory=list)
-    updated: list[tuple[str, str]] = field(default_factory=list)   # (old id, new id)
-    unchanged: list[str] = field(default_factory=list)
-    duplicates: list[tuple[str, str]] = field(default_factory=list)  # (file, existing id)
-    skipped: list[str] = field(default_factory=list)               # files not understood
+class ImportReport(Value):
+    __slots__ = ("added", "duplicates", "folder", "skipped", "unchanged", "updated")
+
+    def __init__(self, folder: str, added: list[str] | None = None,
+                 updated: list[tuple[str, str]] | None = None, unchanged: list[str] | None = None,
+                 duplicates: list[tuple[str, str]] | None = None,
+                 skipped: list[str] | None = None) -> None:
+        self.folder = folder
+        self.added = [] if added is None else added
+        self.updated = [] if updated is None else updated  # (old id, new id)
+        self.unchanged = [] if unchanged is None else unchanged
+        self.duplicates = [] if duplicates is None else duplicates  # (file, existing id)
+        self.skipped = [] if skipped is None else skipped  # files not understood
 
     def to_dict(self) -> dict:
         return {"folder": self.folder, "added": self.added,

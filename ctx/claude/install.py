@@ -16,13 +16,13 @@ import re
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ctx.core import paths
 from ctx.core.errors import CtxError
 from cuectx.files import replace_file
+from cuectx.value import Value
 
 HOOKS = (("SessionStart", "session-start"), ("UserPromptSubmit", "prompt-submit"), ("Stop", "stop"),
          ("PreCompact", "pre-compact"), ("SessionEnd", "session-end"))  # the last two: session records
@@ -32,16 +32,21 @@ _CTX_HOOK = re.compile(r"""(?:^|[\s/\\'"])ctx(?:\.exe)?['"]?\s+hook\s+"""
                        r"""(session-start|prompt-submit|stop|pre-compact|session-end)\b""")
 
 
-@dataclass(frozen=True)
-class InstallResult:
-    home: Path
-    db: Path
-    skill: Path | None
-    skill_changed: bool
-    settings: Path | None
-    settings_changed: bool
-    backup: Path | None
-    snippet: dict
+class InstallResult(Value):
+    __slots__ = ("backup", "db", "home", "settings", "settings_changed", "skill", "skill_changed",
+                 "snippet")
+
+    def __init__(self, home: Path, db: Path, skill: Path | None, skill_changed: bool,
+                 settings: Path | None, settings_changed: bool, backup: Path | None,
+                 snippet: dict) -> None:
+        self.home = home
+        self.db = db
+        self.skill = skill
+        self.skill_changed = skill_changed
+        self.settings = settings
+        self.settings_changed = settings_changed
+        self.backup = backup
+        self.snippet = snippet
 
 
 def ctx_executable() -> str:
@@ -260,16 +265,21 @@ PLUGIN_ID = f"{PLUGIN}@{MARKETPLACE}"
 CLAUDE_TIMEOUT_S = 120
 
 
-@dataclass(frozen=True)
-class PluginResult:
-    marketplace: Path
-    plugin: Path
-    version: str
-    changed: bool
-    commands: list[list[str]]      # what installs it in Claude Code (run, or to run by hand)
-    ran: bool                      # True when `claude` was on PATH and the commands ran
-    removed_skill: Path | None = None
-    duplicate_mcp: Path | None = None  # a client config that also runs `ctx mcp`
+class PluginResult(Value):
+    __slots__ = ("changed", "commands", "duplicate_mcp", "marketplace", "plugin", "ran",
+                 "removed_skill", "version")
+
+    def __init__(self, marketplace: Path, plugin: Path, version: str, changed: bool,
+                 commands: list[list[str]], ran: bool, removed_skill: Path | None = None,
+                 duplicate_mcp: Path | None = None) -> None:
+        self.marketplace = marketplace
+        self.plugin = plugin
+        self.version = version
+        self.changed = changed
+        self.commands = commands  # what installs it in Claude Code (run, or to run by hand)
+        self.ran = ran  # True when `claude` was on PATH and the commands ran
+        self.removed_skill = removed_skill
+        self.duplicate_mcp = duplicate_mcp  # a client config that also runs `ctx mcp`
 
 
 def marketplace_dir() -> Path:
@@ -508,13 +518,16 @@ MCP_CLIENTS = ("claude-desktop", "claude-code")
 MCP_SERVER_NAME = "ctx"
 
 
-@dataclass(frozen=True)
-class McpResult:
-    client: str
-    config: Path
-    changed: bool
-    backup: Path | None
-    entry: dict
+class McpResult(Value):
+    __slots__ = ("backup", "changed", "client", "config", "entry")
+
+    def __init__(self, client: str, config: Path, changed: bool, backup: Path | None,
+                 entry: dict) -> None:
+        self.client = client
+        self.config = config
+        self.changed = changed
+        self.backup = backup
+        self.entry = entry
 
 
 def mcp_config_path(client: str) -> Path:

@@ -11,7 +11,6 @@ errors go to stderr; errors exit non-zero (cuectx.exits.ExitCode).
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
 from typing import Annotated, ClassVar
 
 import typer
@@ -19,6 +18,7 @@ import typer
 from ctx.cli.state import start, translate_sqlite
 from cuectx.cli import EdgeGroup
 from cuectx.cli import run as run_app
+from cuectx.value import Value
 
 # Every command, the module that holds it and the task `ctx --help` lists it under, in the
 # order `ctx --help` lists them. A module is imported only when one of its commands runs:
@@ -130,14 +130,16 @@ class CtxGroup(EdgeGroup):
         return getattr(command, "commands", {name: command})[name]
 
 
-@dataclass(frozen=True)
-class Listed:
+class Listed(Value):
     """What the command listing reads of a command (cuectx.cli.one_line, `hidden`), taken as
     Typer's conversion takes it (typer.main.get_command_from_info, get_group_from_info)."""
 
-    help: str | None
-    short_help: str | None
-    hidden: bool
+    __slots__ = ("help", "hidden", "short_help")
+
+    def __init__(self, help: str | None, short_help: str | None, hidden: bool) -> None:
+        self.help = help
+        self.short_help = short_help
+        self.hidden = hidden
 
     @classmethod
     def of(cls, info) -> Listed:

@@ -16,9 +16,8 @@ too (ctx/doctor/paraphrase.py); `ctx doctor` finds the rest.
 """
 from __future__ import annotations
 
-from collections import namedtuple
-
 from ctx.core.fingerprint import analyse, band_hits, normal_hash, normalise, relation
+from cuectx.value import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
 if TYPE_CHECKING:
@@ -27,16 +26,16 @@ if TYPE_CHECKING:
 EXACT, NEAR, LIKELY = "exact", "near", "likely"
 
 
-class Duplicate(namedtuple("Duplicate", ("node_id", "level", "score", "evidence"))):
-    """A live node the new text duplicates: which, how closely, and why we think so.
+class Duplicate(Value):
+    """A live node the new text duplicates: which, how closely, and why we think so."""
 
-    Fields:
-        node_id: str
-        level: str     exact | near | likely
-        score: float
-        evidence: str"""
+    __slots__ = ("evidence", "level", "node_id", "score")
 
-    __slots__ = ()
+    def __init__(self, node_id: str, level: str, score: float, evidence: str) -> None:
+        self.node_id = node_id
+        self.level = level  # exact | near | likely
+        self.score = score
+        self.evidence = evidence
 
     @property
     def blocks(self) -> bool:

@@ -23,7 +23,8 @@ import hashlib
 import re
 import unicodedata
 import zlib
-from collections import namedtuple
+
+from cuectx.value import Value
 
 FINGERPRINT_VERSION = 1
 _TOKEN = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*")
@@ -171,25 +172,26 @@ def value_key(token: str) -> str:
     return re.sub(r"(?:[a-z%]+|[\uac00-\ud7a3]+)$", "", token.removeprefix("v"))
 
 
-class Text(namedtuple("Text", (
-        "sequence", "tokens", "values", "negated", "done", "replaces", "latin", "hangul", "hard",
-    ), defaults=(frozenset(), False, frozenset()))):
-    """One memory, analysed: the content tokens in order and as a set, and its markers.
-    (namedtuples here: this module is on the Stop hook's path; see cuectx/value.py.)
+class Text(Value):
+    """One memory, analysed: the content tokens in order and as a set, and its markers."""
 
-    Fields:
-        sequence: tuple[str, ...]  content tokens in order (values as written)
-        tokens: frozenset[str]     content tokens (values keyed: 30s → 30)
-        values: frozenset[str]     the value tokens among them
-        negated: bool
-        done: bool
-        replaces: bool
-        latin: frozenset[str]      Latin-script tokens (cross-lingual check)
-        hangul: bool
-        hard: frozenset[str]       tokens that are more than wording or a value (not SOFT):
-                                   lets `relation` settle most unrelated pairs early"""
+    __slots__ = ("done", "hangul", "hard", "latin", "negated", "replaces", "sequence", "tokens",
+                 "values")
 
-    __slots__ = ()
+    def __init__(self, sequence: tuple[str, ...], tokens: frozenset[str], values: frozenset[str],
+                 negated: bool, done: bool, replaces: bool, latin: frozenset[str] = frozenset(),
+                 hangul: bool = False, hard: frozenset[str] = frozenset()) -> None:
+        self.sequence = sequence  # content tokens in order (values as written)
+        self.tokens = tokens  # content tokens (values keyed: 30s → 30)
+        self.values = values  # the value tokens among them
+        self.negated = negated
+        self.done = done
+        self.replaces = replaces
+        self.latin = latin  # Latin-script tokens (cross-lingual check)
+        self.hangul = hangul
+        # tokens that are more than wording or a value (not SOFT): lets `relation` settle most
+        # unrelated pairs early
+        self.hard = hard
 
     @property
     def shape(self) -> frozenset[str]:
@@ -269,16 +271,16 @@ def bands(text: Text) -> list[int]:
 
 # ---------------------------------------------------------------------------- comparing
 
-class Relation(namedtuple("Relation", ("kind", "score", "subkind", "evidence"))):
-    """
+class Relation(Value):
+    """What two analysed texts are to each other, how alike, and why we think so."""
 
-    Fields:
-        kind: str      "duplicate" | "contradiction"
-        score: float   how alike (0–1)
-        subkind: str   exact | near | restatement | value | version | port | tool | reversal
-        evidence: str"""
+    __slots__ = ("evidence", "kind", "score", "subkind")
 
-    __slots__ = ()
+    def __init__(self, kind: str, score: float, subkind: str, evidence: str) -> None:
+        self.kind = kind  # "duplicate" | "contradiction"
+        self.score = score  # how alike (0–1)
+        self.subkind = subkind  # exact | near | restatement | value | version | port | tool | reversal
+        self.evidence = evidence
 
 
 def jaccard(a: frozenset, b: frozenset) -> float:

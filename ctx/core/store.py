@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections import Counter, namedtuple
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
@@ -28,6 +28,7 @@ from ctx.core.model import (
     now_iso,
     token_estimate,
 )
+from cuectx.value import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
 if TYPE_CHECKING:
@@ -138,18 +139,18 @@ def validate_edge_type(edge_type: str) -> str:
 
 # ---------------------------------------------------------------------------- the store
 
-class LiveCounts(namedtuple("LiveCounts", ("live", "superseded", "by_type", "by_tier"))):
+class LiveCounts(Value):
     """Live (not superseded) nodes, per type and per tier tag (`tier:…`), both sorted by name
-    and without zeros; and how many superseded nodes there are. (A namedtuple: the store is
-    imported by every hook; see cuectx/value.py.)
+    and without zeros; and how many superseded nodes there are."""
 
-    Fields:
-        live: int
-        superseded: int
-        by_type: dict[str, int]
-        by_tier: dict[str, int]"""
+    __slots__ = ("by_tier", "by_type", "live", "superseded")
 
-    __slots__ = ()
+    def __init__(self, live: int, superseded: int, by_type: dict[str, int],
+                 by_tier: dict[str, int]) -> None:
+        self.live = live
+        self.superseded = superseded
+        self.by_type = by_type
+        self.by_tier = by_tier
 
 
 

@@ -27,12 +27,12 @@ import re
 import socket
 import subprocess
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctx.core import paths, projects, share
 from ctx.core.errors import CtxError
 from ctx.core.store import Store
+from cuectx.value import Value
 
 BRANCH = "main"
 ATTRIBUTES_TEXT = "*.jsonl merge=union\n"
@@ -45,29 +45,38 @@ class SyncError(CtxError):
     """git failed in a way the next round will not fix by itself."""
 
 
-@dataclass
-class SyncReport:
-    remote: str
-    clone: str
-    exported_nodes: int = 0
-    committed: bool = False
-    fetched: bool = False
-    pushed: bool = False
-    offline: str | None = None       # why the remote could not be reached
-    imported: share.ImportReport = field(default_factory=share.ImportReport)
-    ahead: int = 0                   # commits waiting to be pushed after the round
-    behind: int = 0
+class SyncReport(Value):
+    __slots__ = ("ahead", "behind", "clone", "committed", "exported_nodes", "fetched", "imported",
+                 "offline", "pushed", "remote")
+
+    def __init__(self, remote: str, clone: str, exported_nodes: int = 0, committed: bool = False,
+                 fetched: bool = False, pushed: bool = False, offline: str | None = None,
+                 imported: share.ImportReport | None = None, ahead: int = 0,
+                 behind: int = 0) -> None:
+        self.remote = remote
+        self.clone = clone
+        self.exported_nodes = exported_nodes
+        self.committed = committed
+        self.fetched = fetched
+        self.pushed = pushed
+        self.offline = offline  # why the remote could not be reached
+        self.imported = share.ImportReport() if imported is None else imported
+        self.ahead = ahead  # commits waiting to be pushed after the round
+        self.behind = behind
 
 
-@dataclass(frozen=True)
-class SyncStatus:
-    remote: str | None
-    clone: str
-    ahead: int
-    behind: int
-    unexported: bool                 # the store holds changes not yet in the clone
-    reachable: bool
-    last_commit: str | None
+class SyncStatus(Value):
+    __slots__ = ("ahead", "behind", "clone", "last_commit", "reachable", "remote", "unexported")
+
+    def __init__(self, remote: str | None, clone: str, ahead: int, behind: int, unexported: bool,
+                 reachable: bool, last_commit: str | None) -> None:
+        self.remote = remote
+        self.clone = clone
+        self.ahead = ahead
+        self.behind = behind
+        self.unexported = unexported  # the store holds changes not yet in the clone
+        self.reachable = reachable
+        self.last_commit = last_commit
 
 
 def clone_dir() -> Path:

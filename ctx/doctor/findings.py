@@ -22,7 +22,6 @@ import bisect
 import math
 import re
 import sqlite3
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from ctx.core.fingerprint import (
@@ -37,6 +36,7 @@ from ctx.core.model import TIER_PRIORITY
 from ctx.core.store import Store
 from ctx.doctor.slots import Slots, show_value, values_apart
 from ctx.doctor.slots import read as read_slots
+from cuectx.value import Value
 
 _QUALIFIERS = QUALIFIERS | frozenset(_stem(q) for q in QUALIFIERS)  # as analyse() writes them
 KINDS = ("duplicate", "contradiction", "stale", "orphan", "secret")
@@ -44,18 +44,29 @@ BUCKET_MAX = 64                    # a band shared by more nodes: compared by sh
 _ID_MENTION = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{8,26}\b")
 
 
-@dataclass(frozen=True)
-class Finding:
-    kind: str                      # one of KINDS
-    ids: tuple[str, ...]
-    keep: str | None               # the node that stays live (None: no node is kept over another)
-    evidence: str
-    action: str                    # what --fix does, in words
-    subkind: str = ""              # port, version, tool, reversal, working, task-done, …
-    steps: tuple = ()              # what --fix does: ("supersede", old, new), ("tier", id, tier), …
-    extra: dict = field(default_factory=dict)
-    # id → (updated_at, content) as the check saw them: --fix skips a node changed since
-    seen: dict = field(default_factory=dict, compare=False, repr=False)
+class Finding(Value):
+    __slots__ = ("action", "evidence", "extra", "ids", "keep", "kind", "seen", "steps", "subkind")
+
+    def __init__(self, kind: str, ids: tuple[str, ...], keep: str | None, evidence: str,
+                 action: str, subkind: str = "", steps: tuple = (), extra: dict | None = None,
+                 seen: dict | None = None) -> None:
+        self.kind = kind  # one of KINDS
+        self.ids = ids
+        self.keep = keep  # the node that stays live (None: no node is kept over another)
+        self.evidence = evidence
+        self.action = action  # what --fix does, in words
+        self.subkind = subkind  # port, version, tool, reversal, working, task-done, …
+        self.steps = steps  # what --fix does: ("supersede", old, new), ("tier", id, tier), …
+        self.extra = {} if extra is None else extra
+        # id → (updated_at, content) as the check saw them: --fix skips a node changed since
+        self.seen = {} if seen is None else seen
+
+    def _key(self) -> tuple:  # `seen` is the check's bookkeeping: not compared, not shown
+        return self._values()[:-1]
+
+    def __repr__(self) -> str:
+        shown = (f"{n}={getattr(self, n)!r}" for n in self._fields if n != "seen")
+        return f"Finding({', '.join(shown)})"
 
     def to_dict(self) -> dict:
         out = {"kind": self.kind, "ids": list(self.ids), "keep": self.keep,
@@ -64,25 +75,32 @@ class Finding:
         return out
 
 
-@dataclass(frozen=True)
-class Options:
-    kinds: tuple[str, ...] = KINDS
-    stale_days: int = 14
-    now: datetime | None = None
-    vectors: bool = True           # use the embedding index when it has vectors
-    undecided: bool = False        # also pairs alike by meaning the words cannot settle (--review)
+class Options(Value):
+    __slots__ = ("kinds", "now", "stale_days", "undecided", "vectors")
+
+    def __init__(self, kinds: tuple[str, ...] = KINDS, stale_days: int = 14,
+                 now: datetime | None = None, vectors: bool = True,
+                 undecided: bool = False) -> None:
+        self.kinds = kinds
+        self.stale_days = stale_days
+        self.now = now
+        self.vectors = vectors  # use the embedding index when it has vectors
+        self.undecided = undecided  # also pairs alike by meaning the words cannot settle (--review)
 
 
-@dataclass
-class _Node:
-    id: str
-    type: str
-    content: str
-    created_at: str
-    updated_at: str
-    project_id: int | None
-    tags: tuple[str, ...]
-    text: Text
+class _Node(Value):
+    __slots__ = ("content", "created_at", "id", "project_id", "tags", "text", "type", "updated_at")
+
+    def __init__(self, id: str, type: str, content: str, created_at: str, updated_at: str,
+                 project_id: int | None, tags: tuple[str, ...], text: Text) -> None:
+        self.id = id
+        self.type = type
+        self.content = content
+        self.created_at = created_at
+        self.updated_at = updated_at
+        self.project_id = project_id
+        self.tags = tags
+        self.text = text
 
     @property
     def tier(self) -> str | None:

@@ -9,21 +9,24 @@ Secrets are redacted in place (ctx/doctor/secrets.py), which is not undoable by 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
 from ctx.core.errors import CtxError, NotFoundError
 from ctx.core.ids import new_ulid
 from ctx.core.model import Edge, now_iso
 from ctx.core.store import Store
 from ctx.doctor.findings import Finding
+from cuectx.value import Value
 
 
-@dataclass
-class FixReport:
-    run_id: str
-    done: list[str] = field(default_factory=list)      # one line per change, for people
-    skipped: list[str] = field(default_factory=list)   # steps that no longer applied
-    changes: int = 0
+class FixReport(Value):
+    __slots__ = ("changes", "done", "run_id", "skipped")
+
+    def __init__(self, run_id: str, done: list[str] | None = None, skipped: list[str] | None = None,
+                 changes: int = 0) -> None:
+        self.run_id = run_id
+        self.done = [] if done is None else done  # one line per change, for people
+        self.skipped = [] if skipped is None else skipped  # steps that no longer applied
+        self.changes = changes
 
     def to_dict(self) -> dict:
         return {"run": self.run_id, "changes": self.changes, "done": self.done,

@@ -16,12 +16,12 @@ import os
 import re
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
 
 from ctx.core.errors import CtxError
 from ctx.core.guard import REDACT, screen
 from ctx.doctor.findings import Finding
 from cuectx.exits import ExitCode
+from cuectx.value import Value
 
 DEFAULT_MODEL = "claude-haiku-4-5"
 DEFAULT_CAP = 20_000               # tokens, input + output, for one review
@@ -42,25 +42,30 @@ class ReviewError(CtxError):
     exit_code = ExitCode.BACKEND
 
 
-@dataclass(frozen=True)
-class Pair:
-    number: int
-    finding: Finding
-    a: str           # the older text, redacted and cut
-    b: str
-    a_id: str
-    b_id: str
+class Pair(Value):
+    __slots__ = ("a", "a_id", "b", "b_id", "finding", "number")
+
+    def __init__(self, number: int, finding: Finding, a: str, b: str, a_id: str, b_id: str) -> None:
+        self.number = number
+        self.finding = finding
+        self.a = a  # the older text, redacted and cut
+        self.b = b
+        self.a_id = a_id
+        self.b_id = b_id
 
 
-@dataclass(frozen=True)
-class Plan:
-    pairs: list[Pair]
-    input_tokens: int
-    output_tokens: int
-    cap: int
-    left_out: int    # flagged pairs that did not fit under the cap
-    backend: str
-    model: str
+class Plan(Value):
+    __slots__ = ("backend", "cap", "input_tokens", "left_out", "model", "output_tokens", "pairs")
+
+    def __init__(self, pairs: list[Pair], input_tokens: int, output_tokens: int, cap: int,
+                 left_out: int, backend: str, model: str) -> None:
+        self.pairs = pairs
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.cap = cap
+        self.left_out = left_out  # flagged pairs that did not fit under the cap
+        self.backend = backend
+        self.model = model
 
     @property
     def total(self) -> int:
@@ -73,13 +78,16 @@ class Plan:
                 f"tokens = ~{self.total:,} of the {self.cap:,}-token cap; secrets redacted")
 
 
-@dataclass(frozen=True)
-class Verdict:
-    pair: int
-    ids: tuple[str, str]
-    flagged: str     # what the rules said
-    verdict: str     # what the model said (duplicate, contradiction, different, unclear)
-    why: str
+class Verdict(Value):
+    __slots__ = ("flagged", "ids", "pair", "verdict", "why")
+
+    def __init__(self, pair: int, ids: tuple[str, str], flagged: str, verdict: str,
+                 why: str) -> None:
+        self.pair = pair
+        self.ids = ids
+        self.flagged = flagged  # what the rules said
+        self.verdict = verdict  # what the model said (duplicate, contradiction, different, unclear)
+        self.why = why
 
     @property
     def agrees(self) -> bool:

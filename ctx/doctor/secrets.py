@@ -5,23 +5,25 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
 
 from ctx.core.errors import CtxError
 from ctx.core.guard import REDACT, screen, screen_value
 from ctx.semantic.index import compact
 from cuectx.secrets import find
+from cuectx.value import Value
 
 
-@dataclass(frozen=True)
-class StoredSecret:
+class StoredSecret(Value):
     """A secret found in a stored node (or request record): where it is, never what it is.
     `node_id` is the request's id for a request prompt, the project's name for its remote."""
-    node_id: str
-    field: str  # "content", "metadata", "tag", "request prompt" or "project remote"
-    kind: str
-    start: int  # character offsets in the content, or in the metadata's JSON text
-    end: int
+    __slots__ = ("end", "field", "kind", "node_id", "start")
+
+    def __init__(self, node_id: str, field: str, kind: str, start: int, end: int) -> None:
+        self.node_id = node_id
+        self.field = field  # "content", "metadata", "tag", "request prompt" or "project remote"
+        self.kind = kind
+        self.start = start  # character offsets in the content, or in the metadata's JSON text
+        self.end = end
 
     def to_dict(self) -> dict:
         return {"id": self.node_id, "field": self.field, "kind": self.kind,

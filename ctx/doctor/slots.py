@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import namedtuple
+
+from cuectx.value import Value
 
 
 def _split(text: str) -> list[str]:
@@ -70,14 +71,18 @@ it its this that we our you i they he she his her all any each every no not only
 than now new old one two use uses used run runs via per if when after before until up down out
 over"""))
 
-Slots = namedtuple("Slots", ("values", "names", "gone", "weekdays"))
-Slots.__doc__ = """What one text sets.
 
-Fields:
-    values: frozenset[tuple[str, float]]  (kind, value in the kind's base unit)
-    names: frozenset[str]                 casefolded names mentioned
-    gone: frozenset[str]                  those of `names` it says are gone / not used
-    weekdays: frozenset[int]              0 = Monday"""
+class Slots(Value):
+    """What one text sets."""
+
+    __slots__ = ("gone", "names", "values", "weekdays")
+
+    def __init__(self, values: frozenset[tuple[str, float]], names: frozenset[str],
+                 gone: frozenset[str], weekdays: frozenset[int]) -> None:
+        self.values = values  # (kind, value in the kind's base unit)
+        self.names = names  # casefolded names mentioned
+        self.gone = gone  # those of `names` it says are gone / not used
+        self.weekdays = weekdays  # 0 = Monday
 
 
 def _hangul(s: str) -> bool:

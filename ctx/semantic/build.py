@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from ctx.core.errors import CtxError
@@ -30,13 +29,16 @@ from ctx.semantic.model import (
     require,
     source_dir,
 )
+from cuectx.value import Value
 
 
-@dataclass(frozen=True)
-class BuildResult:
-    files: ModelFiles
-    built: bool  # False: it was already there and current
-    seconds: float
+class BuildResult(Value):
+    __slots__ = ("built", "files", "seconds")
+
+    def __init__(self, files: ModelFiles, built: bool, seconds: float) -> None:
+        self.files = files
+        self.built = built  # False: it was already there and current
+        self.seconds = seconds
 
 
 def _source_hash(files: list[Path]) -> str:

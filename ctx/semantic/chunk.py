@@ -15,9 +15,9 @@ the content and a chunk's text is always `content[start:end]`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ctx.core.stamps import content_hash  # noqa: F401 (the index keys chunks on it)
+from cuectx.value import Value
 
 MAX_CHARS = 500
 MIN_CHARS = 100
@@ -25,12 +25,14 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n\s*")
 
 
-@dataclass(frozen=True)
-class Chunk:
-    idx: int
-    start: int
-    end: int
-    text: str
+class Chunk(Value):
+    __slots__ = ("end", "idx", "start", "text")
+
+    def __init__(self, idx: int, start: int, end: int, text: str) -> None:
+        self.idx = idx
+        self.start = start
+        self.end = end
+        self.text = text
 
 
 def chunk_text(text: str, max_chars: int = MAX_CHARS) -> list[Chunk]:

@@ -27,31 +27,37 @@ from 0 at `<s>`, as e5.c does (its table is already offset past XLM-R's padding 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from cuectx.value import Value
 
 QK = 32
 Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])  # 18 bytes, packed
 
 
-@dataclass
-class E5File:
-    H: int
-    layers: int
-    heads: int
-    FF: int
-    vocab: int
-    max_pos: int
-    type_vocab: int
-    eps: float
-    bos: int
-    eos: int
-    pad: int
-    unk: int
-    tensors: dict           # name -> (dtype code, count, offset, nbytes)
-    raw: np.ndarray         # the whole file, uint8 (memory-mapped)
+class E5File(Value):
+    __slots__ = ("FF", "H", "bos", "eos", "eps", "heads", "layers", "max_pos", "pad", "raw",
+                 "tensors", "type_vocab", "unk", "vocab")
+
+    def __init__(self, H: int, layers: int, heads: int, FF: int, vocab: int, max_pos: int,
+                 type_vocab: int, eps: float, bos: int, eos: int, pad: int, unk: int, tensors: dict,
+                 raw: np.ndarray) -> None:
+        self.H = H
+        self.layers = layers
+        self.heads = heads
+        self.FF = FF
+        self.vocab = vocab
+        self.max_pos = max_pos
+        self.type_vocab = type_vocab
+        self.eps = eps
+        self.bos = bos
+        self.eos = eos
+        self.pad = pad
+        self.unk = unk
+        self.tensors = tensors  # name -> (dtype code, count, offset, nbytes)
+        self.raw = raw  # the whole file, uint8 (memory-mapped)
 
     def f32(self, name: str, shape=None) -> np.ndarray:
         _, count, off, _ = self.tensors[name]

@@ -27,12 +27,12 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ctx.core.db import transaction
 from ctx.semantic.chunk import chunk_text, content_hash
 from ctx.semantic.model import DIM
+from cuectx.value import Value
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,15 +46,20 @@ MMAP_BYTES = 1 << 30        # read-only map for loading vector BLOBs
 Progress = Callable[[int, int], None]  # (chunks done, chunks to do)
 
 
-@dataclass
-class IndexReport:
-    model_id: str
-    nodes_embedded: int = 0
-    chunks_embedded: int = 0
-    nodes_missing: int = 0       # still not embedded (deadline or chunk limit reached)
-    stale_fixed: int = 0         # hash mismatch found by `verify`
-    compacted: bool = False
-    seconds: float = 0.0
+class IndexReport(Value):
+    __slots__ = ("chunks_embedded", "compacted", "model_id", "nodes_embedded", "nodes_missing",
+                 "seconds", "stale_fixed")
+
+    def __init__(self, model_id: str, nodes_embedded: int = 0, chunks_embedded: int = 0,
+                 nodes_missing: int = 0, stale_fixed: int = 0, compacted: bool = False,
+                 seconds: float = 0.0) -> None:
+        self.model_id = model_id
+        self.nodes_embedded = nodes_embedded
+        self.chunks_embedded = chunks_embedded
+        self.nodes_missing = nodes_missing  # still not embedded (deadline or chunk limit reached)
+        self.stale_fixed = stale_fixed  # hash mismatch found by `verify`
+        self.compacted = compacted
+        self.seconds = seconds
 
     @property
     def complete(self) -> bool:
@@ -67,16 +72,20 @@ class IndexReport:
                 "seconds": round(self.seconds, 3)}
 
 
-@dataclass
-class VectorSet:
+class VectorSet(Value):
     """The index's live vectors for one model: chunk ids (ascending) and unit vectors."""
 
-    model_id: str
-    ids: np.ndarray                      # int64 [n]
-    segments: list[tuple] = field(default_factory=list)  # (int8 codes [k, DIM], f32 scales [k])
-    dead: np.ndarray | None = None       # bool [n]: deleted since written
-    attrs: list = field(default_factory=list)  # per segment: f32 [k, 2] (Hangul share, chars) or None
-    centers: tuple | None = None         # (μ_ko, μ_en), ctx.semantic.centering
+    __slots__ = ("attrs", "centers", "dead", "ids", "model_id", "segments")
+
+    def __init__(self, model_id: str, ids: np.ndarray, segments: list[tuple] | None = None,
+                 dead: np.ndarray | None = None, attrs: list | None = None,
+                 centers: tuple | None = None) -> None:
+        self.model_id = model_id
+        self.ids = ids  # int64 [n]
+        self.segments = [] if segments is None else segments  # (int8 codes [k, DIM], f32 scales [k])
+        self.dead = dead  # bool [n]: deleted since written
+        self.attrs = [] if attrs is None else attrs  # per segment: f32 [k, 2] (Hangul share, chars) or None
+        self.centers = centers  # (μ_ko, μ_en), ctx.semantic.centering
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])

@@ -15,16 +15,19 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+
+from cuectx.value import Value
 
 TIMEOUT_S = 60
 
 
-@dataclass
-class CueResult:
-    data: object | None
-    error: str | None = None
+class CueResult(Value):
+    __slots__ = ("data", "error")
+
+    def __init__(self, data: object | None, error: str | None = None) -> None:
+        self.data = data
+        self.error = error
 
 
 def command() -> list[str]:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass, field
 
 from ctx.core.model import NODE_TYPES, TIERS, Node
 from ctx.core.store import Store, validate_tag, validate_type
+from cuectx.value import Value
 
 PAGE_SIZE = 50
 GLOBAL = "global"
@@ -21,15 +21,18 @@ NO_TIER = "none"
 SECRET_MARK = "[SECRET:"  # what the guard leaves where a secret was (ctx.core.guard)
 
 
-@dataclass(frozen=True)
-class Filters:
+class Filters(Value):
     """The memory page's filters, validated; each narrows the list and the search."""
 
-    type: str | None = None
-    tier: str | None = None          # one of TIERS, or NO_TIER
-    tag: str | None = None
-    project: str | None = None       # a project's name, or GLOBAL (nodes of no project)
-    include_superseded: bool = False
+    __slots__ = ("include_superseded", "project", "tag", "tier", "type")
+
+    def __init__(self, type: str | None = None, tier: str | None = None, tag: str | None = None,
+                 project: str | None = None, include_superseded: bool = False) -> None:
+        self.type = type
+        self.tier = tier  # one of TIERS, or NO_TIER
+        self.tag = tag
+        self.project = project  # a project's name, or GLOBAL (nodes of no project)
+        self.include_superseded = include_superseded
 
     @classmethod
     def parse(cls, params) -> tuple[Filters, list[str]]:
@@ -101,12 +104,15 @@ def _q(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-@dataclass
-class Page:
-    nodes: list[Node]
-    next_before: str | None          # keyset cursor for the next (older) page
-    total: int | None = None
-    short: dict[str, str] = field(default_factory=dict)
+class Page(Value):
+    __slots__ = ("next_before", "nodes", "short", "total")
+
+    def __init__(self, nodes: list[Node], next_before: str | None, total: int | None = None,
+                 short: dict[str, str] | None = None) -> None:
+        self.nodes = nodes
+        self.next_before = next_before  # keyset cursor for the next (older) page
+        self.total = total
+        self.short = {} if short is None else short
 
 
 def list_page(conn: sqlite3.Connection, filters: Filters, *, before: str | None = None,
@@ -152,14 +158,18 @@ def projects(conn: sqlite3.Connection) -> list[tuple[str, int]]:
     return out
 
 
-@dataclass
-class NodeDetail:
-    node: Node
-    outgoing: list[tuple[str, Node | None, str]]     # (edge type, other node, other id)
-    incoming: list[tuple[str, Node | None, str]]
-    chain: list[Node]                                # oldest → newest, this node included
-    short: dict[str, str]
-    include_mode: str
+class NodeDetail(Value):
+    __slots__ = ("chain", "include_mode", "incoming", "node", "outgoing", "short")
+
+    def __init__(self, node: Node, outgoing: list[tuple[str, Node | None, str]],
+                 incoming: list[tuple[str, Node | None, str]], chain: list[Node],
+                 short: dict[str, str], include_mode: str) -> None:
+        self.node = node
+        self.outgoing = outgoing  # (edge type, other node, other id)
+        self.incoming = incoming
+        self.chain = chain  # oldest → newest, this node included
+        self.short = short
+        self.include_mode = include_mode
 
 
 def node_detail(conn: sqlite3.Connection, ref: str) -> NodeDetail:

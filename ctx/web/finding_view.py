@@ -9,9 +9,9 @@ the quotes are dropped.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ctx.doctor.findings import Finding
+from cuectx.value import Value
 
 _ID = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b")
 _DATED_QUOTE = re.compile(r"\.\s+\d{4}-\d{2}-\d{2} [0-9A-HJKMNP-TV-Z]{26}: \"")
@@ -29,26 +29,32 @@ BUTTONS = {"duplicate": "Keep {keep}, retire the rest", "contradiction": "Keep {
            "stale": "Retire {old}", "orphan": "Repair", "secret": "Redact the secret"}
 
 
-@dataclass(frozen=True)
-class Memory:
-    letter: str
-    id: str
-    short: str
-    text: str | None          # None: the node is gone
-    type: str | None
-    created: str | None
-    keep: bool
+class Memory(Value):
+    __slots__ = ("created", "id", "keep", "letter", "short", "text", "type")
+
+    def __init__(self, letter: str, id: str, short: str, text: str | None, type: str | None,
+                 created: str | None, keep: bool) -> None:
+        self.letter = letter
+        self.id = id
+        self.short = short
+        self.text = text  # None: the node is gone
+        self.type = type
+        self.created = created
+        self.keep = keep
 
 
-@dataclass(frozen=True)
-class Card:
-    finding: Finding
-    title: str
-    help: str
-    memories: list[Memory]
-    evidence: str
-    action: str               # what the fix does, in words
-    button: str               # the one button's label
+class Card(Value):
+    __slots__ = ("action", "button", "evidence", "finding", "help", "memories", "title")
+
+    def __init__(self, finding: Finding, title: str, help: str, memories: list[Memory],
+                 evidence: str, action: str, button: str) -> None:
+        self.finding = finding
+        self.title = title
+        self.help = help
+        self.memories = memories
+        self.evidence = evidence
+        self.action = action  # what the fix does, in words
+        self.button = button  # the one button's label
 
 
 def cards(findings: list[Finding], nodes: dict, short: dict[str, str]) -> list[Card]:

@@ -10,37 +10,44 @@ from __future__ import annotations
 import heapq
 import math
 import sqlite3
-from dataclasses import dataclass
 
 from ctx.core.store import Store
+from cuectx.value import Value
 
 MAX_NODES = 400
 WIDTH, HEIGHT, MARGIN = 960, 640, 40
 
 
-@dataclass
-class GraphNode:
-    id: str
-    short: str
-    type: str
-    name: str
-    x: float
-    y: float
-    r: float
-    tier: str | None = None
-    focus: bool = False
-    superseded: bool = False
-    label: str = ""               # the shown label ("" : on hover only, no room for it)
-    lx: float = 0.0               # where it is drawn, and how it is anchored
-    ly: float = 0.0
-    anchor: str = "start"
+class GraphNode(Value):
+    __slots__ = ("anchor", "focus", "id", "label", "lx", "ly", "name", "r", "short", "superseded",
+                 "tier", "type", "x", "y")
+
+    def __init__(self, id: str, short: str, type: str, name: str, x: float, y: float, r: float,
+                 tier: str | None = None, focus: bool = False, superseded: bool = False,
+                 label: str = "", lx: float = 0.0, ly: float = 0.0, anchor: str = "start") -> None:
+        self.id = id
+        self.short = short
+        self.type = type
+        self.name = name
+        self.x = x
+        self.y = y
+        self.r = r
+        self.tier = tier
+        self.focus = focus
+        self.superseded = superseded
+        self.label = label  # the shown label ("" : on hover only, no room for it)
+        self.lx = lx  # where it is drawn, and how it is anchored
+        self.ly = ly
+        self.anchor = anchor
 
 
-@dataclass
-class GraphEdge:
-    a: GraphNode
-    b: GraphNode
-    type: str
+class GraphEdge(Value):
+    __slots__ = ("a", "b", "type")
+
+    def __init__(self, a: GraphNode, b: GraphNode, type: str) -> None:
+        self.a = a
+        self.b = b
+        self.type = type
 
     @property
     def tip(self) -> tuple[float, float]:
@@ -51,19 +58,25 @@ class GraphEdge:
         return round(self.b.x - dx / length * back, 1), round(self.b.y - dy / length * back, 1)
 
 
-@dataclass
-class Graph:
-    nodes: list[GraphNode]
-    edges: list[GraphEdge]
-    total_edges: int
-    capped: bool
-    focus: str | None
-    scope_label: str = ""
-    total_nodes: int = 0
-    width: int = WIDTH
-    height: int = HEIGHT
-    x0: float = 0.0               # the viewBox's corner: the drawing plus every label
-    y0: float = 0.0
+class Graph(Value):
+    __slots__ = ("capped", "edges", "focus", "height", "nodes", "scope_label", "total_edges",
+                 "total_nodes", "width", "x0", "y0")
+
+    def __init__(self, nodes: list[GraphNode], edges: list[GraphEdge], total_edges: int,
+                 capped: bool, focus: str | None, scope_label: str = "", total_nodes: int = 0,
+                 width: int = WIDTH, height: int = HEIGHT, x0: float = 0.0,
+                 y0: float = 0.0) -> None:
+        self.nodes = nodes
+        self.edges = edges
+        self.total_edges = total_edges
+        self.capped = capped
+        self.focus = focus
+        self.scope_label = scope_label
+        self.total_nodes = total_nodes
+        self.width = width
+        self.height = height
+        self.x0 = x0  # the viewBox's corner: the drawing plus every label
+        self.y0 = y0
 
 
 def build(conn: sqlite3.Connection, focus: str | None = None, *, depth: int = 2,

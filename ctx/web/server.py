@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import secrets
 import socket
-from dataclasses import dataclass
 from pathlib import Path
+
+from cuectx.value import Value
 
 HOST = "127.0.0.1"
 
 
-@dataclass
-class Running:
-    sock: socket.socket
-    port: int
-    token: str
-    code: str = ""  # one-time: the browser is opened with it, so the token is in no argv
+class Running(Value):
+    __slots__ = ("code", "port", "sock", "token")
+
+    def __init__(self, sock: socket.socket, port: int, token: str, code: str = "") -> None:
+        self.sock = sock
+        self.port = port
+        self.token = token
+        self.code = code  # one-time: the browser is opened with it, so the token is in no argv
 
     @property
     def url(self) -> str:

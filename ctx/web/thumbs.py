@@ -13,20 +13,24 @@ import hmac
 import io
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
+
+from cuectx.value import Value
 
 THUMB_SIZE = (360, 225)
 MAX_FRAMES = 5000
 MAX_THUMBS = 300
 
 
-@dataclass(frozen=True)
-class Frame:
-    path: str
-    ts: float | None
-    paused: tuple[tuple[float, float], ...] = ()
-    excluded: bool = False
+class Frame(Value):
+    __slots__ = ("excluded", "path", "paused", "ts")
+
+    def __init__(self, path: str, ts: float | None, paused: tuple[tuple[float, float], ...] = (),
+                 excluded: bool = False) -> None:
+        self.path = path
+        self.ts = ts
+        self.paused = paused
+        self.excluded = excluded
 
 
 EXCLUDED_MARK = "[excluded]"  # what cue record writes for a window it must never capture
