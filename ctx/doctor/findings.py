@@ -34,7 +34,7 @@ from ctx.core.fingerprint import (
 )
 from ctx.core.model import TIER_PRIORITY
 from ctx.core.store import Store
-from ctx.doctor.slots import Slots, show_value, values_apart
+from ctx.doctor.slots import Slots, may_say_gone, show_value, values_apart
 from ctx.doctor.slots import read as read_slots
 from cuectx.value import Value
 
@@ -405,6 +405,23 @@ class _Rarity:
     def __call__(self, token: str) -> float:
         return self.idf.get(token, self.unseen)
 
+    def update_word(self, node: _Node) -> str | None:
+        """The word by which the node's text says something changed ("now", "moved to",
+        "바꿈"), or None (once per text: a templated node is in dozens of close pairs)."""
+        memo = self.__dict__.setdefault("_update", {})
+        if node.content not in memo:
+            found = re.search(_UPDATE, node.content.casefold())
+            memo[node.content] = found.group(0) if found else None
+        return memo[node.content]
+
+    def may_say_gone(self, node: _Node) -> bool:
+        """Whether the node's text has a word that can say a name is gone (once per text)."""
+        memo = self.__dict__.setdefault("_gone", {})
+        got = memo.get(node.content)
+        if got is None:
+            got = memo[node.content] = may_say_gone(node.content)
+        return got
+
     def slots(self, node: _Node) -> Slots:
         """What the node's text sets (ctx/doctor/slots.py), once per text."""
         memo = self.__dict__.setdefault("_slots", {})
@@ -463,16 +480,18 @@ def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity, *, undecided: boo
     if closeness < min(least, REPLACED):
         return None
     cross = " (one Korean, one not)" if a.text.hangul != b.text.hangul else ""
-    sa, sb = weigh.slots(a), weigh.slots(b)
     # A name of the older one the newer says is gone ("there is no Redux", "Detox 설정은
     # 삭제함", "the PagerDuty account was closed") while it names another: one put in place
-    # of the other, whatever else the words say.
-    gone = sorted((sa.names - sa.gone) & sb.gone)
-    added = sorted(sb.names - sa.names - sb.gone)
-    if gone and added and closeness >= REPLACED:
-        return Relation("contradiction", closeness, "replaced",
-                        f"{', '.join(gone)} → {', '.join(added[:3])}: the newer says "
-                        f"{', '.join(gone)} is gone (the same subject by meaning, {closeness:.2f}{cross})")
+    # of the other, whatever else the words say. (Only a text with a word that can say so
+    # is read for it: reading every text's slots was a second of `ctx doctor` at 10k.)
+    if closeness >= REPLACED and weigh.may_say_gone(b):
+        sa, sb = weigh.slots(a), weigh.slots(b)
+        gone = sorted((sa.names - sa.gone) & sb.gone)
+        added = sorted(sb.names - sa.names - sb.gone)
+        if gone and added:
+            return Relation("contradiction", closeness, "replaced",
+                            f"{', '.join(gone)} → {', '.join(added[:3])}: the newer says "
+                            f"{', '.join(gone)} is gone (the same subject by meaning, {closeness:.2f}{cross})")
     if closeness < least or _qualified_apart(a.text, b.text):
         return None
     undecided = Relation("undecided", closeness, "", f"about the same subject by meaning "
@@ -482,13 +501,14 @@ def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity, *, undecided: boo
     if _subjects_apart(a.text, b.text, wa, wb, shared, weigh):
         return undecided
     values = _values_apart(a.text, b.text)
-    slots_apart = values_apart(sa, sb)
-    update = re.search(_UPDATE, b.content.casefold())
-    if update and re.search(_UPDATE, a.content.casefold()):
+    update = weigh.update_word(b)
+    if update and weigh.update_word(a):
         update = None  # both say "now …": two statements of one form, not one replacing the other
+    slots_apart = values_apart(weigh.slots(a), weigh.slots(b)) if (
+        closeness >= CONTRADICTION - TWO_SIGNS) else []
     signs = bool(slots_apart) + bool(update)
     if signs and closeness >= CONTRADICTION - TWO_SIGNS * (signs - 1):
-        said = f"; the newer says \"{update.group(0)}\"" if update else ""
+        said = f"; the newer says \"{update}\"" if update else ""
         if slots_apart:
             what = {"number": "value", "clock": "time"}.get(slots_apart[0][0].split("/")[0], "value"
                                                            if slots_apart[0][0][0] == "=" else

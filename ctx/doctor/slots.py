@@ -55,7 +55,8 @@ _NUMBER = re.compile(r"(?<![\w.:/#-])(\d+(?:\.\d+)?)\s*(%|[a-z]+|[\uac00-\ud7a3]
 _CODE = re.compile(r"`([^`]+)`")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.+/@-]*[A-Za-z0-9_+]|[A-Za-z]")
 _CRON = re.compile(r"(?<![\d*])(\d{1,2}) (\d{1,2}) [*\d/,-]+ [*\d/,-]+ [*\d/,-]+")
-_KEYED = re.compile(r"([a-z_][a-z0-9_.-]*[a-z0-9_])[`'\"]?\s*[=:]\s*[`'\"]?(\d+(?:\.\d+)?)\b")
+_KEYED = re.compile(r"(?<=[a-z0-9_`'\"])\s*[=:]\s*[`'\"]?(\d+(?:\.\d+)?)\b")  # key = value
+_KEY = re.compile(r"([a-z_][a-z0-9_.-]*[a-z0-9_])[`'\"]?\s*$")                       # its key
 # A name said to be gone: a negation or removal word just before it, or just after it in
 # the same clause (English), or after it in the same clause (Korean).
 _GONE_BEFORE = re.compile(r"\b(?:no|not|never|without|instead of|rather than|replaced?|removed?|"
@@ -66,6 +67,13 @@ _GONE_AFTER = re.compile(r"^[\w\s.`'-]{0,25}?\b(?:is|are|was|were|has been|have 
                          r"decommissioned|shut down|turned off|no longer)\b", re.IGNORECASE)
 _GONE_KO = re.compile(r"^(?![으]?로|에서?)[^.;。\n]{0,12}?(?:없음|없다|없어|없습니다|삭제|제거|폐기|중단|"
                       r"안 씀|안 쓴|안 함|않|빠짐|뺐|옮겼|떠났|그만)")
+_DIGIT = re.compile(r"\d")
+_SENTENCE = re.compile(r"(?:^|[.!?;]\s+|\n)[\s`'\"(]*")
+_PARTS = re.compile(r"[/,]")
+# a word that can say a name is gone; without one, no name is looked at for it
+_TRIGGER = re.compile(r"\b(?:no|not|never|without|instead|rather|replace|remove|drop|delete|ditch|retire|"
+                      r"away|gone|closed|deprecated|ignored|decommissioned|shut|turned off|longer)"
+                      r"|n't|없|삭제|제거|폐기|중단|안 |않|빠짐|뺐|옮겼|떠났|그만")
 _COMMON = frozenset(_split(""" a an the is are was were be been to of in on at for and or with by as from into
 it its this that we our you i they he she his her all any each every no not only also just so then
 than now new old one two use uses used run runs via per if when after before until up down out
@@ -89,16 +97,54 @@ def _hangul(s: str) -> bool:
     return any("\uac00" <= c <= "\ud7a3" for c in s)
 
 
+def may_say_gone(text: str) -> bool:
+    """Whether `text` has a word that can say a name is gone (no name of it is, without)."""
+    return _TRIGGER.search(text.casefold()) is not None
+
+
 def read(text: str) -> Slots:
     text = unicodedata.normalize("NFKC", text)
     low = text.casefold()
+    values = _values(low) if _DIGIT.search(low) else set()
+    weekdays = frozenset(WEEKDAYS[m.group(1) or m.group(2) + "요일"] for m in _WEEKDAY_WORD.finditer(low)
+                         ) if ("day" in low or "요일" in low) else frozenset()
+    names: set[str] = set()
+    gone: set[str] = set()
+    korean = _hangul(text)
+    maybe_gone = _TRIGGER.search(low) is not None  # most texts say nothing is gone
+    starts = {m.end() for m in _SENTENCE.finditer(text)}
+    spans = [m.span() for m in _CODE.finditer(text)] if "`" in text else []
+    for m in _NAME.finditer(text):
+        word = m.group(0)
+        lw = word.casefold()
+        if lw in _COMMON or len(lw) < 2:
+            continue
+        start = m.start()
+        looks = (korean or any(c in word for c in "-_./@+") or not word[1:].islower()
+                 or (word[0].isupper() and start not in starts) or any(s <= start < e for s, e in spans))
+        if not looks:
+            continue
+        # a path or a pair written as one ("page/per_page"): the whole and each part
+        parts = {lw, *(p for p in _PARTS.split(lw) if len(p) > 1 and p not in _COMMON)} if (
+            "/" in lw or "," in lw) else {lw}
+        names |= parts
+        if not maybe_gone:
+            continue
+        before, after = text[max(0, start - 25):start], text[m.end():m.end() + 40]
+        if _GONE_BEFORE.search(before) or (not korean and _GONE_AFTER.search(after)) or (
+                korean and _GONE_KO.search(after)):
+            gone |= parts
+    return Slots(frozenset(values), frozenset(names), frozenset(gone), weekdays)
+
+
+def _values(low: str) -> set[tuple[str, float]]:
     values: set[tuple[str, float]] = set()
     taken: list[tuple[int, int]] = []
 
     def free(s: int, e: int) -> bool:
         return all(e <= s2 or s >= e2 for s2, e2 in taken)
 
-    for m in _CLOCK.finditer(low):
+    for m in _CLOCK.finditer(low) if (":" in low or "시" in low) else ():
         if m.group(1) is not None:
             h, mi = int(m.group(1)), int(m.group(2))
         else:
@@ -107,14 +153,15 @@ def read(text: str) -> Slots:
             mi = 30 if extra == "반" else int(re.sub(r"\D", "", extra) or 0)
         values.add(("clock", h * 60 + mi))
         taken.append(m.span())
-    for m in _CRON.finditer(low):
+    for m in _CRON.finditer(low) if "*" in low else ():
         values.add(("clock", int(m.group(2)) * 60 + int(m.group(1))))
         taken.append(m.span())
-    for m in _KEYED.finditer(low):
-        if free(*m.span(2)):
-            values.add(("=" + m.group(1), float(m.group(2))))
-            taken.append(m.span(2))
-    for m in _PORT.finditer(low):
+    for m in _KEYED.finditer(low) if ("=" in low or ":" in low) else ():
+        key = _KEY.search(low, max(0, m.start() - 40), m.start())
+        if key is not None and free(*m.span(1)):
+            values.add(("=" + key.group(1), float(m.group(1))))
+            taken.append(m.span(1))
+    for m in _PORT.finditer(low) if ("port" in low or ":" in low or "포트" in low or " on " in low) else ():
         if free(*m.span(1)):
             values.add(("port", float(m.group(1))))
             taken.append(m.span(1))
@@ -136,31 +183,7 @@ def read(text: str) -> Slots:
             kind = f"{kind}/{per}"
         values.add((kind, num * factor))
         taken.append(m.span(1))
-    weekdays = frozenset(WEEKDAYS[m.group(1) or m.group(2) + "요일"] for m in _WEEKDAY_WORD.finditer(low))
-
-    names: set[str] = set()
-    gone: set[str] = set()
-    korean = _hangul(text)
-    spans = [(m.start(), m.end(), m.group(1).casefold()) for m in _CODE.finditer(text)]
-    for m in _NAME.finditer(text):
-        word = m.group(0)
-        lw = word.casefold()
-        if lw in _COMMON or len(lw) < 2 or lw.isdigit():
-            continue
-        start = m.start()
-        sentence_start = start == 0 or re.search(r"(?:^|[.!?;]\s+|\n)[\s`'\"(]*$", text[:start]) is not None
-        looks = (korean or any(c in word[1:] for c in "-_./@+") or any(c.isupper() for c in word[1:])
-                 or (word[0].isupper() and not sentence_start) or any(s <= start < e for s, e, _ in spans))
-        if not looks:
-            continue
-        # a path or a pair written as one ("page/per_page"): the whole and each part
-        parts = {lw, *(p for p in re.split(r"[/,]", lw) if len(p) > 1 and p not in _COMMON)}
-        names |= parts
-        before, after = text[max(0, start - 25):start], text[m.end():m.end() + 40]
-        if _GONE_BEFORE.search(before) or (not korean and _GONE_AFTER.search(after)) or (
-                korean and _GONE_KO.search(after)):
-            gone |= parts
-    return Slots(frozenset(values), frozenset(names), frozenset(gone), weekdays)
+    return values
 
 
 def _version(s: str) -> float:
