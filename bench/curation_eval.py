@@ -4,7 +4,7 @@ imported into a fresh store with no index, and `ctx --all-projects doctor --form
 runs on it as a separate process — exactly the command a user types.
 
     python -m bench.curation_eval bench/data/curation_tune.json [--no-vectors] [--indexed] [--show]
-                                 [--review-oracle]
+                                 [--review-oracle] [--write-time]
 
 `--review-oracle` measures `ctx doctor --review`'s plumbing, not a model: the review goes to
 a local OpenAI-compatible stub (on 127.0.0.1, in this process) that answers every pair it is
@@ -228,12 +228,48 @@ def score(data: dict, ids: dict[str, str], findings: list[dict], seconds: float 
                   newer_kept, len(flagged), len(traps), seconds, misses)
 
 
+def write_time(path: Path) -> tuple[int, int, int, int]:
+    """The write-time check by meaning (ctx.doctor.paraphrase) on a set: the set imported and
+    indexed, then each memory checked as if written again against the others of its scope.
+    (flagged, flagged right, memories with a duplicate caught, memories with a duplicate)."""
+    from ctx.core import db as store_db
+    from ctx.core.store import Store
+    from ctx.doctor.paraphrase import paraphrase_of
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    others = {k: set(g) - {k} for g in data["duplicate_groups"] for k in g}
+    with tempfile.TemporaryDirectory(prefix="ctx-curation-") as tmp:
+        db = Path(tmp) / "store.db"
+        ids = export_file(data, Path(tmp) / "set.jsonl")
+        if _ctx(db, "import", str(Path(tmp) / "set.jsonl")).returncode or _ctx(db, "index").returncode:
+            raise RuntimeError("ctx import / ctx index failed")
+        key_of = {v: k for k, v in ids.items()}
+        store = Store(store_db.connect(str(db), readonly=True))
+        scope = dict(store.conn.execute("SELECT id, project_id FROM nodes"))
+        flagged = right = 0
+        for m in data["memories"]:
+            nid = ids[m["key"]]
+            found = paraphrase_of(store, m["content"], scope[nid], (nid,), load=True)
+            if found is not None:
+                flagged += 1
+                right += key_of.get(found.node_id) in others.get(m["key"], ())
+        store.conn.close()
+    return flagged, right, right, len(others)
+
+
 def main(argv: list[str]) -> int:
     vectors = "--no-vectors" not in argv
     show = "--show" in argv
     indexed = "--indexed" in argv
     oracle = "--review-oracle" in argv
     paths = [Path(a) for a in argv if not a.startswith("--")] or [TUNE]
+    if "--write-time" in argv:
+        for path in paths:
+            flagged, right, caught, have = write_time(path)
+            print(f"{path.name}: write-time check by meaning: {flagged} flagged, {right} right "
+                  f"({right / max(flagged, 1):.2f}); {caught} of the {have} memories that have a "
+                  f"duplicate caught ({caught / max(have, 1):.2f})")
+        return 0
     for path in paths:
         r = run_set(path, vectors=vectors, indexed=indexed, oracle=oracle)
         print(f"{path.name}: duplicate P {r.duplicate.precision:.2f} R {r.duplicate.recall:.2f} "

@@ -492,10 +492,14 @@ def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity, *, undecided: boo
             return Relation("contradiction", closeness, "replaced",
                             f"{', '.join(gone)} → {', '.join(added[:3])}: the newer says "
                             f"{', '.join(gone)} is gone (the same subject by meaning, {closeness:.2f}{cross})")
-    if closeness < least or _qualified_apart(a.text, b.text):
+    if closeness < least:
         return None
     undecided = Relation("undecided", closeness, "", f"about the same subject by meaning "
                          f"({closeness:.2f}{cross}); the words do not say whether it changed")
+    if _qualified_apart(a.text, b.text):
+        # staging vs production, iOS vs Android: two facts by the words — unless one
+        # replaced the other, which only a reader can tell (--review asks)
+        return undecided
     if cross and share < NAMES_KEPT:
         return undecided  # names and commands are not translated: most must be in both
     if _subjects_apart(a.text, b.text, wa, wb, shared, weigh):

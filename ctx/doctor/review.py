@@ -25,7 +25,7 @@ from cuectx.value import Value
 
 DEFAULT_MODEL = "claude-haiku-4-5"
 DEFAULT_CAP = 20_000               # tokens, input + output, for one review
-OUTPUT_PER_PAIR = 60               # tokens a verdict line may use
+OUTPUT_PER_PAIR = 40               # tokens a verdict line may use (one JSON line is ~25-30)
 PAIR_CHARS = 600                   # each text is cut to this before sending
 TIMEOUT = 60
 REVIEWED = ("duplicate", "contradiction", "stale", "undecided")
