@@ -34,8 +34,7 @@ def capture_all(db_path: Path, scenarios: list[dict], root: Path) -> dict[str, d
     """Write each scenario's transcript and capture it; {scenario id: {node, chars, kept}}."""
     from ctx.claude import capture_store
     from ctx.core import db
-    from ctx.core.projects import current_scope
-    from ctx.core.store import Store
+    from ctx.core.store import Store, current_scope
 
     conn = db.connect(db_path)
     store = Store(conn)
@@ -63,7 +62,7 @@ def score(db_path: Path, captured: dict[str, dict], questions: list[dict],
     language; for unanswerable ones, the share where prompt-submit injects a record."""
     from ctx.claude.requests import build_request
     from ctx.core import db
-    from ctx.core.projects import current_scope
+    from ctx.core.store import current_scope
     from ctx.semantic.search import Eligibility, SearchOptions, search
 
     conn = db.connect(db_path)

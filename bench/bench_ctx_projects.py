@@ -134,7 +134,7 @@ def run(bench: Bench) -> None:
     bench.report("project resolution, outside any repository",
                  resolution_us(DIR / "outside" / "a" / "b"), 2000, "µs")
     from ctx.core import db
-    from ctx.core.projects import current_scope
+    from ctx.core.store import current_scope
 
     conn = db.connect(STORE, readonly=True)
     times = []

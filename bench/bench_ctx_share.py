@@ -56,8 +56,7 @@ def repo(path: Path) -> Path:
 def build() -> tuple[Path, Path, Path]:
     """(store with 10k nodes whose shared project file is read, repo with the file, repo without)."""
     from ctx.core import db, share
-    from ctx.core.projects import current_scope
-    from ctx.core.store import Store
+    from ctx.core.store import Store, current_scope
 
     if DIR.exists():
         shutil.rmtree(DIR)
@@ -88,8 +87,7 @@ def cpu_ms(fn) -> tuple[float, float]:
 
 def run(bench: Bench) -> None:
     from ctx.core import db, share
-    from ctx.core.projects import current_scope
-    from ctx.core.store import Store
+    from ctx.core.store import Store, current_scope
 
     dbfile, shared, plain = build()
     # CPU time of the whole hook: in its own process (a served hook works in the server's child)

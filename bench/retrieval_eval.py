@@ -169,7 +169,7 @@ def populate_devset(conn: sqlite3.Connection, data: dict) -> tuple[dict[str, str
     """The dev set's projects and nodes in a fresh store: (key → node id, project → Scope)."""
     from ctx.core import projects as scopes
     from ctx.core.repo import ProjectRef
-    from ctx.core.store import Store
+    from ctx.core.store import Scope, Store
 
     store = Store(conn)
     found = {}
@@ -183,8 +183,8 @@ def populate_devset(conn: sqlite3.Connection, data: dict) -> tuple[dict[str, str
         nodes = store.add_many([{"content": n["content"], "type": n["type"], "tags": n.get("tags", [])}
                                 for n in group], project_id=pid)
         ids.update({n["key"]: node.id for n, node in zip(group, nodes)})
-    scope_of = {name: scopes.Scope(project=p) for name, p in found.items()}
-    scope_of[None] = scopes.Scope()
+    scope_of = {name: Scope(project=p) for name, p in found.items()}
+    scope_of[None] = Scope()
     return ids, scope_of
 
 

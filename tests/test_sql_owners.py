@@ -14,8 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # module (or package, ending in /) → why it may hold SQL over these tables
 OWNERS = {
-    "ctx/core/store.py": "the store: nodes, tags, edges, views, pending",
-    "ctx/core/projects.py": "project rows, and moving/merging/forgetting a project's nodes",
+    "ctx/core/store.py": "the store: nodes, tags, edges, views, pending; a project's nodes",
     "ctx/core/migrations.py": "the schema (tables, triggers, the default view)",
     "ctx/core/ids.py": "short ids: two primary-key neighbour lookups (ids sits below the store)",
     "ctx/query/": "the query language compiles to SQL over nodes n",
@@ -89,7 +88,7 @@ TABLE_OWNERS = {
     "edges": {"ctx/core/store.py", "ctx/query/sql.py"},
     "embedded_nodes": {"ctx/core/migrations.py", "ctx/semantic/index.py"},
     "frame_cache": {"cue/cli/status.py", "cue/select/features.py"},
-    "hook_cache": {"ctx/claude/hooks/warm.py"},
+    "hook_cache": {"ctx/core/hook_cache.py"},
     "memory": {
         "ctx/claude/automemory.py", "cue/digest/__init__.py", "cue/digest/memory.py",
         "cue/digest/plausible.py",
@@ -98,8 +97,8 @@ TABLE_OWNERS = {
     "node_fingerprints": {"ctx/core/fingerprint.py", "ctx/core/store.py"},
     "node_versions": {"ctx/core/store.py"},
     "nodes": {
-        "ctx/core/ids.py", "ctx/core/migrations.py", "ctx/core/projects.py", "ctx/core/store.py",
-        "ctx/query/__init__.py", "ctx/semantic/index.py", "ctx/semantic/search.py",
+        "ctx/core/ids.py", "ctx/core/migrations.py", "ctx/core/store.py", "ctx/query/__init__.py",
+        "ctx/semantic/index.py", "ctx/semantic/search.py",
     },
     "nodes_fts": {
         "ctx/core/migrations.py", "ctx/doctor/secrets.py", "ctx/query/sql.py",
@@ -134,7 +133,7 @@ TABLE_OWNERS = {
     "share_base": {"ctx/core/share.py"},
     "share_config": {"ctx/core/share.py"},
     "share_files": {"ctx/core/shared_files.py"},
-    "store_version": {"ctx/claude/hooks/warm.py", "ctx/core/migrations.py"},
+    "store_version": {"ctx/core/hook_cache.py", "ctx/core/migrations.py"},
     "tags": {"ctx/core/store.py", "ctx/query/__init__.py", "ctx/query/sql.py"},
     "vector_centers": {"ctx/semantic/index.py"},
     "vector_segments": {

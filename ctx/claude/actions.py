@@ -39,7 +39,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the h
 if TYPE_CHECKING:  # session-start and prompt-submit use this module without parsing replies
     from ctx.claude.tags import Command
     from ctx.core.guard import SecretEvent
-    from ctx.core.projects import Scope
+    from ctx.core.store import Scope
 
 CURRENT_TASK = "current_task"
 RECALL_LIMIT = 20
@@ -128,7 +128,8 @@ def execute(store: Store, commands: list[Command], *, session_id: str | None = N
     with store.transaction():
         if scope is not None and scope.project is None and scope.ref is not None and any(
                 c.name in ("remember", "summarize") for c in commands):
-            from ctx.core.projects import Scope, ensure
+            from ctx.core.projects import ensure
+            from ctx.core.store import Scope
 
             # the project's first memory: its row exists before anything reads the scope
             scope = Scope(project=ensure(store.conn, scope.ref))

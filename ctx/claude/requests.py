@@ -102,7 +102,7 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
 
     Injected now: manual session items not yet sent, then the agent items selected for the
     prompt that the conversation does not hold yet, best first, whole items only. `scope`
-    (ctx.core.projects.Scope) limits selection to the session's project + global (None: all)."""
+    (ctx.core.store.Scope) limits selection to the session's project + global (None: all)."""
     from ctx.semantic.search import Eligibility
     from ctx.semantic.select import OVER_CHAR_CAP, REMOVED_BY_USER, SelectOptions, select_for_prompt
 

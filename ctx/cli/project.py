@@ -1,9 +1,10 @@
 """`ctx project list|show|rename|move|merge|forget|share|sync`: the projects memory is scoped
 to (SPEC §2.8), and the memory a repository carries for its team (SPEC §2.11, ctx/core/share.py).
 
-Wiring only: the work is in ctx/core/projects.py. Every change runs in one transaction, after all
-its input is checked, so bad input (an unknown project or node, a merge into itself, a name
-with spaces) is one `Error:` line and changes nothing.
+Wiring only: the work is in ctx/core/projects.py (the rows) and ctx/core/store.py (their
+nodes). Every change runs in one transaction, after all its input is checked, so bad input
+(an unknown project or node, a merge into itself, a name with spaces) is one `Error:` line
+and changes nothing.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import typer
 from ctx.cli.output import RECORD_FORMATS, Format, dumps, emit_records, formats, resolve, say
 from ctx.core import projects
 from ctx.core.errors import CtxError, NotFoundError
+from ctx.core.store import current_scope
 from cuectx.human import plural
 
 project_app = typer.Typer(help="Projects: one per git repository; memory is scoped to them.",
@@ -40,7 +42,7 @@ def _named_or_current(store, name: str | None) -> str:
         return name
     if state.project:
         return state.project
-    current = projects.current_scope(store.conn)
+    current = current_scope(store.conn)
     if current.project is None:
         where = (f"this folder's project {current.ref.name!r} has no memory yet" if current.ref
                  else "this folder is not in a git repository (and $CTX_PROJECT is not set)")
@@ -55,8 +57,8 @@ def list_cmd(fmt: FormatOpt = Format.auto) -> None:
     Example: ctx project list
     """
     with _open(readonly=True) as store:
-        rows = projects.list_projects(store.conn)
-        live, _ = projects.global_counts(store.conn)
+        rows = store.list_projects()
+        live, _ = store.global_counts()
     out = resolve(fmt)
     if out == Format.table:
         from cuectx.human import ago
@@ -85,7 +87,7 @@ def show_cmd(
     Example: ctx project show api
     """
     with _open(readonly=True) as store:
-        info = projects.show(store.conn, _named_or_current(store, name))
+        info = store.show_project(_named_or_current(store, name))
     out = resolve(fmt, single=True)
     if out == Format.table:  # one project: a field per line reads better than a wide table
         for field in [*COLUMNS, "key", "aliases", "by_type", "by_tier"]:
@@ -125,7 +127,7 @@ def move_cmd(
     """
     with _open() as store, store.transaction():
         ids = [store.resolve(n) for n in nodes]  # all resolve, or nothing moves
-        dest = projects.move(store.conn, ids, to)
+        dest = store.move_to_project(ids, to)
     say(f"moved {len(ids)} node{'s' if len(ids) != 1 else ''} to "
         f"{'global memory' if dest is None else 'project ' + dest.name}")
 
@@ -141,7 +143,7 @@ def merge_cmd(
     Example: ctx project merge api-2 api
     """
     with _open() as store, store.transaction():
-        p, moved = projects.merge(store.conn, source, into)
+        p, moved = store.merge_projects(source, into)
     say(f"merged {source} into {p.name}: {moved} node{'s' if moved != 1 else ''} moved")
 
 
@@ -157,11 +159,11 @@ def forget_cmd(
     with _open() as store, store.transaction():
         p = projects.get(store.conn, name)
         if not yes:
-            count = projects.count_nodes(store.conn, p.id)
+            count = store.project_node_count(p.id)
             raise CtxError(f"forgetting project {p.name} deletes its {count} node"
                            f"{'s' if count != 1 else ''} for good; run again with --yes "
                            f"(`ctx export` first keeps a copy)")
-        p, deleted = projects.forget(store.conn, name)
+        p, deleted = store.forget_project(name)
     say(f"forgot project {p.name}: {deleted} node{'s' if deleted != 1 else ''} deleted")
 
 
@@ -173,7 +175,7 @@ def _share_scope(store):
     if state.all_projects:
         raise CtxError("--all-projects does not apply here: a repository shares its own project "
                        "(`ctx sync` carries every project between your machines)")
-    return projects.current_scope(store.conn, project=state.project)
+    return current_scope(store.conn, project=state.project)
 
 
 def _problems(report) -> None:

@@ -88,7 +88,7 @@ def scope_options(project: str | None, all_projects: bool) -> None:
 def read_scope(store: Store):
     """The scope reading commands use: --all-projects, --project NAME, else the working
     directory's project (or $CTX_PROJECT), always with global memory (ctx.core.projects)."""
-    from ctx.core.projects import current_scope
+    from ctx.core.store import current_scope
 
     return current_scope(store.conn, project=state.project, all_projects=state.all_projects)
 
@@ -96,7 +96,7 @@ def read_scope(store: Store):
 def write_project_id(store: Store, *, to_global: bool = False) -> int | None:
     """Where `add` stores: --global → global; --project NAME; else the working directory's
     project (created on its first memory), or global outside any repository."""
-    from ctx.core.projects import current_scope
+    from ctx.core.store import current_scope
 
     if to_global:
         if state.project:

@@ -32,14 +32,15 @@ def register(app: typer.Typer) -> None:
         """
         from ctx.cli.output import say
         from ctx.cli.state import scope_options, state
-        from ctx.core import db, projects
+        from ctx.core import db
+        from ctx.core.store import current_scope
         from ctx.web import server
 
         scope_options(project, False)
         conn = db.connect(state.db_path)  # a bad --db or -P is one Error line, before listening
         try:
             if state.project is not None:
-                projects.current_scope(conn, project=state.project)
+                current_scope(conn, project=state.project)
         finally:
             conn.close()
         try:

@@ -58,7 +58,7 @@ def compose(store: Store, query: str | None = None, *, view: str | None = "defau
             scope=None) -> Composition:
     """Select and fit nodes. `query` overrides the view's query; `extra_ids` (e.g. an
     expand request) are included whatever their tier, after the pinned nodes. `scope`
-    (ctx.core.projects.Scope: a project + global) narrows the selection unless the query names its
+    (ctx.core.store.Scope: a project + global) narrows the selection unless the query names its
     own (`project:NAME`, `scope:global`); None = every node."""
     from ctx.query import compile_expr, names_scope, parse
 

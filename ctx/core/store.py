@@ -3,17 +3,27 @@
 A library over one sqlite3 connection (from ctx.core.db.connect). It validates its input and
 raises CtxError subclasses; it never prints. Writes that touch several rows run in one
 short transaction, so a failure leaves nothing partial.
+
+The scope a reader sees (SPEC §2.8) is a condition over the nodes, so it is here too;
+project rows themselves are ctx.core.projects:
+
+    scope = current_scope(conn, cwd)                 # the one call: from a folder (or CTX_PROJECT)
+    store.query("type:decision", scope=scope)        # project + global
+    current_scope(conn, project="api")               # another project (+ global)
+    current_scope(conn, project="global")            # global only
+    current_scope(conn, all_projects=True)           # everything
 """
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
-from ctx.core import db
+from ctx.core import db, projects, repo
 from ctx.core.errors import AmbiguousIdError, CtxError, NotFoundError
 from ctx.core.ids import ALPHABET, new_ulid
 from ctx.core.model import (
@@ -29,10 +39,6 @@ from ctx.core.model import (
     token_estimate,
 )
 from cuectx.value import Value
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
-if TYPE_CHECKING:
-    from ctx.core.projects import Scope
 
 MIN_PREFIX = 4
 MAX_CONTENT_CHARS = 1_000_000
@@ -135,6 +141,93 @@ def validate_edge_type(edge_type: str) -> str:
     if t not in EDGE_TYPES:
         raise CtxError(f"unknown edge type {edge_type!r}; use one of: {', '.join(EDGE_TYPES)}")
     return t
+
+
+# ---------------------------------------------------------------------------- the scope a reader sees
+
+class Scope(Value):
+    """What a reader sees: one project + global (the default), global only, or everything.
+
+    `ref` is the project found on disk when it has no row yet (nothing stored there): reads
+    then see global only, and the first write creates the row (`write_project_id`)."""
+
+    __slots__ = ("all_projects", "project", "ref")
+
+    def __init__(self, project: projects.Project | None = None, all_projects: bool = False,
+                 ref: repo.ProjectRef | None = None) -> None:
+        self.project = project
+        self.all_projects = all_projects
+        self.ref = ref
+
+    def sql(self) -> tuple[str, list]:
+        """A condition over `nodes n` and its parameters."""
+        if self.all_projects:
+            return "1", []
+        if self.project is None:
+            return "n.project_id IS NULL", []
+        return "(n.project_id = ? OR n.project_id IS NULL)", [self.project.id]
+
+    def outside_sql(self) -> tuple[str, list]:
+        """The nodes `sql()` leaves out (other projects'), as a condition over `nodes n` that
+        the nodes_project index can drive — a range (`project_id > 0`: ids are rowids), where
+        `IS NOT NULL` would scan every node."""
+        if self.all_projects:
+            return "0", []
+        if self.project is None:
+            return "n.project_id > 0", []
+        return "n.project_id > 0 AND n.project_id <> ?", [self.project.id]
+
+    @property
+    def label(self) -> str:
+        if self.all_projects:
+            return "all projects"
+        name = self.project.name if self.project else (self.ref.name if self.ref else None)
+        return f"{name} + global" if name else "global"
+
+    @property
+    def project_name(self) -> str | None:
+        if self.project:
+            return self.project.name
+        return self.ref.name if self.ref else None
+
+    def write_project_id(self, conn: sqlite3.Connection, *, touch: bool = True) -> int | None:
+        """The project id new memory goes to (creating the row on first use); None = global."""
+        if self.all_projects:
+            return None
+        if self.project is not None:
+            if touch:
+                projects.touch(conn, self.project.id)
+            return self.project.id
+        if self.ref is not None:
+            return projects.ensure(conn, self.ref).id
+        return None
+
+
+EVERYTHING = Scope(all_projects=True)
+GLOBAL_ONLY = Scope()
+
+
+# ---------------------------------------------------------------------------- the one call
+
+def current_scope(conn: sqlite3.Connection, cwd: str | os.PathLike | None = None, *,
+                  project: str | None = None, all_projects: bool = False,
+                  env: dict | None = None) -> Scope:
+    """The scope to read with: `all_projects` → everything; `project` NAME → that project +
+    global (`global` → global only; an unknown name is NotFoundError); else the project of
+    `cwd` (default: the working directory) or `CTX_PROJECT`, + global."""
+    if all_projects and project:
+        raise CtxError("give --project or --all-projects, not both")
+    if all_projects:
+        return EVERYTHING
+    if project is not None:
+        if project.strip().lower() == projects.GLOBAL:
+            return GLOBAL_ONLY
+        return Scope(project=projects.get(conn, project))
+    ref = repo.resolve(cwd, env=env)
+    if ref is None:
+        return GLOBAL_ONLY
+    found = projects.find(conn, ref)
+    return Scope(project=found) if found else Scope(ref=ref)
 
 
 # ---------------------------------------------------------------------------- the store
@@ -246,7 +339,7 @@ class Store:
 
         Callers pass compiled, parameterised SQL (ctx.query); tags come back in the same
         statement (one indexed subquery per row), so a large result is one round trip.
-        `scope` (ctx.core.projects.Scope) limits it to a project + global; None = every node.
+        `scope` (ctx.core.store.Scope) limits it to a project + global; None = every node.
         """
         if scope is not None and not scope.all_projects:
             scope_sql, scope_params = scope.sql()
@@ -1079,6 +1172,73 @@ class Store:
         with self.transaction():
             for node_id in ids:
                 self._touch(node_id)
+
+    # -- projects' nodes (the rows themselves: ctx.core.projects)
+
+    def list_projects(self) -> list[dict]:
+        """Every project with its node counts (live, superseded), most recently active first."""
+        rows = self.conn.execute(
+            f"SELECT {', '.join('p.' + c.strip() for c in projects.COLUMNS.split(','))}, "
+            "(SELECT count(*) FROM nodes n WHERE n.project_id = p.id AND n.superseded_by IS NULL), "
+            "(SELECT count(*) FROM nodes n WHERE n.project_id = p.id AND n.superseded_by IS NOT NULL) "
+            "FROM projects p ORDER BY p.last_active_at DESC, p.name").fetchall()
+        out = []
+        for r in rows:
+            d = projects.from_row(r[:7]).to_dict()
+            d["nodes"], d["superseded"] = r[7], r[8]
+            out.append(d)
+        return out
+
+    def global_counts(self) -> tuple[int, int]:
+        """Global memory's (live, superseded) node counts."""
+        live = self.conn.execute("SELECT count(*) FROM nodes WHERE project_id IS NULL "
+                                 "AND superseded_by IS NULL").fetchone()[0]
+        gone = self.conn.execute("SELECT count(*) FROM nodes WHERE project_id IS NULL "
+                                 "AND superseded_by IS NOT NULL").fetchone()[0]
+        return live, gone
+
+    def show_project(self, name: str) -> dict:
+        """One project: its row, node counts, aliases, and live nodes by type and tier."""
+        p = projects.get(self.conn, name)
+        d = next(x for x in self.list_projects() if x["key"] == p.key)
+        d["aliases"] = projects.aliases(self.conn, p.id)
+        counts = self.live_counts(project_id=p.id)
+        d["by_type"], d["by_tier"] = counts.by_type, counts.by_tier
+        return d
+
+    def project_node_count(self, project_id: int) -> int:
+        """Every node of the project, superseded ones included."""
+        return self.conn.execute("SELECT count(*) FROM nodes WHERE project_id = ?",
+                                 (project_id,)).fetchone()[0]
+
+    def move_to_project(self, node_ids: list[str], target: str) -> projects.Project | None:
+        """Move nodes (full ids) to project `target` or to `global`. Returns the project (None:
+        global)."""
+        dest = None if target.strip().lower() == projects.GLOBAL else projects.get(self.conn, target)
+        self.conn.executemany("UPDATE nodes SET project_id = ? WHERE id = ?",
+                              [(dest.id if dest else None, i) for i in node_ids])
+        return dest
+
+    def merge_projects(self, source: str, into: str) -> tuple[projects.Project, int]:
+        """Move every node of `source` into `into` and drop `source`; its key stays as an alias
+        of `into`, so its folder resolves to `into` from now on. Returns (into, nodes moved)."""
+        a, b = projects.get(self.conn, source), projects.get(self.conn, into)
+        if a.id == b.id:
+            raise CtxError(f"cannot merge project {a.name!r} into itself")
+        moved = self.conn.execute("UPDATE nodes SET project_id = ? WHERE project_id = ?",
+                                  (b.id, a.id)).rowcount
+        projects.merge_rows(self.conn, a, b)
+        return projects.by_id(self.conn, b.id), moved
+
+    def forget_project(self, name: str) -> tuple[projects.Project, int]:
+        """Delete the project and every node in it (their tags and edges go with them)."""
+        p = projects.get(self.conn, name)
+        ids = [r[0] for r in self.conn.execute("SELECT id FROM nodes WHERE project_id = ?", (p.id,))]
+        # Nodes outside the project that these superseded become live again (as `ctx rm` does).
+        for part in _chunks(ids, 500):
+            self.conn.execute(f"DELETE FROM nodes WHERE id IN ({','.join('?' * len(part))})", part)
+        projects.delete(self.conn, p)
+        return p, len(ids)
 
     # -- views
     def get_view(self, name: str) -> View:

@@ -127,7 +127,7 @@ def _scope(store: Store, *, all_projects: bool = False):
     """The hooks' scope (ctx.core.projects): the project of the server's working directory (where the
     client started it) or $CTX_PROJECT, + global memory; re-read per call, so a moved or
     renamed project is followed."""
-    from ctx.core.projects import current_scope
+    from ctx.core.store import current_scope
 
     return current_scope(store.conn, all_projects=all_projects)
 

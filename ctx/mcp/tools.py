@@ -25,7 +25,7 @@ from ctx.core.model import Node
 from ctx.core.store import Store, validate_tag
 
 if TYPE_CHECKING:
-    from ctx.core.projects import Scope
+    from ctx.core.store import Scope
 
 RECALL_MAX = 50
 SHOW_MAX = 50
@@ -118,7 +118,8 @@ def supersede(store: Store, old: str, new: str | None = None, content: str | Non
     if previous.project is None:
         where, home = "global", None
     else:
-        from ctx.core.projects import Scope, get
+        from ctx.core.projects import get
+        from ctx.core.store import Scope
 
         where, home = "project", Scope(project=get(store.conn, previous.project))
     result = remember(store, content or "", type=type or previous.type, tier=tier or previous.tier,

@@ -155,7 +155,7 @@ class Eligibility(Value):
 
     @classmethod
     def within(cls, scope, exclude: str = "", params: tuple = ()) -> Eligibility:
-        """`exclude`/`params` plus a ctx.core.projects.Scope (None or all projects: no condition)."""
+        """`exclude`/`params` plus a ctx.core.store.Scope (None or all projects: no condition)."""
         if scope is None or scope.all_projects:
             return cls(exclude, tuple(params))
         where, where_params = scope.sql()

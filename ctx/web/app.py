@@ -26,7 +26,7 @@ from starlette.routing import Route
 from ctx.core import db
 from ctx.core.errors import CtxError, DatabaseError, NotFoundError
 from ctx.core.model import NODE_TYPES, TIERS, TYPE_TITLES
-from ctx.core.store import Store
+from ctx.core.store import EVERYTHING, GLOBAL_ONLY, Store, current_scope
 from ctx.web import cue_client, data, present
 from ctx.web.health import HealthChecks
 from ctx.web.security import CSRF_FIELD, Guard, same
@@ -115,7 +115,7 @@ class Viewer:
         import importlib
 
         for module in ("ctx.core.compose", "ctx.query", "ctx.claude.requests", "ctx.core.projects",
-                       "ctx.doctor.findings", "ctx.doctor.fixes", "ctx.claude.hooks.warm"):
+                       "ctx.doctor.findings", "ctx.doctor.fixes", "ctx.core.hook_cache"):
             importlib.import_module(module)
 
     # ------------------------------------------------------------------ plumbing
@@ -224,10 +224,9 @@ class Viewer:
 
     def _here(self, conn) -> str | None:
         """The project a new memory goes to by default: `ctx ui -P`'s, else the folder's."""
-        from ctx.core import projects
 
         try:
-            scope = projects.current_scope(conn, project=self.project)
+            scope = current_scope(conn, project=self.project)
             return scope.project.name if scope.project is not None else None  # a known one
         except CtxError:
             return None
@@ -346,7 +345,6 @@ class Viewer:
 
         def work(form):
             from ctx.claude.actions import Memory, Status, remember
-            from ctx.core import projects
 
             content = (form.get("content") or "").replace("\r\n", "\n").strip()
             if not content:
@@ -355,8 +353,8 @@ class Viewer:
             where = (form.get("project") or "").strip()
             with self.conn(write=True) as conn:
                 store = Store(conn)
-                scope = projects.GLOBAL_ONLY if where in ("", data.GLOBAL) else \
-                    projects.current_scope(conn, project=where)
+                scope = GLOBAL_ONLY if where in ("", data.GLOBAL) else \
+                    current_scope(conn, project=where)
                 outcome = remember(store, Memory(
                     content, type=(form.get("type") or "fact").strip(), tier=tier or None,
                     tags=tuple(_tags(form.get("tags"))),
@@ -385,7 +383,7 @@ class Viewer:
         """`ctx doctor` as a page: each finding with its evidence and a one-click fix. The
         diagnosis is made in the background (ctx/web/health.py): the page answers at once
         with the newest one it has and reloads itself while a newer one is made."""
-        from ctx.claude.hooks.warm import store_version
+        from ctx.core.hook_cache import store_version
         from ctx.core.ids import short_ids
         from ctx.doctor import fixes
         from ctx.doctor.findings import KINDS
@@ -423,7 +421,7 @@ class Viewer:
     async def health_fix(self, request: Request):
         """Apply one finding. The finding is found again here from its kind and ids — what
         the form says is never run as it is — so a stale page cannot do anything else."""
-        from ctx.claude.hooks.warm import store_version
+        from ctx.core.hook_cache import store_version
         from ctx.doctor import fixes
         from ctx.doctor.findings import KINDS, Options, diagnose
 
@@ -463,7 +461,6 @@ class Viewer:
     def context(self, request: Request) -> HTMLResponse:
         """What a new Claude Code session is given: the default view composed under the
         hook's character cap, for a project (+ global) — the same compose() the hook runs."""
-        from ctx.core import projects
         from ctx.core.compose import compose, render_markdown
         from ctx.core.settings import hook_max_chars
 
@@ -472,11 +469,11 @@ class Viewer:
         with self.conn() as conn:
             store = Store(conn)
             if wanted == "all":
-                scope = projects.EVERYTHING
+                scope = EVERYTHING
             elif wanted:
-                scope = projects.current_scope(conn, project=wanted)  # NotFoundError → error page
+                scope = current_scope(conn, project=wanted)  # NotFoundError → error page
             else:  # `ctx ui -P NAME`, else the folder `ctx ui` runs in, as a hook would
-                scope = projects.current_scope(conn, project=self.project)
+                scope = current_scope(conn, project=self.project)
             comp = compose(store, max_chars=cap, scope=scope)
             text = render_markdown(comp)
             names = data.projects(conn)
@@ -487,7 +484,6 @@ class Viewer:
     def graph(self, request: Request) -> HTMLResponse:
         """A project's memory as a graph (default: the folder `ctx ui` runs in, as a hook
         would see it), or one node's neighbourhood; filtered by type and tier."""
-        from ctx.core import projects
         from ctx.web import graph
 
         params = request.query_params
@@ -502,11 +498,11 @@ class Viewer:
         try:
             with self.conn() as conn:
                 if wanted == "all":
-                    scope = projects.EVERYTHING
+                    scope = EVERYTHING
                 elif wanted:
-                    scope = projects.current_scope(conn, project=wanted)
+                    scope = current_scope(conn, project=wanted)
                 else:
-                    scope = projects.current_scope(conn)
+                    scope = current_scope(conn)
                 g = graph.build(conn, focus, depth=depth, scope=scope, types=types, tier=tier)
                 names = data.projects(conn)
         except CtxError as exc:

@@ -149,12 +149,11 @@ def facets(conn: sqlite3.Connection) -> dict:
 
 
 def projects(conn: sqlite3.Connection) -> list[tuple[str, int]]:
-    """(project name, live nodes) for each project (ctx.core.projects), then global memory."""
-    from ctx.core import projects as scope
-
-    out = [(p["name"], p["nodes"]) for p in scope.list_projects(conn)]
+    """(project name, live nodes) for each project (Store.list_projects), then global memory."""
+    store = Store(conn)
+    out = [(p["name"], p["nodes"]) for p in store.list_projects()]
     if out:
-        out.append((GLOBAL, scope.global_counts(conn)[0]))
+        out.append((GLOBAL, store.global_counts()[0]))
     return out
 
 

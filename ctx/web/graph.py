@@ -82,7 +82,7 @@ class Graph(Value):
 def build(conn: sqlite3.Connection, focus: str | None = None, *, depth: int = 2,
           limit: int = MAX_NODES, scope=None, types: tuple[str, ...] = (),
           tier: str | None = None) -> Graph:
-    """Around `focus`, else `scope`'s nodes (a ctx.core.projects.Scope; None: every node),
+    """Around `focus`, else `scope`'s nodes (a ctx.core.store.Scope; None: every node),
     most connected first; `types`/`tier` keep only those nodes."""
     from ctx.claude.request_view import item_name
     from ctx.core.ids import short_ids

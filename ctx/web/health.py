@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ctx.claude.hooks.warm import store_version
+from ctx.core.hook_cache import store_version
 from ctx.core.store import Store
 from ctx.doctor.findings import Finding, Memo, Options, diagnose
 from cuectx.value import Value

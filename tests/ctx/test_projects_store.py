@@ -9,9 +9,8 @@ from ctx.core import db
 from ctx.core import projects as scope
 from ctx.core.errors import CtxError, NotFoundError
 from ctx.core.migrations import migrate
-from ctx.core.projects import EVERYTHING, GLOBAL_ONLY, Scope, current_scope
 from ctx.core.repo import ProjectRef
-from ctx.core.store import Store
+from ctx.core.store import EVERYTHING, GLOBAL_ONLY, Scope, Store, current_scope
 
 
 def ref(path: str, remote: str | None = None) -> ProjectRef:
@@ -112,17 +111,17 @@ def test_rename_move_merge_forget(store):
             scope.rename(c, "alpha", bad)
     with pytest.raises(CtxError, match="already exists"):
         scope.rename(c, "alpha", "B")
-    scope.move(c, [na.id], "global")
+    store.move_to_project([na.id], "global")
     assert store.get(na.id).project is None
-    scope.move(c, [na.id], "alpha")
+    store.move_to_project([na.id], "alpha")
     with pytest.raises(CtxError, match="into itself"):
-        scope.merge(c, "alpha", "ALPHA")
-    into, moved = scope.merge(c, "b", "alpha")
+        store.merge_projects("alpha", "ALPHA")
+    into, moved = store.merge_projects("b", "alpha")
     assert moved == 2 and into.id == a.id
     assert {n.project for n in store.list_nodes(include_superseded=True)} == {"alpha"}
     # b's folder now resolves to alpha
     assert scope.find(c, ref("/r/b")).id == a.id
-    forgotten, deleted = scope.forget(c, "alpha")
+    forgotten, deleted = store.forget_project("alpha")
     assert forgotten.name == "alpha" and deleted == 3 and store.count() == 0
     with pytest.raises(NotFoundError):
         scope.get(c, "alpha")
@@ -133,9 +132,9 @@ def test_list_projects_counts(store):
     a = scope.ensure(c, ref("/r/a", "github.com/o/a"))
     store.add("x", project_id=a.id)
     store.add("y")
-    rows = scope.list_projects(c)
+    rows = store.list_projects()
     assert rows[0]["name"] == "a" and rows[0]["nodes"] == 1 and rows[0]["remote"] == "github.com/o/a"
-    assert scope.global_counts(c) == (1, 0)
+    assert store.global_counts() == (1, 0)
 
 
 def test_add_many_checks_the_project_exists(store):
@@ -152,7 +151,7 @@ def test_export_import_keeps_scopes_byte_identical(tmp_path, store):
     c = store.conn
     a = scope.ensure(c, ref("/r/api", "github.com/acme/api"))
     b = scope.ensure(c, ref("/s/api"))  # same folder name: api-2
-    scope.merge(c, "api-2", "api")  # leaves an alias
+    store.merge_projects("api-2", "api")  # leaves an alias
     scope.ensure(c, ref("/t/web"))
     x = store.add("api fact", "fact", ["tier:reference"], project_id=a.id)
     g = store.add("global fact", "fact", ["tier:pinned"])

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from ctx.core import db, share
-from ctx.core.projects import current_scope
-from ctx.core.store import Store
+from ctx.core.store import Store, current_scope
 
 AWS_KEY = "AKIAIOSFODNN7QWERTYU"
 

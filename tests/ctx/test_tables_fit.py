@@ -249,7 +249,7 @@ def busy_store(tmp_path, monkeypatch):
     conn = db.connect(os.environ["CTX_DB"])
     from ctx.claude.requests import build_request
     from ctx.claude.sessions import start_session
-    from ctx.core.projects import current_scope
+    from ctx.core.store import current_scope
 
     scope = current_scope(conn, str(repo))
     node = Store(conn).list_nodes()[0].id

@@ -19,8 +19,8 @@ from starlette.testclient import TestClient
 
 from ctx.claude import actions, requests, sessions
 from ctx.claude.tags import parse
-from ctx.core import db, projects
-from ctx.core.store import Store
+from ctx.core import db
+from ctx.core.store import Store, current_scope
 from ctx.web.app import create_app
 from tests.ctx.ctx_runner import ok
 
@@ -56,7 +56,7 @@ def text_of(page: str) -> str:
 
 
 def project_id(store, name):
-    return projects.current_scope(store.conn, env={"CTX_PROJECT": name}).write_project_id(
+    return current_scope(store.conn, env={"CTX_PROJECT": name}).write_project_id(
         store.conn)
 
 
@@ -118,7 +118,7 @@ def test_sessions_are_labelled_by_the_project_their_hooks_saw(client, store):
         sessions.start_session(store.conn, sid, "startup", [])  # no items at all
         requests.build_request(store.conn, sid, "what did we decide about the outbox?",
                                max_chars=10_000,
-                               scope=projects.current_scope(store.conn, project=name))
+                               scope=current_scope(store.conn, project=name))
     sessions.start_session(store.conn, "sess-none", "startup", [])
     store.conn.commit()
     page = client.get("/sessions").text
@@ -140,7 +140,7 @@ def test_ctx_session_list_and_the_viewer_name_the_same_project(client, store):
     sessions.start_session(store.conn, "sess-moved", "startup", ids)
     requests.build_request(store.conn, "sess-moved", "how is the catalogue rendered?",
                            max_chars=10_000,
-                           scope=projects.current_scope(store.conn, project="web-app"))
+                           scope=current_scope(store.conn, project="web-app"))
     sessions.start_session(store.conn, "sess-items", "startup", ids[:2])  # no request
     store.conn.commit()
     listed = {r["id"]: r["project"] for r in sessions.session_overview(store.conn)}

@@ -16,6 +16,7 @@ import os
 from ctx.claude.hooks import warm
 from ctx.claude.hooks.call import HookCall
 from ctx.claude.hooks.store_access import hook_scope, open_store
+from ctx.core import hook_cache
 from ctx.core.text import text_len
 
 # While a session starts with little memory, it also tells Claude how to add to it: whether
@@ -35,7 +36,7 @@ def run(call: HookCall) -> str | None:
     from ctx.claude import handoff
 
     with open_store(call, optimize=True) as store:
-        version = warm.store_version(store.conn)  # before reading: a change meanwhile is a miss
+        version = hook_cache.store_version(store.conn)  # before reading: a change meanwhile is a miss
         scope = hook_scope(call, store)
         if _refresh_shared(call, store, scope):
             version = None  # memory came in just now: cache the next, settled answer instead

@@ -14,7 +14,7 @@ from ctx.core.settings import hook_busy_timeout_ms as busy_timeout_ms
 def hook_scope(call: HookCall, store):
     """The session's scope (ctx.core.projects): the project of the hook's `cwd` (else the process's
     working directory, which Claude Code sets to the project) or $CTX_PROJECT, + global."""
-    from ctx.core.projects import current_scope
+    from ctx.core.store import current_scope
 
     return current_scope(store.conn, call.text("cwd") or None)
 

@@ -19,7 +19,7 @@ error) returns None and the full path runs with the same stdin: this module may 
 hook faster, never different.
 
 Imports: os, json, sqlite3 and ctx's stdlib-light modules (settings, code, stamps,
-session_record).
+session_record, hook_cache — the tables' owner).
 """
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ import os
 import sqlite3
 
 from ctx.claude.hooks import LEFT_OPEN
+from ctx.core import hook_cache
 
 # Bump when what the full path renders for the same store changes (a cached answer made by
 # an older ctx must not outlive an upgrade).
@@ -75,15 +76,6 @@ def db_file(explicit: str | None) -> str:
     return settings.db_file(explicit)
 
 
-def store_version(conn: sqlite3.Connection) -> int | None:
-    """The change counter, or None in a database from before it existed."""
-    try:
-        row = conn.execute("SELECT n FROM store_version WHERE id = 1").fetchone()
-    except sqlite3.OperationalError:
-        return None
-    return row[0] if row else None
-
-
 def remember(conn: sqlite3.Connection, key: str, *, version: int, project_id: int | None,
              checks: list, text: str, items: list[tuple[str, str]]) -> None:
     """Keep what the full path answered (called by session_start.py): the text, and the
@@ -91,10 +83,8 @@ def remember(conn: sqlite3.Connection, key: str, *, version: int, project_id: in
     from ctx.core.stamps import now_iso
 
     schema = conn.execute("PRAGMA user_version").fetchone()[0]
-    conn.execute("INSERT OR REPLACE INTO hook_cache (key, version, schema, project_id, checks, "
-                 "text, node_ids, made_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                 (key, version, schema, project_id, json.dumps(checks), text,
-                  json.dumps(items), now_iso()))
+    hook_cache.keep(conn, key, version=version, schema=schema, project_id=project_id,
+                    checks=checks, text=text, items=items, made_at=now_iso())
 
 
 def answer(args: list[str], raw: bytes) -> bytes | None:
@@ -131,15 +121,11 @@ def answer(args: list[str], raw: bytes) -> bytes | None:
     conn.execute(f"PRAGMA busy_timeout = {int(busy)}")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA synchronous = NORMAL")
-    try:
-        row = conn.execute("SELECT version, schema, project_id, checks, text, node_ids "
-                           "FROM hook_cache WHERE key = ?", (key,)).fetchone()
-    except sqlite3.OperationalError:  # a database from before the cache
-        return None
+    row = hook_cache.cached(conn, key)
     if row is None:
         return None
     version, schema, project_id, checks, text, node_ids = row
-    if version != store_version(conn) or schema != conn.execute("PRAGMA user_version").fetchone()[0]:
+    if version != hook_cache.store_version(conn) or schema != conn.execute("PRAGMA user_version").fetchone()[0]:
         return None
     from ctx.core.code import changed
 
@@ -154,11 +140,11 @@ def answer(args: list[str], raw: bytes) -> bytes | None:
     now = now_iso()
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if project_id is not None:  # the project is active (ctx.core.projects._touch)
+        if project_id is not None:  # the project is active (ctx.core.projects.touch)
             conn.execute("UPDATE projects SET last_active_at = ? WHERE id = ?", (now, project_id))
         items = json.loads(node_ids)
         record_start(conn, session_id, source, [i for i, _ in items], dict(items), now=now)
-        if version != store_version(conn):  # changed since we read it: let the full path answer
+        if version != hook_cache.store_version(conn):  # changed since we read it: let the full path answer
             conn.execute("ROLLBACK")
             return None
         conn.execute("COMMIT")
