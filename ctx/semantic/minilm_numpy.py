@@ -166,10 +166,15 @@ class MiniLMQuery:
         self.positions, self.token_type = extra[:-1], np.asarray(extra[-1])
 
     def embed_query(self, text: str) -> np.ndarray:
-        ids = self.tokenizer.encode_ids(text)
-        x = np.asarray(self.words[ids], dtype=np.float32) + self.positions[:len(ids)] + self.token_type
-        return self.encoder.encode(x)
+        return self.embed_queries([text])[0]
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self.embed_query(t) for t in texts]) if texts else \
-            np.empty((0, self.words.shape[1]), dtype=np.float32)
+        """Several texts in one pass (padded, masked): [len(texts), 384]."""
+        if not texts:
+            return np.empty((0, self.words.shape[1]), dtype=np.float32)
+        embeds = [self._embeds(self.tokenizer.encode_ids(t)) for t in texts]
+        return np.concatenate([self.encoder.encode_many(embeds[i:i + 8])
+                               for i in range(0, len(embeds), 8)])
+
+    def _embeds(self, ids: list[int]) -> np.ndarray:
+        return np.asarray(self.words[ids], dtype=np.float32) + self.positions[:len(ids)] + self.token_type

@@ -255,6 +255,18 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
            index_max_chunks: int | None = None, progress=None, ensure_index: bool = True) -> SearchResult:
     """Rank nodes for `text`. `embedder` defaults to the process-wide one (semantic and
     hybrid modes need the model: ModelMissingError says how to build it)."""
+    return search_many(conn, [text], options, eligibility=eligibility, embedder=embedder,
+                       index_deadline=index_deadline, index_max_chunks=index_max_chunks,
+                       progress=progress, ensure_index=ensure_index)[0]
+
+
+def search_many(conn: sqlite3.Connection, texts: list[str], options: SearchOptions | None = None, *,
+                eligibility: Eligibility | None = None, embedder=None,
+                index_deadline: float | None = None, index_max_chunks: int | None = None,
+                progress=None, ensure_index: bool = True) -> list[SearchResult]:
+    """Rank nodes for each of `texts` (a prompt and its questions: ctx.semantic.select) with
+    the shared work done once — the eligibility SQL, the vectors read, any just-in-time
+    indexing — and the queries embedded in one batch."""
     options = (options or SearchOptions()).validate()
     t0 = time.perf_counter()
     timings: dict = {}
@@ -262,38 +274,40 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
     where, params = _eligible_sql(options)
     if elig.where:
         where, params = f"{where} AND {elig.where}", [*params, *elig.where_params]
-    result = SearchResult(text, options, [], [])
-    if not text.strip():
+    if not texts or any(not t.strip() for t in texts):
         raise CtxError("the search text is empty")
+    results = [SearchResult(t, options, [], []) for t in texts]
 
-    sem: list[Hit] = []
-    kw: list[Hit] = []
-    vectors = scores = None
+    sems: list[list[Hit]] = [[] for _ in texts]
+    kws: list[list[Hit]] = [[] for _ in texts]
+    vectors = None
+    all_scores: list = [None] * len(texts)
+    seconds: list = [None] * len(texts)
     if options.mode in ("semantic", "hybrid"):
         from ctx.semantic import index
         from ctx.semantic.model import require
 
-        # The model (imports, session, the query's vector) loads in a thread while this
+        # The model (imports, session, the queries' vectors) loads in a thread while this
         # one does the SQL — keyword ranks, vector BLOBs, masks — which releases the GIL:
         # on two cores the two halves overlap instead of adding up.
         model_id = embedder.model_id if embedder is not None else require().model_id
-        loader = _ModelLoader(text, embedder)
+        loader = _ModelLoader(texts, embedder)
         loader.start()
         t = time.perf_counter()
         if options.mode == "hybrid":
-            kw = _keyword_hits(conn, text, options.top_k, where, params, elig)
+            kws = [_keyword_hits(conn, text, options.top_k, where, params, elig) for text in texts]
             timings["keyword"] = _ms(t)
         missing = index.missing_count(conn, model_id)
         raw = index.read_segments(conn, model_id) if not (missing and ensure_index) else None
         bad, good = _ineligible(conn, model_id, options, elig)
         timings["sql"] = _ms(t)
-        # English fusion's MiniLM (its query in numpy, its vectors read) on this thread while
-        # the loader's thread embeds e5's query: on two cores it costs the prompt little
-        english = _english_prepare(conn, text, model_id, ensure_index=ensure_index,
+        # English fusion's MiniLM (its queries in numpy, its vectors read) on this thread while
+        # the loader's thread embeds e5's queries: on two cores it costs the prompt little
+        english = _english_prepare(conn, texts, model_id, ensure_index=ensure_index,
                                    index_deadline=index_deadline, progress=progress) \
             if options.mode == "hybrid" else None
         timings["english"] = round(_ms(t) - timings["sql"], 2)
-        embedder, query_vec = loader.result()
+        embedder, query_vecs = loader.result()
         timings["model"] = loader.ms
         t = time.perf_counter()
         if missing and ensure_index:
@@ -308,39 +322,40 @@ def search(conn: sqlite3.Connection, text: str, options: SearchOptions | None = 
             raw = index.read_segments(conn, model_id)
             bad, good = _ineligible(conn, model_id, options, elig)
             timings["index"] = _ms(t)
-        result.not_indexed = missing
-        result.model_id = model_id
         t = time.perf_counter()
         vectors = index.vectors_from(raw, model_id)
-        scores = vectors.scores(query_vec, text)
-        _apply_mask(vectors, scores, bad, good)
-        result.eligible_chunks = int((scores > -1.5).sum()) if len(scores) else 0
-        sem = _semantic_hits(conn, vectors, scores, options.top_k)
-        second = _english_second(conn, english, options, elig) if english is not None else None
-        if second is not None:
-            have = {h.node_id for h in sem}
-            sem += [Hit(h.node_id, 0, semantic_rank=h.semantic_rank) for h in second[2]
-                    if h.node_id not in have]
+        second_all = _english_vectors(conn, english, options, elig) if english is not None else None
+        for i, text in enumerate(texts):
+            results[i].not_indexed = missing
+            results[i].model_id = model_id
+            scores = all_scores[i] = vectors.scores(query_vecs[i], text)
+            _apply_mask(vectors, scores, bad, good)
+            results[i].eligible_chunks = int((scores > -1.5).sum()) if len(scores) else 0
+            sems[i] = _semantic_hits(conn, vectors, scores, options.top_k)
+            if second_all is not None and i in english[2]:
+                mv, ms = second_all[0], second_all[1][i]
+                seconds[i] = (mv, ms, _semantic_hits(conn, mv, ms, options.top_k))
+                have = {h.node_id for h in sems[i]}
+                sems[i] += [Hit(h.node_id, 0, semantic_rank=h.semantic_rank) for h in seconds[i][2]
+                            if h.node_id not in have]
         timings["rank"] = _ms(t)
-    elif options.mode == "keyword":
-        t = time.perf_counter()
-        kw = _keyword_hits(conn, text, options.top_k, where, params, elig)
-        timings["keyword"] = _ms(t)
 
-    if options.mode == "semantic":
-        ranked = sem
-    elif options.mode == "keyword":
-        ranked = kw
-    else:
-        ranked = _fuse(conn, sem, kw, vectors, scores, text,
-                       second=second if options.mode == "hybrid" else None)
-    for i, h in enumerate(ranked, 1):
-        h.rank = i
-    result.candidates = ranked
-    result.hits = select(ranked, options)
-    result.timings = timings
-    result.elapsed_ms = _ms(t0)
-    return result
+    for i, text in enumerate(texts):
+        if options.mode == "semantic":
+            ranked = sems[i]
+        elif options.mode == "keyword":
+            t = time.perf_counter()
+            ranked = kws[i] = _keyword_hits(conn, text, options.top_k, where, params, elig)
+            timings["keyword"] = _ms(t)
+        else:
+            ranked = _fuse(conn, sems[i], kws[i], vectors, all_scores[i], text, second=seconds[i])
+        for r, h in enumerate(ranked, 1):
+            h.rank = r
+        results[i].candidates = ranked
+        results[i].hits = select(ranked, options)
+        results[i].timings = dict(timings)
+        results[i].elapsed_ms = _ms(t0)
+    return results
 
 
 def select(ranked: list[Hit], options: SearchOptions) -> list[Hit]:
@@ -381,8 +396,8 @@ class _ModelLoader:
     the query, off the calling thread. (Not a Thread subclass: threading loads only when a
     search needs the model, not with this module on every prompt's path.)"""
 
-    def __init__(self, text: str, embedder=None):
-        self.text, self.embedder = text, embedder
+    def __init__(self, texts: list[str], embedder=None):
+        self.texts, self.embedder = texts, embedder
         self.given = embedder is not None
         self.vector = self.error = None
         self.ms = 0.0
@@ -404,8 +419,13 @@ class _ModelLoader:
                 from ctx.semantic.embed import get_embedder
 
                 self.embedder = get_embedder()
-            embed = getattr(self.embedder, "embed_query", None) or self.embedder.embed_one
-            self.vector = embed(self.text)  # e5: "query: " (stored text is "passage: ")
+            # e5: "query: " (stored text is "passage: "); a prompt's questions in one batch
+            many = getattr(self.embedder, "embed_queries", None)
+            if many is not None and len(self.texts) > 1:
+                self.vector = many(self.texts)
+            else:
+                one = getattr(self.embedder, "embed_query", None) or self.embedder.embed_one
+                self.vector = [one(t) for t in self.texts]
         except BaseException as exc:  # noqa: BLE001 — re-raised in the caller's thread
             self.error = exc
         self.ms = _ms(t)
@@ -542,18 +562,20 @@ def _keyword_hits(conn, text: str, limit: int, where: str, params: list,
 COMPANION_JIT_CHUNKS = 8  # English notes a prompt embeds for the companion (numpy, ~10 ms each)
 
 
-def _english_prepare(conn, text, model_id, *, ensure_index: bool = True,
+def _english_prepare(conn, texts, model_id, *, ensure_index: bool = True,
                      index_deadline: float | None = None, progress=None):
-    """English fusion (on by default; CTX_ENGLISH_FUSION=0 turns it off): for an English
-    query under multilingual-e5, all-MiniLM-L6-v2's query vector (numpy:
-    ctx.semantic.minilm_numpy) and its stored vectors of the store's English notes —
-    (companion, raw segments, query vector), else None. _english_second scores them.
+    """English fusion (on by default; CTX_ENGLISH_FUSION=0 turns it off): for the English
+    queries among `texts` under multilingual-e5, all-MiniLM-L6-v2's query vectors (numpy:
+    ctx.semantic.minilm_numpy, one batch) and its stored vectors of the store's English
+    notes — (companion, raw segments, {text's position: query vector}), else None.
+    _english_vectors scores them.
 
     Indexing: `ctx index` builds these vectors beside e5's; a search without a deadline
     (`ctx search`) embeds what is missing first, with its progress bar; a prompt (deadline)
     embeds at most COMPANION_JIT_CHUNKS new English chunks in numpy, and while most of the
     store has no MiniLM vectors yet it ranks by e5 alone (never a bulk index on Claude's path)."""
-    if _HANGUL.search(text):
+    english = [i for i, t in enumerate(texts) if not _HANGUL.search(t)]
+    if not english:
         return None
     from ctx.semantic import index
     from ctx.semantic.embed import english_companion
@@ -572,20 +594,26 @@ def _english_prepare(conn, text, model_id, *, ensure_index: bool = True,
     if missing and missing * 2 >= conn.execute("SELECT count(*) FROM nodes").fetchone()[0]:
         return None  # most notes not indexed by MiniLM yet: e5 alone
     raw = index.read_segments(conn, comp.model_id)
-    return (comp, raw, comp.embed_query(text)) if raw else None
+    if not raw:
+        return None
+    vecs = comp.embed_queries([texts[i] for i in english])
+    return comp, raw, dict(zip(english, vecs))
 
 
-def _english_second(conn, prepared, options, elig):
-    """MiniLM's scores of every eligible English chunk: (vectors, scores, top hits). Its best
-    chunks join the candidates; _blend_english mixes the scores."""
+def _english_vectors(conn, prepared, options, elig):
+    """MiniLM's vectors and, per English query, its scores of every eligible English chunk:
+    (vectors, {position: scores}). Each query's best chunks join its candidates;
+    _blend_english mixes the scores."""
     from ctx.semantic import index
 
-    comp, raw, query = prepared
+    comp, raw, queries = prepared
     mv = index.vectors_from(raw, comp.model_id)
-    ms = mv.scores(query)
     bad, good = _ineligible(conn, comp.model_id, options, elig)
-    _apply_mask(mv, ms, bad, good)
-    return mv, ms, _semantic_hits(conn, mv, ms, options.top_k)
+    out = {}
+    for i, q in queries.items():
+        out[i] = mv.scores(q)
+        _apply_mask(mv, out[i], bad, good)
+    return mv, out
 
 
 def _blend_english(conn, hits, vectors, scores, second) -> None:

@@ -33,6 +33,7 @@ from ctx.semantic.search import (
     SearchOptions,
     keyword_query,
     search,
+    search_many,
     term_coverage,
 )
 from cuectx.value import Value
@@ -193,7 +194,8 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
     reason = _semantic_unavailable()
     if reason is None:
         db_file = db_path or _db_file(conn)
-        outcome = _run_with_deadline(db_file, prompt, search_opts, eligibility,
+        texts = [prompt, *clauses(prompt)[:MAX_CLAUSES]]  # the whole prompt and each question
+        outcome = _run_with_deadline(db_file, texts, search_opts, eligibility,
                                      t0 + options.deadline_s)
         if isinstance(outcome, Exception):
             reason = f"semantic search failed ({type(outcome).__name__}: {outcome})"
@@ -207,15 +209,12 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
                                                         or h.bm25 is not None]),
                               model_id=found.model_id)
 
-            selected, excluded = chosen(outcome, prompt)
-            for part in clauses(prompt)[:MAX_CLAUSES]:
-                more = _run_with_deadline(db_file, part, search_opts, eligibility,
-                                          t0 + options.deadline_s)
-                if more is None or isinstance(more, Exception):
-                    break  # the whole prompt's choice stands
-                selected, excluded = _union(selected, excluded, chosen(more, part)[0],
+            whole, *parts = outcome
+            selected, excluded = chosen(whole, prompt)
+            for part, found in zip(texts[1:], parts):
+                selected, excluded = _union(selected, excluded, chosen(found, part)[0],
                                             options.top_n)
-            return Selection("semantic", None, selected, excluded, outcome.timings)
+            return Selection("semantic", None, selected, excluded, whole.timings)
     kw = search(conn, prompt, SearchOptions(mode="keyword", top_k=options.top_k,
                                             top_n=options.top_n), eligibility=eligibility)
     selected, excluded = choose(kw.candidates, options, path="keyword", prompt=prompt,
@@ -281,9 +280,11 @@ def _db_file(conn: sqlite3.Connection) -> str:
     raise RuntimeError("no main database")
 
 
-def _run_with_deadline(path: str, prompt: str, opts: SearchOptions, elig: Eligibility,
+def _run_with_deadline(path: str, texts: list[str], opts: SearchOptions, elig: Eligibility,
                        deadline: float):
-    """The search result, an Exception, or None when the deadline passed first."""
+    """The search results (one per text: ctx.semantic.search.search_many, which embeds them
+    in one batch and reads the vectors once), an Exception, or None when the deadline passed
+    first."""
     box: dict = {}
 
     def work():
@@ -292,9 +293,9 @@ def _run_with_deadline(path: str, prompt: str, opts: SearchOptions, elig: Eligib
         try:
             conn = db.connect(path)
             try:
-                box["result"] = search(conn, prompt, opts, eligibility=elig,
-                                       index_deadline=deadline - 0.3,
-                                       index_max_chunks=JIT_MAX_CHUNKS)
+                box["result"] = search_many(conn, texts, opts, eligibility=elig,
+                                            index_deadline=deadline - 0.3,
+                                            index_max_chunks=JIT_MAX_CHUNKS)
             finally:
                 conn.close()
         except Exception as exc:  # noqa: BLE001 — reported as the fallback reason
