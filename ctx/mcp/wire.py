@@ -6,14 +6,22 @@ calls anything — and a one-shot `claude -p` can finish before a slow server co
 first answers never change between runs of the same ctx and SDK, so:
 
 - the first run (or the first after an upgrade) serves through the SDK as usual and keeps
-  its answers to the static requests — `initialize` (per protocol version asked for) and the
-  `*/list` requests without a cursor — in `$CTX_HOME/mcp-handshake.json`, keyed by the
-  settings snapshot and stamped with the code that answered (ctx.core.code: every module
-  the SDK's process had loaded — ctx's, the SDK's, pydantic's);
+  its answers to the static requests — `initialize`, `server/discover` (the 2026-07-28
+  protocol's handshake, which Claude Code 2.1.330 sends first) and the `*/list` requests
+  without a cursor — in `$CTX_HOME/mcp-handshake.json`, keyed by the settings snapshot and
+  stamped with the code that answered (ctx.core.code: every module the SDK's process had
+  loaded — ctx's, the SDK's, pydantic's);
 - later runs answer those requests from that file at once, from this stdlib-only module,
   while the SDK loads. Every message is still handed to the SDK in order (it must see
-  `initialize` to serve the rest); its own answers to the requests already answered are
+  the handshake to serve the rest); its own answers to the requests already answered are
   dropped. A request not in the file, a changed SDK or a damaged file: the SDK answers.
+
+Each answer is kept under the protocol era that produced it, as the SDK decides it: the
+connection's first request chooses (`initialize`: the legacy era, at the version and client
+capabilities it names; a request whose `_meta` names a version: the modern era, at that
+version and capabilities). A request of the other era than the first one chose — Claude
+Code's `initialize` after its `server/discover` probe timed out — is left to the SDK, which
+refuses it; the file never answers for an era the SDK is not serving.
 
 The wire is newline-delimited JSON-RPC on fds 0 and 1: a reader thread copies the client's
 stdin into a pipe the SDK reads as fd 0, and a writer thread copies what the SDK writes to a
@@ -26,11 +34,13 @@ import os
 import threading
 import time
 
-STATIC = ("initialize", "tools/list", "prompts/list", "resources/list",
+STATIC = ("initialize", "server/discover", "tools/list", "prompts/list", "resources/list",
           "resources/templates/list")
-FORMAT = 1
+FORMAT = 2
 MAX_LINE = 16 << 20  # a longer line is dropped (and answered with a parse error)
 EXIT_GRACE_S = 0.5  # after stdin closes, what is in flight has this long
+VERSION_META = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 
 
 def handshake_file() -> str:
@@ -47,17 +57,37 @@ def fingerprint() -> list:
     return [FORMAT, settings.snapshot()]
 
 
-def request_key(msg: dict) -> str | None:
-    """The cache key of a request whose answer never changes, else None."""
+def era_of(msg: dict) -> str | None:
+    """Which protocol era a request speaks, with what the SDK's answers depend on: the
+    modern era names its version and the client's capabilities in every request's `_meta`;
+    the legacy era says them once, in `initialize`. None: neither (a legacy request)."""
+    params = msg.get("params")
+    params = params if isinstance(params, dict) else {}
+    meta = params.get("_meta")
+    if isinstance(meta, dict) and isinstance(meta.get(VERSION_META), str):
+        caps = json.dumps(meta.get(CAPABILITIES_META), sort_keys=True)
+        return f"modern:{meta[VERSION_META]}:{caps}"
+    if msg.get("method") == "initialize" and isinstance(params.get("protocolVersion"), str):
+        caps = json.dumps(params.get("capabilities"), sort_keys=True)
+        return f"legacy:{params['protocolVersion']}:{caps}"
+    return None
+
+
+def request_key(msg: dict, era: str | None) -> str | None:
+    """The cache key of a request whose answer never changes within `era` (the era this
+    connection's first request chose, as the SDK decides it), else None."""
     method, params = msg.get("method"), msg.get("params") or {}
     if method not in STATIC or "id" not in msg or not isinstance(params, dict):
         return None
-    if method == "initialize":
-        version = params.get("protocolVersion")
-        return f"initialize:{version}" if isinstance(version, str) else None
-    if params.get("cursor") is not None:
+    if params.get("cursor") is not None or era is None:
         return None
-    return method
+    own = era_of(msg)
+    if method == "initialize" or own is not None:
+        if own != era:  # an `initialize` after a modern request, or the other way round:
+            return None  # the SDK refuses it (the file must not answer it)
+    elif not era.startswith("legacy:"):
+        return None
+    return f"{method}@{era}"
 
 
 class Wire:
@@ -69,6 +99,7 @@ class Wire:
         self.answered: set[str] = set()   # request ids (as JSON) answered from the file
         self.lock = threading.Lock()
         self.out_fd = -1
+        self.era: str | None = None       # what this connection's first request chose
 
     def write(self, line: bytes) -> None:
         with self.lock:
@@ -84,7 +115,9 @@ class Wire:
             return
         if not isinstance(msg, dict):
             return
-        key = request_key(msg)
+        if self.era is None and "id" in msg:  # the first request decides the era (the SDK's
+            self.era = era_of(msg) or "none"  # rule): `initialize`, or a modern envelope
+        key = request_key(msg, self.era)
         if key is None:
             return
         rid = json.dumps(msg["id"])

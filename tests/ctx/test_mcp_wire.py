@@ -51,7 +51,8 @@ def test_the_second_server_answers_the_handshake_as_the_sdk_did(ctx_bin):
     assert os.path.isfile(path)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     saved = json.loads(Path(path).read_text())["answers"]
-    assert {"initialize:2025-11-25", "tools/list", "prompts/list"} <= set(saved)
+    era = wire.era_of(INIT)
+    assert {f"initialize@{era}", f"tools/list@{era}", f"prompts/list@{era}"} <= set(saved)
     warm, _ = session(ctx_bin, AFTER)
     cold, warm = by_id(cold), by_id(warm)
     assert set(cold) == set(warm) == {"0", "1", '"p"', "2"}
@@ -74,7 +75,7 @@ def test_a_changed_or_damaged_file_is_ignored(ctx_bin):
     session(ctx_bin, AFTER)
     path = wire.handshake_file()
     data = json.loads(Path(path).read_text())
-    data["answers"]["tools/list"] = {"tools": []}
+    data["answers"][f"tools/list@{wire.era_of(INIT)}"] = {"tools": []}
     data["fingerprint"][0] = -1  # written by another ctx/SDK
     Path(path).write_text(json.dumps(data))
     answers, _ = session(ctx_bin, AFTER)
@@ -85,9 +86,11 @@ def test_a_changed_or_damaged_file_is_ignored(ctx_bin):
 
 
 def test_the_wire_drops_only_the_sdk_answers_it_already_gave():
-    w = wire.Wire({"tools/list": {"tools": ["x"]}}, [1])
+    era = wire.era_of(INIT)
+    w = wire.Wire({f"tools/list@{era}": {"tools": ["x"]}}, [1])
     written = []
     w.write = written.append
+    w.from_client((json.dumps(INIT) + "\n").encode())  # (not kept: asks the SDK)
     w.from_client(b'{"jsonrpc":"2.0","id":5,"method":"tools/list"}\n')
     w.from_client(b'{"jsonrpc":"2.0","id":6,"method":"prompts/list"}\n')
     w.from_client(b'not json\n')
@@ -95,9 +98,73 @@ def test_the_wire_drops_only_the_sdk_answers_it_already_gave():
     assert w.from_server(b'{"jsonrpc":"2.0","id":5,"result":{"tools":["y"]}}\n') is False
     w.save = lambda: None
     assert w.from_server(b'{"jsonrpc":"2.0","id":6,"result":{"prompts":[]}}\n') is True
-    assert w.learned == {"prompts/list": {"prompts": []}}
+    assert w.learned == {f"prompts/list@{era}": {"prompts": []}}
     assert w.from_server(b'{"jsonrpc":"2.0","method":"notifications/message"}\n') is True
     assert w.from_server(b'{"jsonrpc":"2.0","id":5,"result":{}}\n') is True  # only once
+
+
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientInfo": {"name": "claude-code", "version": "2.1.330"},
+               "io.modelcontextprotocol/clientCapabilities": {"roots": {"listChanged": True}}}
+
+
+def _modern(rid, method):
+    return {"jsonrpc": "2.0", "id": rid, "method": method, "params": {"_meta": MODERN_META}}
+
+
+def test_answers_are_kept_per_era_as_the_sdk_chooses_it():
+    """The SDK serves the era the connection's first request chose. Claude Code 2.1.330 probes
+    with `server/discover` and, when the probe times out (the SDK still loading), sends
+    `initialize` to the same process, which the SDK then refuses: the file must never answer
+    that `initialize` (nor a legacy list), even when it holds one from a legacy client."""
+    legacy, modern = wire.era_of(INIT), wire.era_of(_modern(1, "server/discover"))
+    assert legacy != modern and modern.startswith("modern:2026-07-28:")
+    kept = {f"initialize@{legacy}": {"protocolVersion": "2025-11-25"},
+            f"tools/list@{legacy}": {"tools": ["legacy"]},
+            f"server/discover@{modern}": {"supportedVersions": ["2026-07-28"]},
+            f"tools/list@{modern}": {"tools": ["modern"], "resultType": "complete"}}
+
+    def answered(messages):
+        w = wire.Wire(kept, [1])
+        out = []
+        w.write = lambda line: out.append(json.loads(line))
+        for m in messages:
+            w.from_client((json.dumps(m) + "\n").encode())
+        return [(a["id"], a["result"]) for a in out]
+
+    # a modern connection: the probe, Claude Code's late `initialize`, then modern requests
+    assert answered([_modern("probe", "server/discover"), INIT, _modern(2, "tools/list"),
+                     {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}]) == [
+        ("probe", kept[f"server/discover@{modern}"]), (2, kept[f"tools/list@{modern}"])]
+    # a legacy connection: `initialize` first, then legacy lists; no modern answer
+    assert answered([INIT, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                     _modern(2, "tools/list")]) == [
+        (0, kept[f"initialize@{legacy}"]), (1, kept[f"tools/list@{legacy}"])]
+    # another protocol version or other client capabilities: the SDK answers
+    other = {**MODERN_META, "io.modelcontextprotocol/protocolVersion": "2027-01-01"}
+    assert answered([{**_modern(1, "server/discover"), "params": {"_meta": other}}]) == []
+    caps = {**MODERN_META, "io.modelcontextprotocol/clientCapabilities": {}}
+    assert answered([{**_modern(1, "server/discover"), "params": {"_meta": caps}}]) == []
+
+
+def test_claude_code_s_discover_is_answered_from_the_file_on_the_second_run(ctx_bin):
+    """The modern handshake as Claude Code 2.1.330 sends it: learned from the SDK on the first
+    run, answered at once (the same bytes' meaning) on the next."""
+    msgs = [_modern(1, "tools/list"), _modern(2, "prompts/list")]
+    cold, _ = session(ctx_bin, msgs, init=_modern("probe", "server/discover"))
+    warm, _ = session(ctx_bin, msgs, init=_modern("probe", "server/discover"))
+    assert by_id(cold) == by_id(warm) and len(by_id(warm)) == 3
+    assert "supportedVersions" in by_id(warm)['"probe"']["result"]
+    assert len(by_id(warm)["1"]["result"]["tools"]) == 8
+    # …from the file (a mark put there comes back), and the SDK's own answer is dropped
+    path = Path(wire.handshake_file())
+    data = json.loads(path.read_text())
+    [key] = [k for k in data["answers"] if k.startswith("server/discover@modern:2026-07-28:")]
+    data["answers"][key]["instructions"] = "from the file"
+    path.write_text(json.dumps(data))
+    marked, _ = session(ctx_bin, msgs, init=_modern("probe", "server/discover"))
+    assert by_id(marked)['"probe"']["result"]["instructions"] == "from the file"
+    assert len(marked) == 3
 
 
 def test_the_kept_answers_are_stamped_with_every_module_that_made_them(ctx_bin, monkeypatch):
@@ -113,7 +180,7 @@ def test_the_kept_answers_are_stamped_with_every_module_that_made_them(ctx_bin, 
     for entry in data["code"]:
         if entry[0] == model:
             entry[1] += 1  # model.py as it was before a pull
-    data["answers"]["tools/list"] = {"tools": []}
+    data["answers"][f"tools/list@{wire.era_of(INIT)}"] = {"tools": []}
     Path(path).write_text(json.dumps(data))
     assert wire.load(wire.fingerprint()) == {}
     answers, _ = session(ctx_bin, AFTER)
