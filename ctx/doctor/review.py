@@ -32,9 +32,11 @@ REVIEWED = ("duplicate", "contradiction", "stale", "undecided")
 SETTLED = ("duplicate", "contradiction", "undecided")   # what the answers can change
 INSTRUCTIONS = (
     "You review pairs of notes from a developer's memory store. For each pair say whether B "
-    "is a duplicate of A (same fact restated, any language), a contradiction (same subject, "
-    "different value or a reversed decision; the newer B wins), or different (two facts, e.g. "
-    "about different environments). Answer with one JSON object per line and nothing else: "
+    "is a duplicate of A (same fact restated, any language), a contradiction (B updates A: "
+    "the same setting, tool, owner or rule with another value, or a decision reversed — "
+    "often in other words or another language), or different (two facts that both hold, "
+    "e.g. about different environments, services or people, or a rule and its exception). "
+    "Answer with one JSON object per line and nothing else: "
     '{"pair": N, "verdict": "duplicate"|"contradiction"|"different", "why": "<8 words"}')
 
 
