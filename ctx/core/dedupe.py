@@ -16,7 +16,7 @@ too (ctx/doctor/paraphrase.py); `ctx doctor` finds the rest.
 """
 from __future__ import annotations
 
-from ctx.core.fingerprint import analyse, band_hits, normal_hash, normalise, relation
+from ctx.core.fingerprint import analyse, analyse_stored, band_hits, normal_hash, normalise, relation
 from cuectx.value import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
@@ -74,7 +74,7 @@ def check(store: Store, content: str, project_id: int | None, *,
     rows = sorted(store.live_texts(ranked, project_id), key=lambda r: (-hits[r[0]], r[0]))
     best: Duplicate | None = None
     for node_id, other, _created in rows[:candidates]:
-        rel = relation(analyse(other), new)
+        rel = relation(analyse_stored(other), new)
         if rel is None or rel.kind != "duplicate":
             continue
         level = NEAR if rel.subkind == "near" else LIKELY

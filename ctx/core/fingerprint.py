@@ -23,6 +23,7 @@ import hashlib
 import re
 import unicodedata
 import zlib
+from functools import lru_cache
 
 from cuectx.value import Value
 
@@ -246,6 +247,14 @@ def analyse(text: str) -> Text:
         replaces=any(p in folded for p in REPLACE_PHRASES),
         latin=frozenset(t for t in tokens if t in values or _LATIN.search(t)),
         hangul=hangul, hard=tokens - values - SOFT)
+
+
+@lru_cache(maxsize=4096)
+def analyse_stored(text: str) -> Text:
+    """`analyse` of a text already stored, remembered: a long-lived process (the hook server,
+    the MCP server) checks each new memory against the same stored candidates again and
+    again (a Text is immutable). A new text is analysed with `analyse`, once."""
+    return analyse(text)
 
 
 # ---------------------------------------------------------------------------- LSH bands

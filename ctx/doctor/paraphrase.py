@@ -27,12 +27,16 @@ def paraphrase_of(store, text: str, project_id: int | None, exclude: tuple[str, 
         return None
     from ctx.core.dedupe import LIKELY, Duplicate
     from ctx.doctor.vectors import FLOOR, MODELS
-    from ctx.semantic.model import locate
+    from ctx.semantic.model import ModelMissingError
 
     # the embedder's model, if the index holds its vectors (not indexed_model(): its count
-    # over every embedded node was 4 ms of a 10 ms budget at 10k nodes)
-    files = locate()
-    model = files.model_id if files is not None else ""
+    # over every embedded node was 4 ms of a 10 ms budget at 10k nodes; the embedder says
+    # which model it is — locating the files again was another ~0.6 ms)
+    try:
+        embedder = get_embedder()
+    except ModelMissingError:
+        return None
+    model = embedder.model_id
     if not any(m in model for m in MODELS) or store.conn.execute(
             "SELECT 1 FROM vector_segments WHERE model = ? LIMIT 1", (model,)).fetchone() is None:
         return None
@@ -44,7 +48,7 @@ def paraphrase_of(store, text: str, project_id: int | None, exclude: tuple[str, 
 
     from ctx.semantic.centering import hangul_share
 
-    vector = get_embedder().embed([text])[0]
+    vector = embedder.embed([text])[0]
     w = hangul_share(text)
     query = vector - (w * mu_ko + (1 - w) * mu_en)
     query /= max(float(np.linalg.norm(query)), 1e-9)
@@ -58,14 +62,14 @@ def paraphrase_of(store, text: str, project_id: int | None, exclude: tuple[str, 
             best[nid] = max(best.get(nid, -1.0), float(cos[pos]))
     if not best:
         return None
-    from ctx.core.fingerprint import analyse
+    from ctx.core.fingerprint import analyse, analyse_stored
     from ctx.doctor.findings import restates
 
     live = {nid: content for nid, content, _ in store.live_texts(list(best), project_id)}
     new = analyse(text)
     found = None
     for nid, c in sorted(((i, c) for i, c in best.items() if i in live), key=lambda kv: -kv[1])[:candidates]:
-        why = restates(analyse(live[nid]), new, c)
+        why = restates(analyse_stored(live[nid]), new, c)
         if why and (found is None or why[0] > found.score):
             found = Duplicate(nid, LIKELY, why[0], why[1])
     return found
