@@ -227,7 +227,23 @@ class X11Backend(CaptureBackend):
                                    "width": monitor.width, "height": monitor.height})
         except ScreenShotError as exc:
             raise self._lost(exc) from None
+        except (AssertionError, ValueError):
+            # mss 10's XCB backend asserts on the NULL reply a closed connection gives (under
+            # -O: a NULL pointer's ValueError). Lost only if our own connection agrees.
+            if self._answers():
+                raise
+            raise self._lost(ConnectionError("the X server stopped answering")) from None
         return _ShotGrab(shot)
+
+    def _answers(self) -> bool:
+        """One round trip on the window-reading connection: is the X server still there?"""
+        from Xlib import error
+
+        try:
+            self._main.get_input_focus()
+        except (error.ConnectionClosedError, OSError):
+            return False
+        return True
 
     def _lost(self, exc: Exception) -> CaptureUnavailable:
         return CaptureUnavailable(f"lost the X display {self.display_name} ({exc}); "

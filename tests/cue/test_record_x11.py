@@ -386,6 +386,37 @@ def test_losing_the_x_server_finishes_the_log_and_exits_5(tmp_path):
     assert files and all(f.read_bytes().endswith(b"\x89MCAP0\r\n") for f in files)
 
 
+
+def test_a_grab_that_fails_on_a_dead_server_is_a_lost_display_and_on_a_live_one_a_bug(tmp_path):
+    """mss 10's XCB backend reports a closed connection as a bare AssertionError (a NULL
+    reply); the recorder took it for a crash (exit 1, a traceback) when the server went away
+    between two grabs. It is a lost display only if the server is gone; otherwise it stays a bug."""
+    from cue.record.backend import CaptureUnavailable
+    from cue.record.x11 import X11Backend
+
+    xvfb, display = _start_xvfb(tmp_path)
+    backend = X11Backend(display)
+    backend.start(lambda w: False)
+    try:
+        mon = backend.monitors()[0]
+
+        def null_reply(_monitor):
+            raise AssertionError
+
+        backend._mss.grab = null_reply
+        with pytest.raises(AssertionError):  # the server answers: not ours to hide
+            backend.grab(mon)
+        xvfb.kill()
+        xvfb.wait()
+        with pytest.raises(CaptureUnavailable, match="lost the X display"):
+            backend.grab(mon)
+    finally:
+        if xvfb.poll() is None:
+            xvfb.kill()
+            xvfb.wait()
+        backend.stop()
+
+
 # ---------------------------------------------------------------- titles in every encoding
 # Each title is set the ways real clients set it: xprop's COMPOUND_TEXT (`8t`, what xterm and
 # Xlib's XmbTextListToTextProperty write), STRING holding raw UTF-8 (`8s`), UTF8_STRING on
