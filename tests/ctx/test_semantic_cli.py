@@ -82,6 +82,32 @@ def test_index_embeds_and_reports(notes):
     assert rebuilt["run"]["chunks_embedded"] == 4 and rebuilt["index"]["dead_vectors"] == 0
 
 
+def test_index_builds_english_fusions_vectors_beside_e5s(ctx_bin, tmp_path):
+    """English fusion (the default): `ctx index` embeds the English notes with MiniLM too
+    (a Korean one is marked done with no chunks), and keeps those vectors on the next run."""
+    from ctx.semantic.model import MINILM, locate, model_dir
+
+    if locate(model_dir(MINILM)) is None:
+        pytest.skip("all-MiniLM-L6-v2 is not built")
+    env = {**os.environ, "CTX_DB": str(tmp_path / "e.db")}
+    env.pop("CTX_ENGLISH_FUSION", None)
+    recs = "".join(json.dumps({"content": c}) + "\n" for c in
+                   ["Deploys go out on Tuesdays only", "Staging Postgres listens on port 6544",
+                    "배포는 화요일에만 나갑니다"])
+    subprocess.run([ctx_bin, "add", "--json", "-"], input=recs, text=True, env=env, check=True,
+                   capture_output=True)
+    for _ in range(2):
+        proc = subprocess.run([ctx_bin, "index", "-f", "json"], capture_output=True, text=True,
+                              env=env, check=True)
+        info = json.loads(proc.stdout)
+        assert info["index"]["chunks"] == 3
+        assert info["english"]["index"]["chunks"] == 2  # the English notes only
+        assert info["english"]["index"]["nodes_embedded"] == 3
+    off = subprocess.run([ctx_bin, "index", "-f", "json"], capture_output=True, text=True,
+                         env={**env, "CTX_ENGLISH_FUSION": "0"}, check=True)
+    assert "english" not in json.loads(off.stdout)
+
+
 def test_index_shows_a_progress_bar_on_stderr(ctx_bin, tmp_path):
     env = {**os.environ, "CTX_DB": str(tmp_path / "p.db"), "COLUMNS": "100"}
     recs = "".join(json.dumps({"content": f"Note {i} about subsystem {i} and its quirks."}) + "\n"
