@@ -1,6 +1,8 @@
 """ctx doctor (issues 23, 36): the hand-written curation sets' precision/recall per kind
 (bench/curation_eval.py: the tune half and the held-out confirm half, imported into a fresh
-store with no index and checked by `ctx --all-projects doctor` as a user would), the
+store with no index and checked by `ctx --all-projects doctor` as a user would; and with
+`--review` against a local stub that answers from the labels — the ceiling of settling by
+review under the default token cap), the
 synthetic dev set's precision/recall per kind, `ctx doctor` on 10k nodes
 (≤ 5 s), the write-time duplicate check at 10k nodes (≤ 10 ms), and what `--review` would
 send for the dev set (tokens; nothing is sent)."""
@@ -211,3 +213,13 @@ def _curation(bench: Bench) -> None:
         # the first check of a store just imported embeds all of it (a one-time cost)
         bench.report(f"curation {name} half: first ctx doctor after import, embedding all (wall)",
                      r.seconds * 1000, None)
+        # --review's plumbing against a local stub answering from the labels (a perfect
+        # reviewer): what reaches the model under the default cap, and what it costs
+        r = run_set(path, oracle=True)
+        for kind, score in (("duplicate", r.duplicate), ("contradiction", r.contradiction)):
+            bench.report(f"curation {name} half, --review with an oracle stub: {kind} precision",
+                         score.precision, None, "")
+            bench.report(f"curation {name} half, --review with an oracle stub: {kind} recall "
+                         f"(the ceiling)", score.recall, None, "")
+        bench.report(f"curation {name} half, --review with an oracle stub: {r.review['pairs']} "
+                     f"pairs sent, tokens (cap 20k)", r.review["tokens"], 20_000, "tok")

@@ -517,8 +517,16 @@ def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity, *, undecided: boo
             what = {"number": "value", "clock": "time"}.get(slots_apart[0][0].split("/")[0], "value"
                                                            if slots_apart[0][0][0] == "=" else
                                                            slots_apart[0][0].split("/")[0])
-            differs = "; ".join(f"{kind.lstrip('=')}: {', '.join(map(show_value(kind), va))} → "
-                                f"{', '.join(map(show_value(kind), vb))}" for kind, va, vb in slots_apart)
+            def label(kind: str) -> str:  # a key names its slot; a kind only among several
+                return (f"{kind[1:]}: " if kind[0] == "=" else
+                        f"{kind.split('/')[0]}: " if len(slots_apart) > 1 and kind != "number" else "")
+
+            def unit(kind: str) -> str:
+                return f"/{kind.split('/')[1]}" if "/" in kind else ""
+
+            differs = "; ".join(f"{label(kind)}{', '.join(show_value(kind)(v) + unit(kind) for v in va)} → "
+                                f"{', '.join(show_value(kind)(v) + unit(kind) for v in vb)}"
+                                for kind, va, vb in slots_apart)
         else:
             what = "update"
             differs = f"{', '.join(_rarest(wa - wb, weigh)) or '…'} → {', '.join(_rarest(wb - wa, weigh)) or '…'}"
