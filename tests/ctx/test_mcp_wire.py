@@ -213,7 +213,9 @@ def test_no_input_line_wedges_the_server_and_closing_stdin_ends_it(ctx_bin):
     t0 = time.monotonic()
     proc.stdin.close()
     assert proc.wait(timeout=10) == 0
-    assert time.monotonic() - t0 < 3
+    # EXIT_GRACE_S (0.5 s) by design; the bound leaves room for a machine at load 10 (3.2 s
+    # seen) and still catches the wedge this guards against (no exit within 10 s)
+    assert time.monotonic() - t0 < 5
     stderr = proc.stderr.read().decode()
     assert stderr.count("ctx mcp: dropped") == len(bad) and "Traceback" not in stderr
 
