@@ -591,7 +591,8 @@ def test_the_scratch_store_stays_bounded(tmp_path):
 
 def test_a_sigkilled_client_s_hook_stops(ctx_bin, run_dir):
     """SIGKILL cannot be passed on: the child notices its client is gone and ends before it
-    writes anything (in process, the kill would have ended the work)."""
+    writes anything (in process, the kill would have ended the work). The hook would wait
+    30 s for the write lock held here: the worker must be gone well before that."""
     store_with("seed")
     start_server(ctx_bin)
     [pid] = server_pids()
@@ -600,7 +601,8 @@ def test_a_sigkilled_client_s_hook_stops(ctx_bin, run_dir):
     try:
         proc = subprocess.Popen([sys.executable, "-c", SERVED, "ctx", "hook", "stop"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
+                                stderr=subprocess.PIPE,
+                                env={**os.environ, "CTX_HOOK_BUSY_TIMEOUT_MS": "30000"})
         proc.stdin.write(json.dumps(stop_event(REPLY)).encode())
         proc.stdin.close()
         deadline = time.monotonic() + 10
@@ -609,7 +611,7 @@ def test_a_sigkilled_client_s_hook_stops(ctx_bin, run_dir):
         time.sleep(0.3)
         proc.kill()
         proc.wait(timeout=10)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 3  # (the hook itself would give up only after 30 s)
         while len(_children(pid)) > 1 and time.monotonic() < deadline:
             time.sleep(0.02)
         assert len(_children(pid)) == 1, "the worker outlived its client"
