@@ -2,7 +2,7 @@
 
 The session-start hook's fast path: one stat of `.ctx/memory.jsonl` and one row here say
 "unchanged since ctx last saw it" without loading the rest of sharing (ctx/core/share.py,
-which calls `record` after every read and write). Stdlib only, no dataclasses: importing it
+which calls `record` after every read and write). Stdlib only, no record classes: importing it
 costs the hook next to nothing.
 """
 from __future__ import annotations

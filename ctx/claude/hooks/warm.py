@@ -2,7 +2,7 @@
 
 Most session starts find memory as the last one left it. The full path (session_start.py)
 composes the default view — thousands of nodes read, sorted and fitted — and imports the
-store, the query language and their dataclasses to do it: about five interpreter start-ups
+store, the query language and their record classes to do it: about five interpreter start-ups
 of work. After it answers it keeps the text in `hook_cache`, keyed by the folder and the
 settings snapshot (every CTX_* variable, TZ, the locale's encoding: ctx.core.settings), with
 `store_version.n` (a counter the database's own triggers bump on every change to nodes,
