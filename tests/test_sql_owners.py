@@ -108,8 +108,8 @@ TABLE_OWNERS = {
     "pending": {"ctx/claude/handoff.py", "ctx/claude/hooks/warm.py", "ctx/core/store.py"},
     "project_aliases": {"ctx/core/projects.py", "ctx/core/transfer.py"},
     "projects": {
-        "ctx/claude/hooks/warm.py", "ctx/cli/memory.py", "ctx/core/projects.py",
-        "ctx/core/store.py", "ctx/core/transfer.py", "ctx/doctor/secrets.py", "ctx/query/sql.py",
+        "ctx/claude/hooks/warm.py", "ctx/core/projects.py", "ctx/core/store.py",
+        "ctx/core/transfer.py", "ctx/doctor/secrets.py", "ctx/query/sql.py",
     },
     "request_items": {"ctx/claude/requests.py", "ctx/web/data.py"},
     "requests": {

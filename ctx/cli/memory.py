@@ -58,6 +58,8 @@ def status(fmt: RecordFormatOpt = Format.auto, project: ProjectOpt = None,
 
     Example: ctx status --format json
     """
+    from ctx.core import projects
+
     scope_options(project, all_projects)
     with open_store(readonly=True) as store:
         scope = read_scope(store)
@@ -65,7 +67,7 @@ def status(fmt: RecordFormatOpt = Format.auto, project: ProjectOpt = None,
         info["db"] = str(Path(store.conn.execute("PRAGMA database_list").fetchone()[2]))
         info["scope"] = scope.label
         info["project"] = scope.project_name
-        info["projects"] = store.conn.execute("SELECT count(*) FROM projects").fetchone()[0]
+        info["projects"] = projects.count(store.conn)
     # live memories without a tier: never in a session's start, only picked per prompt
     info["untiered"] = info["live_nodes"] - sum(info["by_tier"].values())
     out = resolve(fmt, single=True)

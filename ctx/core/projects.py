@@ -163,6 +163,11 @@ def _now() -> str:
 
 # ------------------------------------------------------------------------------ commands
 
+def count(conn: sqlite3.Connection) -> int:
+    """How many projects the store holds."""
+    return conn.execute("SELECT count(*) FROM projects").fetchone()[0]
+
+
 def all_rows(conn: sqlite3.Connection) -> list[Project]:
     """Every project, by key."""
     return [from_row(r) for r in conn.execute(f"SELECT {COLUMNS} FROM projects ORDER BY key")]
