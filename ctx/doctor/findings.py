@@ -383,7 +383,7 @@ DUPLICATE = 0.75        # closeness of a restatement
 CONTRADICTION = 0.65    # closeness of an update, with a sign of change (below)
 TWO_SIGNS = 0.10        # …less by this when it has both: a value set apart and an update word
 REPLACED = 0.45         # closeness of an update whose newer text says the older's name is gone
-REVIEW = 0.40           # closeness from which --review asks about a pair the words cannot settle
+REVIEW = 0.35           # closeness from which --review asks about a pair the words cannot settle
 _UPDATE = (r"\b(?:now|moved|switched|no longer|replaced|upgraded|downgraded|raised|lowered|"
            r"changed|instead|bumped|migrated|reverted|anymore|from now on)\b"
            r"|바꿈|바꿨|바뀜|바뀌었|옮김|옮겼|변경|늘림|늘렸|줄임|줄였|이제|업그레이드|전환|더 이상|폐기")
