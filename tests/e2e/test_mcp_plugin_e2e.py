@@ -131,9 +131,11 @@ def test_claude_p_waits_for_ctx_mcp_from_mcp_config_first_run_on_busy_cores(
 def test_the_plugin_s_tools_are_found_and_called_with_claude_code_s_defaults(
         claude_bin, ctx_bin, tmp_path, store, busy_cores):
     """The plugin's server is not waited for before the first model call (plugins connect in
-    the background; the request names it "still connecting"): a model that asks ToolSearch
-    for its tools waits until `ctx mcp` is up — on the first run, both cores busy — and then
-    calls them. No MCP_CONNECTION_NONBLOCKING; no traceback of ctx's in the debug log."""
+    the background; the request names it "still connecting"). A model's ToolSearch for its
+    tools waits up to ~5 s for it (then answers "still connecting"); a call of one of its
+    tools waits for the connection (Claude Code's 30 s limit) — on the first run, both cores
+    busy — and goes through. No MCP_CONNECTION_NONBLOCKING; no traceback of ctx's in the
+    debug logs; a second `claude -p` that ends before its server is up leaves no process."""
     repo = _repo(tmp_path / "repo")
     fact = "Feature flags live in config/flags.yaml"
     prefix = "mcp__plugin_ctx_ctx__"
@@ -146,26 +148,43 @@ def test_the_plugin_s_tools_are_found_and_called_with_claude_code_s_defaults(
         [{"type": "tool_use", "name": f"{prefix}recall",
           "input": {"query": "where are the feature flags?"}}],
         "In config/flags.yaml.",
+        "You're welcome.",  # a turn without tools: `claude -p` ends while ctx mcp may still load
     ]
     run = harness(claude_bin, ctx_bin, tmp_path / "plugin", "Remember where the flags are",
-                  reply=reply, extra=[
+                  reply=reply, turns=["Thanks!"], extra=[
                       "--no-hooks", "--project-dir", str(repo),
                       "--setup", f"{ctx_bin} install --plugin", "--setup", NO_HANDSHAKE_YET,
                       "--claude-arg=--allowedTools",
                       f"--claude-arg={prefix}remember,{prefix}recall"])
-    # ToolSearch answered with the plugin's tools (it waited for the server to connect)
-    loaded = re.findall(r'"type": "tool_reference", "tool_name": "([^"]+)"',
-                        json.dumps(run.main[1]["body"]["messages"], ensure_ascii=False))
-    assert loaded == [f"{prefix}remember", f"{prefix}recall"], loaded
-    # …and the calls went through: stored in the project, recalled into the next request
+    # ToolSearch answered with the plugin's tools, or (the server slower than its ~5 s wait)
+    # that it is still connecting
+    searched = json.dumps(run.main[1]["body"]["messages"], ensure_ascii=False)
+    loaded = re.findall(r'"type": "tool_reference", "tool_name": "([^"]+)"', searched)
+    assert (loaded == [f"{prefix}remember", f"{prefix}recall"]
+            or "still connecting: plugin:ctx:ctx" in searched), searched[-3000:]
+    # the calls went through: stored in the project, recalled into the next request
     nodes = [n for n in store.list_nodes() if n.type == "fact"]  # (the plugin's Stop hook
     assert [(n.content, n.project) for n in nodes] == [(fact, "repo")]  # adds a session record)
     remembered = json.loads(_tool_results(run.main[2]["body"])[-1])
     assert remembered["status"] == "remembered" and remembered["node"]["id"] == nodes[0].id
     recalled = json.loads(_tool_results(run.main[3]["body"])[-1])
     assert recalled["results"][0]["content"] == fact
-    [took] = _connected_ms(run, "plugin:ctx:ctx")
-    print(f"plugin server connected in {took} ms (first run, both cores busy)")
+    # …and, connected, every tool of ctx's is listed to the model
+    for tool in ("remember", "recall", "show", "supersede", "link", "forget", "status", "compose"):
+        assert f"{prefix}{tool}" in run.request_text(3)
+    took = _connected_ms(run, "plugin:ctx:ctx")  # (and no traceback in either turn's log)
+    print(f"plugin server connected in {took} ms; ToolSearch loaded {loaded or 'nothing yet'}")
+    # no `ctx mcp` of this run outlives its `claude -p`
+    home = str(run.out / "home").encode()
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if (b"mcp" in Path(f"/proc/{pid}/cmdline").read_bytes()
+                    and b"HOME=" + home + b"\0" in Path(f"/proc/{pid}/environ").read_bytes()):
+                left.append(pid)
+        except OSError:
+            continue
+    assert left == []
 
 
 def test_plugin_validates_installs_and_its_hooks_carry_memory_to_the_next_session(
