@@ -126,6 +126,15 @@ def ctx_store(docs: list[dict], digest: str) -> Path:
         print(f"  indexed {len(docs)} sessions in {time.perf_counter() - t:.0f} s")
         conn.close()
         stamp.write_text(VERSION)
+    conn = db.connect(path)
+    from ctx.semantic.embed import english_companion
+
+    companion = english_companion(model_id, bulk=True)  # English fusion (the default), as `ctx index`
+    if companion is not None and index.missing_count(conn, companion.model_id):
+        t = time.perf_counter()
+        index.ensure(conn, companion)
+        print(f"  indexed them for English fusion (MiniLM) in {time.perf_counter() - t:.0f} s")
+    conn.close()
     return path
 
 

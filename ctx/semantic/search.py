@@ -618,12 +618,18 @@ def _english_vectors(conn, prepared, options, elig):
 
 def _blend_english(conn, hits, vectors, scores, second) -> None:
     """An English note's similarity becomes the mean of e5's and MiniLM's, MiniLM's first
-    put on e5's scale over this store (its mean and spread over every eligible chunk
-    matched to e5's). A note with Hangul keeps e5's alone: MiniLM reads English only."""
+    put on e5's scale over this store (its mean and spread over every eligible English chunk
+    matched to e5's over the same chunks). A note with Hangul keeps e5's alone: MiniLM
+    reads English only."""
     import numpy as np
 
     mv, ms, _ = second
-    e_ok, m_ok = scores[scores > -1.5], ms[ms > -1.5]
+    # e5's mean and spread over the same population as MiniLM's: the English chunks
+    hangul = np.concatenate([a[:, 0] if a is not None else np.zeros(len(c), dtype=np.float32)
+                             for (c, _s), a in zip(vectors.segments, vectors.attrs
+                                                   or [None] * len(vectors.segments))]) \
+        if len(scores) else np.zeros(0, dtype=np.float32)
+    e_ok, m_ok = scores[(scores > -1.5) & (hangul == 0)], ms[ms > -1.5]
     if len(e_ok) < 2 or len(m_ok) < 2:
         return
     mu_e, sd_e, mu_m, sd_m = e_ok.mean(), e_ok.std(), m_ok.mean(), m_ok.std()

@@ -114,8 +114,9 @@ def preload() -> None:
 def _open_query_embedder() -> None:
     """Open the process-wide embedder (its tokenizer, memory maps, the numpy query encoder)
     and embed one constant text, so a prompt's child finds it open (~10 ms of each semantic
-    prompt). Only multilingual-e5, whose query path is numpy alone: MiniLM's embedder opens
-    an onnxruntime session, whose threads a fork would not copy. A child whose settings
+    prompt), and English fusion's MiniLM query encoder (numpy too: ctx.semantic.minilm_numpy).
+    Only when the main model is multilingual-e5, whose query path is numpy alone: MiniLM as
+    the main model opens an onnxruntime session, whose threads a fork would not copy. A child whose settings
     locate another model gets its own (ctx.semantic.embed caches by the model's files)."""
     from ctx.core.settings import semantic_enabled
 
