@@ -201,7 +201,7 @@ def _review(found, contents, backend, url, model, cap, yes) -> list:
         mark = "agrees" if v.agrees else "DISAGREES"
         say(f"review pair {v.pair} {v.ids[0]} / {v.ids[1]}: flagged {v.flagged}, model says "
             f"{v.verdict} ({mark}) — {v.why}")
-    settled, notes = review.settle(found, verdicts)
+    settled, notes = review.settle(found, verdicts, plan)
     for line in notes:
         say(line)
     return settled

@@ -214,16 +214,25 @@ def parse(answer: str, p: Plan) -> list[Verdict]:
             for pair in p.pairs]
 
 
-def settle(findings: list[Finding], verdicts: list[Verdict]) -> tuple[list[Finding], list[str]]:
+def settle(findings: list[Finding], verdicts: list[Verdict],
+           p: Plan | None = None) -> tuple[list[Finding], list[str]]:
     """The report as the review leaves it. A duplicate or contradiction the model calls
     `different` is taken out (a duplicate group loses that member, and goes when one is
     left); a pair the words could not settle — or called the other kind — that the model
     calls a duplicate or a contradiction is added as the model's proposal, with no fix step
     (`--fix` never acts on a model's word alone; `ctx supersede OLD NEW` does it by hand).
-    An `unclear` answer changes nothing; other kinds pass as they are.
+    An `unclear` answer changes nothing; other kinds pass as they are. With the plan, each
+    answer goes to the finding its pair was made from (a pair can sit in a duplicate group
+    and be undecided too); without it, to the first finding holding both ids.
     (findings, what changed in words)."""
     said: dict[int, dict[str, Verdict]] = {}   # finding → the id paired with its anchor → verdict
+    asked = {pair.number: pair.finding for pair in p.pairs} if p is not None else {}
     for v in verdicts:
+        f = asked.get(v.pair)
+        if f is not None:
+            if f.kind in SETTLED:
+                said.setdefault(id(f), {})[v.ids[0]] = v
+            continue
         for f in findings:
             if f.kind in SETTLED and v.ids[0] in f.ids and v.ids[1] in f.ids:
                 said.setdefault(id(f), {})[v.ids[0]] = v

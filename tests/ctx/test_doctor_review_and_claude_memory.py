@@ -190,3 +190,23 @@ def test_a_flagged_pair_the_model_calls_different_is_not_reported(monkeypatch):
                 "openai", "--review-url", stub.url + "/v1", "--yes", "-f", "json")
     assert json.loads(r.stdout or "[]") == [] and "the model says different" in r.stderr
     assert r.exit_code == 0
+
+
+def test_an_answer_goes_to_the_finding_its_pair_was_made_from():
+    from ctx.doctor.findings import Finding
+    from ctx.doctor.review import Verdict, plan, settle
+
+    group = Finding("duplicate", ("A", "B", "C"), "C", "…", "supersede A, B by C", "near",
+                    (("supersede", "A", "C"), ("supersede", "B", "C")))
+    odd = Finding("undecided", ("A", "C"), "C", "alike by meaning", "none", "", (),
+                  {"score": 0.5})
+    p = plan([group, odd], {"A": "a text", "B": "b text", "C": "c text"}, cap=10**6)
+    asked = {pair.number: pair.finding.kind for pair in p.pairs}
+    number = next(n for n, kind in asked.items() if kind == "undecided")
+    verdicts = [Verdict(n, (pair.a_id, pair.b_id), pair.finding.kind,
+                        "contradiction" if n == number else "duplicate", "")
+                for n, pair in ((q.number, q) for q in p.pairs)]
+    out, _ = settle([group, odd], verdicts, p)
+    kinds = sorted(f.kind for f in out)
+    assert kinds == ["contradiction", "duplicate"]          # the group kept whole, agreed
+    assert next(f for f in out if f.kind == "duplicate").ids == ("A", "B", "C")
