@@ -21,7 +21,10 @@ connection's first request chooses (`initialize`: the legacy era, at the version
 capabilities it names; a request whose `_meta` names a version: the modern era, at that
 version and capabilities). A request of the other era than the first one chose — Claude
 Code's `initialize` after its `server/discover` probe timed out — is left to the SDK, which
-refuses it; the file never answers for an era the SDK is not serving.
+refuses it; the file never answers for an era the SDK is not serving. A modern client's
+`subscriptions/listen` is acknowledged the same way (Claude Code 2.1.330 counts a server
+connected only then), with the SDK's last acknowledgement of the same request; the stream
+stays the SDK's.
 
 The wire is newline-delimited JSON-RPC on fds 0 and 1: a reader thread copies the client's
 stdin into a pipe the SDK reads as fd 0, and a writer thread copies what the SDK writes to a
@@ -40,6 +43,8 @@ FORMAT = 2
 MAX_LINE = 16 << 20  # a longer line is dropped (and answered with a parse error)
 EXIT_GRACE_S = 0.5  # after stdin closes, what is in flight has this long
 VERSION_META = "io.modelcontextprotocol/protocolVersion"
+SUBSCRIPTION_META = "io.modelcontextprotocol/subscriptionId"
+LISTEN, ACKNOWLEDGED = "subscriptions/listen", "notifications/subscriptions/acknowledged"
 CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 
 
@@ -100,6 +105,8 @@ class Wire:
         self.lock = threading.Lock()
         self.out_fd = -1
         self.era: str | None = None       # what this connection's first request chose
+        self.acked: set[str] = set()      # subscriptions (ids as JSON) acknowledged from the file
+        self.listening: dict = {}         # subscription id (as JSON) -> key, waiting for the SDK
 
     def write(self, line: bytes) -> None:
         with self.lock:
@@ -117,6 +124,9 @@ class Wire:
             return
         if self.era is None and "id" in msg:  # the first request decides the era (the SDK's
             self.era = era_of(msg) or "none"  # rule): `initialize`, or a modern envelope
+        if msg.get("method") == LISTEN:
+            self._listen(msg)
+            return
         key = request_key(msg, self.era)
         if key is None:
             return
@@ -128,12 +138,53 @@ class Wire:
         else:
             self.pending[rid] = key
 
+    def _listen(self, msg: dict) -> None:
+        """`subscriptions/listen` (the modern era's list-changed stream; Claude Code 2.1.330
+        counts a server connected only once it is acknowledged): acknowledge it as the SDK
+        did for the same request last time, with this request's id. The stream itself stays
+        the SDK's; its own acknowledgement is dropped. (ctx's lists never change while it
+        runs, so nothing is missed before the SDK has loaded.)"""
+        params = msg.get("params")
+        if "id" not in msg or not isinstance(params, dict) or era_of(msg) != self.era:
+            return
+        sid = json.dumps(msg["id"])
+        key = (f"{LISTEN}@{self.era}@"
+               f"{json.dumps(params.get('notifications'), sort_keys=True)}")
+        if key not in self.answers:
+            self.listening[sid] = key
+            return
+        ack = dict(self.answers[key])
+        ack["_meta"] = {**(ack.get("_meta") or {}), SUBSCRIPTION_META: msg["id"]}
+        self.acked.add(sid)
+        note = {"jsonrpc": "2.0", "method": ACKNOWLEDGED, "params": ack}
+        self.write((json.dumps(note, ensure_ascii=False, separators=(",", ":")) + "\n").encode())
+
+    def _acknowledged(self, msg: dict) -> bool:
+        """The SDK's acknowledgement of a subscription: False to drop it (given already)."""
+        params = msg.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if not isinstance(meta, dict) or SUBSCRIPTION_META not in meta:
+            return True
+        sid = json.dumps(meta[SUBSCRIPTION_META])
+        if sid in self.acked:
+            self.acked.discard(sid)
+            return False
+        key = self.listening.pop(sid, None)
+        if key is not None:
+            kept = {k: v for k, v in params.items() if k != "_meta"}
+            rest = {k: v for k, v in meta.items() if k != SUBSCRIPTION_META}
+            self.learned[key] = {**kept, **({"_meta": rest} if rest else {})}
+            self.save()
+        return True
+
     def from_server(self, line: bytes) -> bool:
         """True: pass the SDK's line on; False: drop it (already answered from the file)."""
         try:
             msg = json.loads(line)
         except ValueError:
             return True
+        if isinstance(msg, dict) and msg.get("method") == ACKNOWLEDGED:
+            return self._acknowledged(msg)
         if not isinstance(msg, dict) or "id" not in msg or "method" in msg:
             return True
         rid = json.dumps(msg["id"])

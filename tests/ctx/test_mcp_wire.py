@@ -230,3 +230,71 @@ def test_sigint_while_the_sdk_loads_ends_the_server_without_a_traceback(ctx_bin,
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=10)
     assert b"Traceback" not in proc.stderr.read()
+
+
+def _listen(rid="listen:0"):
+    return {"jsonrpc": "2.0", "id": rid, "method": "subscriptions/listen",
+            "params": {"_meta": MODERN_META, "notifications": {
+                "toolsListChanged": True, "promptsListChanged": True,
+                "resourcesListChanged": True}}}
+
+
+def _acks(ctx_bin) -> list[dict]:
+    """Claude Code 2.1.330's opening (discover, then listen): every acknowledgement the
+    server sends, up to stdin's end."""
+    proc = subprocess.Popen([ctx_bin, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    for m in (_modern("probe", "server/discover"), _listen()):
+        proc.stdin.write((json.dumps(m) + "\n").encode())
+    proc.stdin.flush()
+    lines = []
+    while not any(x.get("method") == wire.ACKNOWLEDGED for x in lines):
+        lines.append(json.loads(proc.stdout.readline()))
+    time.sleep(1.5)  # (the SDK has loaded by now on a quiet machine; its own ack would follow)
+    proc.stdin.close()
+    lines += [json.loads(x) for x in proc.stdout.read().splitlines()]
+    assert proc.wait(timeout=30) == 0
+    return [x for x in lines if x.get("method") == wire.ACKNOWLEDGED]
+
+
+def test_the_subscription_is_acknowledged_once_as_the_sdk_did(ctx_bin):
+    """Claude Code 2.1.330 counts a server connected once its subscriptions/listen is
+    acknowledged: on the second run the acknowledgement comes from the file (the SDK's
+    last one, with this request's id), and the SDK's own is dropped — exactly one either way."""
+    [cold] = _acks(ctx_bin)
+    assert cold["params"]["_meta"][wire.SUBSCRIPTION_META] == "listen:0"
+    path = Path(wire.handshake_file())
+    data = json.loads(path.read_text())
+    [key] = [k for k in data["answers"] if k.startswith(wire.LISTEN + "@")]
+    [warm] = _acks(ctx_bin)
+    assert warm == cold
+    data["answers"][key]["mark"] = "from the file"
+    path.write_text(json.dumps(data))
+    [marked] = _acks(ctx_bin)
+    assert marked["params"]["mark"] == "from the file"  # the file's, not the SDK's
+
+
+def test_the_wire_acknowledges_only_what_it_kept_and_drops_the_sdk_s_own():
+    era = wire.era_of(_modern(1, "server/discover"))
+    listen = _listen("L1")
+    key = (f"{wire.LISTEN}@{era}@"
+           f"{json.dumps(listen['params']['notifications'], sort_keys=True)}")
+    w = wire.Wire({key: {"notifications": {"toolsListChanged": True}}}, [1])
+    out = []
+    w.write = lambda line: out.append(json.loads(line))
+    w.save = lambda: None
+    w.from_client((json.dumps(_modern("probe", "server/discover")) + "\n").encode())
+    w.from_client((json.dumps(listen) + "\n").encode())
+    assert out == [{"jsonrpc": "2.0", "method": wire.ACKNOWLEDGED, "params": {
+        "notifications": {"toolsListChanged": True}, "_meta": {wire.SUBSCRIPTION_META: "L1"}}}]
+    sdk = {"jsonrpc": "2.0", "method": wire.ACKNOWLEDGED,
+           "params": {"_meta": {wire.SUBSCRIPTION_META: "L1"}, "notifications": {}}}
+    assert w.from_server((json.dumps(sdk) + "\n").encode()) is False  # given already
+    assert w.from_server((json.dumps(sdk) + "\n").encode()) is True  # (only once)
+    # other notifications asked for: not kept, the SDK acknowledges (and is learned from)
+    other = {**listen, "id": "L2", "params": {**listen["params"], "notifications": {}}}
+    w.from_client((json.dumps(other) + "\n").encode())
+    assert len(out) == 1
+    sdk2 = {**sdk, "params": {"_meta": {wire.SUBSCRIPTION_META: "L2"}, "notifications": {}}}
+    assert w.from_server((json.dumps(sdk2) + "\n").encode()) is True
+    assert list(w.learned.values()) == [{"notifications": {}}]
