@@ -80,14 +80,12 @@ TABLE_OWNERS = {
         "ctx/core/migrations.py", "ctx/doctor/paraphrase.py", "ctx/doctor/secrets.py",
         "ctx/semantic/index.py",
     },
-    "digests": {
-        "cue/core/db.py", "cue/digest/__init__.py", "cue/digest/memory.py", "cue/digest/run.py",
-    },
+    "digests": {"cue/core/db.py", "cue/digest/run.py"},
     "digests_new": {"cue/core/db.py"},
     "doctor_fixes": {"ctx/doctor/fixes.py"},
     "edges": {"ctx/core/store.py", "ctx/query/sql.py"},
     "embedded_nodes": {"ctx/core/migrations.py", "ctx/semantic/index.py"},
-    "frame_cache": {"cue/cli/status.py", "cue/select/features.py"},
+    "frame_cache": {"cue/select/features.py"},
     "hook_cache": {"ctx/core/hook_cache.py"},
     "memory": {
         "ctx/claude/automemory.py", "cue/digest/__init__.py", "cue/digest/memory.py",

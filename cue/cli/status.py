@@ -23,6 +23,7 @@ def status_command(
     from cue.inputs.events import read_events
     from cue.inputs.keyframes import list_keyframes
     from cue.inputs.pauses import pause_state, paused_intervals
+    from cue.select.features import cached_frame_count
 
     now = time.time()
     recent = now - 900
@@ -35,7 +36,7 @@ def status_command(
         ev = read_events(edir, recent, now, notes=notes) if edir.exists() else []
         log_paused = bool(paused_intervals(conn, now, now, events_dir=edir)) if edir.exists() \
             else False
-        cached = conn.execute("SELECT count(*) FROM frame_cache").fetchone()[0]
+        cached = cached_frame_count(conn)
     finally:
         conn.close()
     frames = list_keyframes(kdir, recent, now) if kdir.is_dir() else []

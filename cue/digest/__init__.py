@@ -1,4 +1,4 @@
-"""cue.digest: from screen activity to text — the digest and what is built from digests.
+"""cue.digest: from screen activity to text — the digest and what is built on digests.
 
     run.py               the digest pipeline (plan_digest, run_digest) and its `digests` rows
     timeline.py          the event log as a compact, title-scrubbed timeline for the prompt

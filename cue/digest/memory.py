@@ -26,6 +26,7 @@ from pathlib import Path
 from cue.core import paths
 from cue.core.config import Config
 from cue.core.timespec import iso_utc
+from cue.digest.run import ok_summaries
 from cue.llm import Outcome, complete_text_with_policy
 from cue.llm.errors import BackendError
 from cuectx.files import replace_file
@@ -187,12 +188,7 @@ def recent_digests(conn: sqlite3.Connection, *, after: float | None = None,
     after digest `after_id`, oldest first, scrubbed again on the way out (defense in
     depth: rows written by anything but cue.digest, or before a scrubber fix, never reach
     a prompt raw)."""
-    column, bound = ("id", after_id) if after_id is not None else ("window_end", after or 0)
-    rows = conn.execute(
-        "SELECT id, window_start, window_end, summary FROM digests "
-        f"WHERE status = 'ok' AND {column} > ? ORDER BY window_end, id", (bound,)).fetchall()
-    found = [DigestText(r["id"], r["window_start"], r["window_end"], r["summary"])
-             for r in rows]
+    found = [DigestText(*row) for row in ok_summaries(conn, after=after or 0, after_id=after_id)]
     return scrubbed(found) if scrub else found
 
 
@@ -261,7 +257,7 @@ def plan_memory(conn: sqlite3.Connection, config: Config, *, since: float | None
     # Raw rows are only measured here; just the ones that fit are scrubbed and sent.
     if since is not None:
         digests = recent_digests(conn, after=now - since, scrub=False)
-    elif latest and latest.last_digest_id is not None:  # written since the last update
+    elif latest and latest.last_digest_id is not None:  # written since the last memory
         digests = recent_digests(conn, after_id=latest.last_digest_id, scrub=False)
     else:
         digests = recent_digests(conn, after=now - parse_duration(config["memory.window"]),

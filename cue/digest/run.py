@@ -284,6 +284,17 @@ def latest_digest(conn: sqlite3.Connection) -> Digest | None:
     return found[0] if found else None
 
 
+def ok_summaries(conn: sqlite3.Connection, *, after: float = 0,
+                 after_id: int | None = None) -> list[tuple[int, float, float, str]]:
+    """(id, window_start, window_end, summary) of the `ok` digests whose window ended after
+    `after` (unix seconds), or that were written after digest `after_id`, oldest first —
+    as stored (the reader scrubs them again)."""
+    column, bound = ("id", after_id) if after_id is not None else ("window_end", after)
+    return [tuple(r) for r in conn.execute(
+        "SELECT id, window_start, window_end, summary FROM digests "
+        f"WHERE status = 'ok' AND {column} > ? ORDER BY window_end, id", (bound,))]
+
+
 # ------------------------------------------------------------------ persistence
 def store_digest(conn: sqlite3.Connection, digest: Digest, *,
                  started: float | None = None) -> Digest:

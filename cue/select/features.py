@@ -171,6 +171,11 @@ def features_for(conn: sqlite3.Connection, frames: list[Keyframe], *,
     return out
 
 
+def cached_frame_count(conn: sqlite3.Connection) -> int:
+    """How many frames have cached features (`cue status`)."""
+    return conn.execute("SELECT count(*) FROM frame_cache").fetchone()[0]
+
+
 def _store(conn: sqlite3.Connection, rows: list[tuple]) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
