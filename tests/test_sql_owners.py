@@ -103,7 +103,7 @@ TABLE_OWNERS = {
         "ctx/semantic/search.py",
     },
     "pauses": {"cue/inputs/pauses.py"},
-    "pending": {"ctx/claude/handoff.py", "ctx/claude/hooks/warm.py", "ctx/core/store.py"},
+    "pending": {"ctx/core/pending.py"},
     "project_aliases": {"ctx/core/projects.py", "ctx/core/transfer.py"},
     "projects": {
         "ctx/claude/hooks/warm.py", "ctx/core/projects.py", "ctx/core/store.py",

@@ -63,8 +63,7 @@ def take_pending(store: Store, session_id: str | None, *, keys=HANDOFF_KEYS) -> 
     Does not write when there is nothing to take, so the common prompt stays read-only.
     """
     wanted = [pending_key(base, sid) for base in keys for sid in dict.fromkeys((session_id, None))]
-    marks = ",".join("?" * len(wanted))
-    if not store.conn.execute(f"SELECT 1 FROM pending WHERE key IN ({marks}) LIMIT 1", wanted).fetchone():
+    if not store.has_pending(wanted):
         return Handoff([], None, [], [])
     recalls, statuses, expand_ids, notes, secrets, duplicates = [], [], [], [], [], []
     with store.transaction():

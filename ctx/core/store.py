@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
-from ctx.core import db, projects, repo
+from ctx.core import db, pending, projects, repo
 from ctx.core.errors import AmbiguousIdError, CtxError, NotFoundError
 from ctx.core.ids import ALPHABET, new_ulid
 from ctx.core.model import (
@@ -487,9 +487,8 @@ class Store:
             "edges": self.count_edges(),
             "tags": c.execute("SELECT count(DISTINCT tag) FROM tags").fetchone()[0],
             "views": c.execute("SELECT count(*) FROM views").fetchone()[0],
-            # hand-offs still waiting; the Stop hook's per-session transcript cursors are bookkeeping
-            "pending": [r[0] for r in c.execute(
-                "SELECT key FROM pending WHERE key NOT LIKE 'cursor:%' ORDER BY key")],
+            # hand-offs still waiting (not the Stop hook's transcript cursors)
+            "pending": pending.waiting_keys(c),
             "schema_version": c.execute("PRAGMA user_version").fetchone()[0],
         }
 
@@ -1290,36 +1289,32 @@ class Store:
             self.conn.execute("DELETE FROM views WHERE name = ?", (name,))
         return view
 
-    # -- pending hand-offs between hooks (seed §1)
+    # -- pending hand-offs between hooks (seed §1): ctx.core.pending owns the table
     def set_pending(self, key: str, value: str) -> None:
-        self.conn.execute(
-            "INSERT INTO pending (key, value, created_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value, created_at = excluded.created_at",
-            (key, value, now_iso()),
-        )
+        pending.put(self.conn, key, value, now_iso())
 
     def get_pending(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM pending WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        return pending.get(self.conn, key)
 
     def pop_pending(self, key: str) -> str | None:
         """Read and delete atomically, so a value is handed over exactly once."""
         with self.transaction():
-            value = self.get_pending(key)
+            value = pending.get(self.conn, key)
             if value is not None:
-                self.conn.execute("DELETE FROM pending WHERE key = ?", (key,))
+                pending.delete(self.conn, key)
         return value
 
     def delete_pending(self, key: str) -> None:
-        self.conn.execute("DELETE FROM pending WHERE key = ?", (key,))
+        pending.delete(self.conn, key)
+
+    def has_pending(self, keys) -> bool:
+        """Whether a value waits under any of `keys` (reads only)."""
+        return pending.any_of(self.conn, keys)
 
     def pending_by_prefix(self, prefix: str) -> list[tuple[str, str, str]]:
         """(key, value, created_at) of every pending entry whose key starts with `prefix`
         (e.g. the session records' capture states), newest first."""
-        end = prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\uffff"
-        return [tuple(r) for r in self.conn.execute(
-            "SELECT key, value, created_at FROM pending WHERE key >= ? AND key < ? "
-            "ORDER BY created_at DESC, key", (prefix, end)).fetchall()]
+        return pending.by_prefix(self.conn, prefix)
 
 
 def _validate_view_name(name: str) -> str:

@@ -50,7 +50,7 @@ PRELOAD = (
     "ctx.claude.capture", "ctx.claude.capture_hook", "ctx.claude.capture_store",
     "ctx.doctor.paraphrase",
     "ctx.core.compose", "ctx.core.db", "ctx.core.dedupe", "ctx.core.fingerprint", "ctx.core.guard",
-    "ctx.core.ids", "ctx.core.migrations", "ctx.core.model", "ctx.core.projects",
+    "ctx.core.ids", "ctx.core.migrations", "ctx.core.model", "ctx.core.pending", "ctx.core.projects",
     "ctx.core.repo", "ctx.core.shared_files", "ctx.core.stamps", "ctx.core.store",
     "ctx.core.text", "ctx.core.trust", "ctx.query.parser", "ctx.query.sql", "ctx.semantic.select",
     "ctx.semantic.search", "ctx.semantic.centering", "ctx.semantic.model",

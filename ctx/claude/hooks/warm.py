@@ -19,7 +19,7 @@ error) returns None and the full path runs with the same stdin: this module may 
 hook faster, never different.
 
 Imports: os, json, sqlite3 and ctx's stdlib-light modules (settings, code, stamps,
-session_record, hook_cache — the tables' owner).
+session_record, hook_cache and pending — the tables' owners).
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ import os
 import sqlite3
 
 from ctx.claude.hooks import LEFT_OPEN
-from ctx.core import hook_cache
+from ctx.core import hook_cache, pending
 
 # Bump when what the full path renders for the same store changes (a cached answer made by
 # an older ctx must not outlive an upgrade).
@@ -131,8 +131,7 @@ def answer(args: list[str], raw: bytes) -> bytes | None:
 
     if changed(json.loads(checks)):
         return None
-    if conn.execute("SELECT 1 FROM pending WHERE key IN (?, ?) LIMIT 1",
-                    (f"{EXPAND}:{session_id}", EXPAND)).fetchone():
+    if pending.any_of(conn, (f"{EXPAND}:{session_id}", EXPAND)):
         return None  # expanded nodes are shown once: the full path takes them
     from ctx.claude.session_record import record_start
     from ctx.core.stamps import now_iso
