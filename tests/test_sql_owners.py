@@ -109,10 +109,9 @@ TABLE_OWNERS = {
         "ctx/claude/hooks/warm.py", "ctx/core/projects.py", "ctx/core/store.py",
         "ctx/core/transfer.py", "ctx/doctor/secrets.py", "ctx/query/sql.py",
     },
-    "request_items": {"ctx/claude/requests.py", "ctx/web/data.py"},
+    "request_items": {"ctx/claude/requests.py"},
     "requests": {
         "ctx/claude/requests.py", "ctx/claude/sessions.py", "ctx/doctor/secrets.py",
-        "ctx/web/data.py",
     },
     "schema_version": {"cuectx/migrations.py"},
     "session_actions": {"ctx/claude/sessions.py"},
@@ -122,11 +121,9 @@ TABLE_OWNERS = {
     },
     "session_items": {
         "ctx/claude/session_record.py", "ctx/claude/sessions.py", "ctx/core/migrations.py",
-        "ctx/web/data.py",
     },
     "sessions": {
         "ctx/claude/requests.py", "ctx/claude/session_record.py", "ctx/claude/sessions.py",
-        "ctx/web/data.py",
     },
     "share_base": {"ctx/core/share.py"},
     "share_config": {"ctx/core/share.py"},

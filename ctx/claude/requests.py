@@ -310,6 +310,19 @@ def _record(conn, row) -> RequestRecord:
                          row["injected_chars"], row["elapsed_ms"], items)
 
 
+def requests_naming(conn: sqlite3.Connection, node_id: str, limit: int = 20) -> list[dict]:
+    """The latest requests whose record names this node, newest first: the request's id,
+    session_id, created_at, prompt, path and params (JSON text), and the node's item there
+    (include_mode, included, injected, score, reason)."""
+    columns = ("id", "session_id", "created_at", "prompt", "path", "params", "include_mode",
+               "included", "injected", "score", "reason")
+    return [dict(zip(columns, r)) for r in conn.execute(
+        "SELECT r.id, r.session_id, r.created_at, r.prompt, r.path, r.params, i.include_mode, "
+        "i.included, i.injected, i.score, i.reason FROM request_items i JOIN requests r "
+        "ON r.id = i.request_id WHERE i.node_id = ? ORDER BY r.seq DESC LIMIT ?",
+        (node_id, limit))]
+
+
 def list_requests(conn: sqlite3.Connection, *, session_id: str | None = None,
                   limit: int = 20) -> list[dict]:
     sql = ("SELECT r.id, r.session_id, r.created_at, r.path, r.injected_chars, r.elapsed_ms, "

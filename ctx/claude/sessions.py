@@ -150,16 +150,25 @@ def session_overview(conn: sqlite3.Connection, limit: int = 20) -> list[dict]:
     """The latest sessions, most recently active first, each as a person knows it: its
     project (`session_projects`; None: global memory only, or nothing says), its first prompt,
     its counts (`ctx session list`)."""
-    rows = [dict(zip(("id", "source", "started_at", "reset_at", "last_seen_at", "requests",
-                      "first_prompt"), r)) for r in conn.execute(
-        "SELECT s.id, s.source, s.started_at, s.reset_at, s.last_seen_at, "
-        "(SELECT count(*) FROM requests r WHERE r.session_id = s.id), "
-        "(SELECT r.prompt FROM requests r WHERE r.session_id = s.id ORDER BY r.seq LIMIT 1) "
-        "FROM sessions s ORDER BY s.last_seen_at DESC LIMIT ?", (limit,))]
+    rows = latest_sessions(conn, limit)
     where = session_projects(conn, [r["id"] for r in rows])
     for r in rows:
         r["project"] = where.get(r["id"])
     return rows
+
+
+def latest_sessions(conn: sqlite3.Connection, limit: int, *, items: bool = False) -> list[dict]:
+    """The latest sessions' rows, most recently active first, with their request count and
+    first prompt (`items`: also how many active items each has)."""
+    columns = ("id", "source", "started_at", "reset_at", "last_seen_at", "requests",
+               *(("items",) if items else ()), "first_prompt")
+    return [dict(zip(columns, r)) for r in conn.execute(
+        "SELECT s.id, s.source, s.started_at, s.reset_at, s.last_seen_at, "
+        "(SELECT count(*) FROM requests r WHERE r.session_id = s.id), "
+        + ("(SELECT count(*) FROM session_items i WHERE i.session_id = s.id "
+           " AND i.state = 'active'), " if items else "") +
+        "(SELECT r.prompt FROM requests r WHERE r.session_id = s.id ORDER BY r.seq LIMIT 1) "
+        "FROM sessions s ORDER BY s.last_seen_at DESC LIMIT ?", (limit,))]
 
 
 def session_projects(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, str | None]:

@@ -194,11 +194,9 @@ def requests_with(conn: sqlite3.Connection, node_id: str, limit: int = 20) -> li
     why): the audit trail of one memory."""
     import json
 
-    rows = [dict(r) for r in conn.execute(
-        "SELECT r.id, r.session_id, r.created_at, r.prompt, r.path, r.params, i.include_mode, "
-        "i.included, i.injected, i.score, i.reason FROM request_items i JOIN requests r "
-        "ON r.id = i.request_id WHERE i.node_id = ? ORDER BY r.seq DESC LIMIT ?",
-        (node_id, limit))]
+    from ctx.claude.requests import requests_naming
+
+    rows = requests_naming(conn, node_id, limit)
     for r in rows:
         try:
             params = json.loads(r.pop("params") or "{}")
@@ -239,14 +237,9 @@ def names(conn: sqlite3.Connection, ids: list[str]) -> dict[str, dict]:
 def session_rows(conn: sqlite3.Connection, limit: int) -> list[dict]:
     """The latest sessions, most recently active first, each labelled for people: its
     project, its first prompt, when — plus counts (one batched read per page)."""
-    rows = [dict(r) for r in conn.execute(
-        "SELECT s.id, s.source, s.started_at, s.reset_at, s.last_seen_at, "
-        "(SELECT count(*) FROM requests r WHERE r.session_id = s.id) AS requests, "
-        "(SELECT count(*) FROM session_items i WHERE i.session_id = s.id "
-        " AND i.state = 'active') AS items, "
-        "(SELECT r.prompt FROM requests r WHERE r.session_id = s.id ORDER BY r.seq LIMIT 1) "
-        " AS first_prompt "
-        "FROM sessions s ORDER BY s.last_seen_at DESC LIMIT ?", (limit,))]
+    from ctx.claude.sessions import latest_sessions
+
+    rows = latest_sessions(conn, limit, items=True)
     where = session_projects(conn, [r["id"] for r in rows])
     for r in rows:
         r["project"] = where.get(r["id"])
