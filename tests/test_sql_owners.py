@@ -104,11 +104,11 @@ TABLE_OWNERS = {
     },
     "pauses": {"cue/inputs/pauses.py"},
     "pending": {"ctx/core/pending.py"},
-    "project_aliases": {"ctx/core/projects.py", "ctx/core/transfer.py"},
-    "projects": {
-        "ctx/claude/hooks/warm.py", "ctx/core/projects.py", "ctx/core/store.py",
-        "ctx/core/transfer.py", "ctx/doctor/secrets.py", "ctx/query/sql.py",
-    },
+    "project_aliases": {"ctx/core/projects.py"},
+    # warm.py: the cached session start marks the project active before anything heavy loads
+    # (projects.py would bring repo, errors and cuectx.value onto a cache hit); query/sql.py:
+    # the query language compiles `project:NAME` to a subquery inside the nodes query it builds.
+    "projects": {"ctx/claude/hooks/warm.py", "ctx/core/projects.py", "ctx/query/sql.py"},
     "request_items": {"ctx/claude/requests.py"},
     "requests": {
         "ctx/claude/requests.py", "ctx/claude/sessions.py", "ctx/doctor/secrets.py",

@@ -115,8 +115,7 @@ def ensure(conn: sqlite3.Connection, ref: ProjectRef, *, now: str | None = None)
             sets.append("remote = ?")
             params.append(ref.remote)
         if ref.key != found.key and found.key == ref.root:  # gained a remote: key follows it
-            conn.execute("INSERT OR IGNORE INTO project_aliases (key, project_id) VALUES (?, ?)",
-                         (found.key, found.id))
+            add_alias(conn, found.key, found.id)
             sets.append("key = ?")
             params.append(ref.key)
     conn.execute(f"UPDATE projects SET {', '.join(sets)} WHERE id = ?", [*params, found.id])
@@ -171,6 +170,53 @@ def count(conn: sqlite3.Connection) -> int:
 def all_rows(conn: sqlite3.Connection) -> list[Project]:
     """Every project, by key."""
     return [from_row(r) for r in conn.execute(f"SELECT {COLUMNS} FROM projects ORDER BY key")]
+
+
+def by_activity(conn: sqlite3.Connection) -> list[Project]:
+    """Every project, most recently active first (then by name)."""
+    return [from_row(r) for r in conn.execute(
+        f"SELECT {COLUMNS} FROM projects ORDER BY last_active_at DESC, name")]
+
+
+def names(conn: sqlite3.Connection) -> dict[int, str]:
+    """Project id → name (a small table: read whole)."""
+    return dict(conn.execute("SELECT id, name FROM projects").fetchall())
+
+
+def exists(conn: sqlite3.Connection, project_id: int) -> bool:
+    return conn.execute("SELECT 1 FROM projects WHERE id = ?", (project_id,)).fetchone() is not None
+
+
+def id_for_key(conn: sqlite3.Connection, key: str) -> int | None:
+    """The id of the project with this key, or that has it as an alias."""
+    row = conn.execute("SELECT id FROM projects WHERE key = ? UNION ALL "
+                       "SELECT project_id FROM project_aliases WHERE key = ?", (key, key)).fetchone()
+    return row[0] if row else None
+
+
+def insert(conn: sqlite3.Connection, key: str, name: str, root: str | None, remote: str | None,
+           created_at: str, last_active_at: str) -> int:
+    """A new project row as given (an import's); its id."""
+    conn.execute("INSERT INTO projects (key, name, root, remote, created_at, last_active_at) "
+                 "VALUES (?, ?, ?, ?, ?, ?)", (key, name, root, remote, created_at, last_active_at))
+    return conn.execute("SELECT id FROM projects WHERE key = ?", (key,)).fetchone()[0]
+
+
+def add_alias(conn: sqlite3.Connection, key: str, project_id: int) -> None:
+    """`key` resolves to the project too (kept if it already resolves elsewhere)."""
+    conn.execute("INSERT OR IGNORE INTO project_aliases (key, project_id) VALUES (?, ?)",
+                 (key, project_id))
+
+
+def remotes(conn: sqlite3.Connection) -> list[tuple[str, str | None]]:
+    """(name, remote) of every project, by name."""
+    return [tuple(r) for r in conn.execute("SELECT name, remote FROM projects ORDER BY name")]
+
+
+def rewrite_remote(conn: sqlite3.Connection, name: str, rewrite) -> None:
+    """Replace the project's remote with `rewrite(remote)` (the secret scan's redaction)."""
+    (remote,) = conn.execute("SELECT remote FROM projects WHERE name = ?", (name,)).fetchone()
+    conn.execute("UPDATE projects SET remote = ? WHERE name = ?", (rewrite(remote), name))
 
 
 def rename(conn: sqlite3.Connection, name: str, new_name: str) -> Project:

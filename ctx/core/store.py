@@ -286,7 +286,7 @@ class Store:
 
     def project_names(self) -> dict[int, str]:
         """Project id → name (a small table: read whole)."""
-        return dict(self.conn.execute("SELECT id, name FROM projects").fetchall())
+        return projects.names(self.conn)
 
     def tags_for(self, ids: Sequence[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -643,7 +643,7 @@ class Store:
         pids = {p["project_id"] for p in prepared if p["project_id"] not in (_UNSET, None)}
         pids |= {project_id} if project_id is not None else set()
         for pid in pids:
-            if not self.conn.execute("SELECT 1 FROM projects WHERE id = ?", (pid,)).fetchone():
+            if not projects.exists(self.conn, pid):
                 raise CtxError(f"no project with id {pid}")
         with self.transaction():
             for p in prepared:
@@ -1176,15 +1176,14 @@ class Store:
 
     def list_projects(self) -> list[dict]:
         """Every project with its node counts (live, superseded), most recently active first."""
-        rows = self.conn.execute(
-            f"SELECT {', '.join('p.' + c.strip() for c in projects.COLUMNS.split(','))}, "
-            "(SELECT count(*) FROM nodes n WHERE n.project_id = p.id AND n.superseded_by IS NULL), "
-            "(SELECT count(*) FROM nodes n WHERE n.project_id = p.id AND n.superseded_by IS NOT NULL) "
-            "FROM projects p ORDER BY p.last_active_at DESC, p.name").fetchall()
+        counts = {pid: (live, gone) for pid, live, gone in self.conn.execute(
+            "SELECT project_id, count(*) FILTER (WHERE superseded_by IS NULL), "
+            "count(*) FILTER (WHERE superseded_by IS NOT NULL) FROM nodes "
+            "WHERE project_id IS NOT NULL GROUP BY project_id")}
         out = []
-        for r in rows:
-            d = projects.from_row(r[:7]).to_dict()
-            d["nodes"], d["superseded"] = r[7], r[8]
+        for p in projects.by_activity(self.conn):
+            d = p.to_dict()
+            d["nodes"], d["superseded"] = counts.get(p.id, (0, 0))
             out.append(d)
         return out
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 
+from ctx.core import projects
 from ctx.core.errors import CtxError
 from ctx.core.model import Edge, View
 from ctx.core.store import Store
@@ -42,12 +43,10 @@ def export_lines(store: Store) -> Iterator[str]:
     for v in store.list_views():
         yield _line({"kind": "view", **v.to_dict()})
     keys = {}
-    for row in store.conn.execute("SELECT id, key, name, root, remote, created_at, last_active_at "
-                                  "FROM projects ORDER BY key").fetchall():
-        keys[row[0]] = row[1]
-        aliases = [r[0] for r in store.conn.execute(
-            "SELECT key FROM project_aliases WHERE project_id = ? ORDER BY key", (row[0],))]
-        yield _line({"kind": "project", **dict(zip(_PROJECT_FIELDS, row[1:])), "aliases": aliases})
+    for p in projects.all_rows(store.conn):
+        keys[p.id] = p.key
+        yield _line({"kind": "project", **{f: getattr(p, f) for f in _PROJECT_FIELDS},
+                     "aliases": projects.aliases(store.conn, p.id)})
     for page in store.pages(200):  # a huge store is never loaded at once
         for n, project_id in page:
             d = n.to_dict()
@@ -165,25 +164,19 @@ def safe_name(name, key: str = "") -> str:
 def import_projects(store: Store, records: list[dict]) -> dict[str, int]:
     """Project key → id in this store: a project already here (by key or alias) is reused as
     it is; a new one keeps its name, with a suffix if another project has taken it."""
-    from ctx.core.projects import unique_name
-
     conn = store.conn
     out: dict[str, int] = {}
     for rec in records:
         key = rec["key"]
-        row = conn.execute("SELECT id FROM projects WHERE key = ? UNION ALL "
-                           "SELECT project_id FROM project_aliases WHERE key = ?", (key, key)).fetchone()
-        if row is None:
-            name = unique_name(conn, safe_name(rec["name"], key))
+        project_id = projects.id_for_key(conn, key)
+        if project_id is None:
+            name = projects.unique_name(conn, safe_name(rec["name"], key))
             now = rec.get("created_at") or ""
-            conn.execute("INSERT INTO projects (key, name, root, remote, created_at, last_active_at) "
-                         "VALUES (?, ?, ?, ?, ?, ?)", (key, name, rec.get("root"), rec.get("remote"),
-                                                       now, rec.get("last_active_at") or now))
-            row = conn.execute("SELECT id FROM projects WHERE key = ?", (key,)).fetchone()
-        out[key] = row[0]
+            project_id = projects.insert(conn, key, name, rec.get("root"), rec.get("remote"),
+                                         now, rec.get("last_active_at") or now)
+        out[key] = project_id
         for alias in rec.get("aliases") or []:
             if isinstance(alias, str) and alias:
-                conn.execute("INSERT OR IGNORE INTO project_aliases (key, project_id) VALUES (?, ?)",
-                             (alias, row[0]))
-                out.setdefault(alias, row[0])
+                projects.add_alias(conn, alias, project_id)
+                out.setdefault(alias, project_id)
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from ctx.core import projects as project_rows
 from ctx.core.errors import CtxError
 from ctx.core.guard import REDACT, screen, screen_value
 from ctx.semantic.index import compact
@@ -85,7 +86,7 @@ def scan_requests(store, *, finder: Finder | None = None) -> list[StoredSecret]:
 def scan_projects(store) -> list[StoredSecret]:
     """Secrets in the origin remote URLs project records keep (from before the guard)."""
     try:
-        rows = store.conn.execute("SELECT name, remote FROM projects ORDER BY name").fetchall()
+        rows = project_rows.remotes(store.conn)
     except sqlite3.OperationalError:
         return []
     return [StoredSecret(name, "project remote", f.kind, f.start, f.end)
@@ -109,8 +110,7 @@ def fix_store(store, hits: list[StoredSecret]) -> int:
     conn.execute("PRAGMA secure_delete = ON")
     with store.transaction():
         for name in projects:
-            (remote,) = conn.execute("SELECT remote FROM projects WHERE name = ?", (name,)).fetchone()
-            conn.execute("UPDATE projects SET remote = ? WHERE name = ?", (screen(remote, REDACT)[0], name))
+            project_rows.rewrite_remote(conn, name, lambda remote: screen(remote, REDACT)[0])
         for request_id in requests:
             (prompt,) = conn.execute("SELECT prompt FROM requests WHERE id = ?", (request_id,)).fetchone()
             conn.execute("UPDATE requests SET prompt = ? WHERE id = ?",
