@@ -90,7 +90,7 @@ class Frame(Value):
 
 
 class Session(Value):
-    __slots__ = ("end", "events_dir", "frames", "interval", "keyframes_dir", "paused", "root",
+    __slots__ = ("_paths", "end", "events_dir", "frames", "interval", "keyframes_dir", "paused", "root",
                  "seed", "segments", "silent", "spans", "start")
 
     def __init__(self, root: Path, keyframes_dir: Path, events_dir: Path, start: float, end: float,

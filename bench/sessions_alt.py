@@ -125,7 +125,7 @@ class Frame(Value):
 
 
 class Session(Value):
-    __slots__ = ("end", "events", "events_dir", "frames", "image_format", "interval",
+    __slots__ = ("_paths", "_views", "end", "events", "events_dir", "frames", "image_format", "interval",
                  "keyframes_dir", "naming", "on_switch", "paused", "root", "seed", "segments",
                  "silent", "size", "spans", "start")
 
