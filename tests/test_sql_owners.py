@@ -116,15 +116,12 @@ TABLE_OWNERS = {
     "schema_version": {"cuectx/migrations.py"},
     "session_actions": {"ctx/claude/sessions.py"},
     "session_injected": {
-        "ctx/claude/requests.py", "ctx/claude/session_record.py", "ctx/claude/sessions.py",
-        "ctx/core/migrations.py",
+        "ctx/claude/session_record.py", "ctx/claude/sessions.py", "ctx/core/migrations.py",
     },
     "session_items": {
         "ctx/claude/session_record.py", "ctx/claude/sessions.py", "ctx/core/migrations.py",
     },
-    "sessions": {
-        "ctx/claude/requests.py", "ctx/claude/session_record.py", "ctx/claude/sessions.py",
-    },
+    "sessions": {"ctx/claude/session_record.py", "ctx/claude/sessions.py"},
     "share_base": {"ctx/core/share.py"},
     "share_config": {"ctx/core/share.py"},
     "share_files": {"ctx/core/shared_files.py"},

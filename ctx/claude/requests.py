@@ -15,14 +15,17 @@ import json
 import sqlite3
 import time
 
+from ctx.claude.session_record import injected_hashes
 from ctx.claude.session_record import mark_injected as _mark_injected
 from ctx.claude.sessions import (
     PROMPT_KEEP_CHARS,
     _contents,
     _now,
     _touch_session,
+    delete_sessions,
     prompt_exclude_sql,
     session_items,
+    stale_sessions,
 )
 from ctx.core import trust
 from ctx.core.db import transaction
@@ -117,7 +120,7 @@ def build_request(conn: sqlite3.Connection, session_id: str | None, prompt: str,
     items = session_items(conn, session_id) if session_id else []
     removed = {i.node_id for i in items if i.state == "removed"}
     active = [i for i in items if i.state == "active"]
-    injected = _injected(conn, session_id)
+    injected = injected_hashes(conn, session_id)
 
     selection = select_for_prompt(conn, prompt, eligibility=eligibility,
                                   options=options, db_path=db_path)
@@ -197,11 +200,6 @@ def _score(hit) -> float | None:
     return None if value is None else round(float(value), 4)
 
 
-def _injected(conn, session_id) -> dict[str, str]:
-    if not session_id:
-        return {}
-    return dict(conn.execute("SELECT node_id, content_hash FROM session_injected "
-                             "WHERE session_id = ?", (session_id,)).fetchall())
 
 
 
@@ -382,20 +380,17 @@ def prune(conn: sqlite3.Connection, keep_days: int, *, now: str | None = None,
     # Sessions: only the oldest few are looked at per step (those whose requests are gone);
     # a full prune looks at all of them.
     look = -1 if limit is None else 4 * limit
-    orphan = ("SELECT id FROM (SELECT id FROM sessions WHERE last_seen_at < ? "
-              "ORDER BY last_seen_at LIMIT ?) s WHERE NOT EXISTS (SELECT 1 FROM requests r "
-              "WHERE r.session_id = s.id{})")
     if dry_run:  # what would be left: only requests newer than the cutoff (when unlimited)
-        n_sessions = len(conn.execute(orphan.format(" AND r.created_at >= ?"),
-                                      (cutoff, look, cutoff)).fetchall()) if limit is None else 0
+        n_sessions = len(stale_sessions(conn, cutoff, look, requests_since=cutoff)) \
+            if limit is None else 0
         return Pruned(n_req, n_items, n_sessions, cutoff)
     n_sessions = 0
     with transaction(conn):
         if n_req:  # request_items go with them (ON DELETE CASCADE)
             conn.execute(f"DELETE FROM requests WHERE seq IN ({expired})", (cutoff, cap))
-        stale = [(r[0],) for r in conn.execute(orphan.format(""), (cutoff, look))]
+        stale = stale_sessions(conn, cutoff, look)
         if stale:  # session_items and session_injected cascade
-            conn.executemany("DELETE FROM sessions WHERE id = ?", stale)
+            delete_sessions(conn, stale)
             n_sessions = len(stale)
     return Pruned(n_req, n_items, n_sessions, cutoff)
 

@@ -56,3 +56,11 @@ def mark_injected(conn, session_id, node_id, content, request_id, now, *, digest
     conn.execute("INSERT OR REPLACE INTO session_injected (session_id, node_id, content_hash, "
                  "request_id, injected_at) VALUES (?, ?, ?, ?, ?)",
                  (session_id, node_id, digest or content_hash(content), request_id, now))
+
+
+def injected_hashes(conn: sqlite3.Connection, session_id: str | None) -> dict[str, str]:
+    """Node id → the content_hash of the text the conversation holds (none without a session)."""
+    if not session_id:
+        return {}
+    return dict(conn.execute("SELECT node_id, content_hash FROM session_injected "
+                             "WHERE session_id = ?", (session_id,)).fetchall())

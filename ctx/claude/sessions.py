@@ -250,6 +250,24 @@ def _item(conn, session_id, node_id) -> SessionItem:
     return next(i for i in session_items(conn, session_id) if i.node_id == node_id)
 
 
+def stale_sessions(conn: sqlite3.Connection, cutoff: str, look: int, *,
+                   requests_since: str | None = None) -> list[str]:
+    """Ids of the sessions last seen before `cutoff` (only the `look` oldest; -1: all) that
+    no request names (`requests_since`: none made at or after it) — request retention's
+    leftovers (ctx.claude.requests.prune)."""
+    newer = " AND r.created_at >= ?" if requests_since is not None else ""
+    return [r[0] for r in conn.execute(
+        "SELECT id FROM (SELECT id FROM sessions WHERE last_seen_at < ? "
+        "ORDER BY last_seen_at LIMIT ?) s WHERE NOT EXISTS (SELECT 1 FROM requests r "
+        f"WHERE r.session_id = s.id{newer})",
+        (cutoff, look) + ((requests_since,) if requests_since is not None else ()))]
+
+
+def delete_sessions(conn: sqlite3.Connection, session_ids: list[str]) -> None:
+    """Forget these sessions (their items and what they were sent go with them: cascade)."""
+    conn.executemany("DELETE FROM sessions WHERE id = ?", [(sid,) for sid in session_ids])
+
+
 def _touch_session(conn, session_id: str, now: str) -> None:
     cur = conn.execute("UPDATE sessions SET last_seen_at = ? WHERE id = ?", (now, session_id))
     if cur.rowcount == 0:  # no SessionStart seen (ctx installed mid-session): start it empty
