@@ -115,12 +115,8 @@ TABLE_OWNERS = {
     },
     "schema_version": {"cuectx/migrations.py"},
     "session_actions": {"ctx/claude/sessions.py"},
-    "session_injected": {
-        "ctx/claude/session_record.py", "ctx/claude/sessions.py", "ctx/core/migrations.py",
-    },
-    "session_items": {
-        "ctx/claude/session_record.py", "ctx/claude/sessions.py", "ctx/core/migrations.py",
-    },
+    "session_injected": {"ctx/claude/session_record.py", "ctx/core/migrations.py"},
+    "session_items": {"ctx/claude/session_record.py", "ctx/core/migrations.py"},
     "sessions": {"ctx/claude/session_record.py", "ctx/claude/sessions.py"},
     "share_base": {"ctx/core/share.py"},
     "share_config": {"ctx/core/share.py"},

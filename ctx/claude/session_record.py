@@ -64,3 +64,58 @@ def injected_hashes(conn: sqlite3.Connection, session_id: str | None) -> dict[st
         return {}
     return dict(conn.execute("SELECT node_id, content_hash FROM session_injected "
                              "WHERE session_id = ?", (session_id,)).fetchall())
+
+
+# ------------------------------------------------------------------ the session's items
+# Appended to a store query selecting node ids (one `?`: the session id): the session's
+# active items, and those of them a prompt must not select again (manual, or already sent).
+ACTIVE_ITEM_IDS_SQL = (" UNION SELECT node_id FROM session_items WHERE session_id = ? "
+                       "AND state = 'active'")
+HELD_ITEM_IDS_SQL = (" UNION SELECT i.node_id FROM session_items i WHERE i.session_id = ?"
+                     " AND i.state = 'active' AND (i.include_mode = 'manual' OR EXISTS (SELECT 1"
+                     " FROM session_injected j WHERE j.session_id = i.session_id"
+                     " AND j.node_id = i.node_id))")
+
+
+def items(conn: sqlite3.Connection, session_id: str) -> list[tuple]:
+    """(node_id, include_mode, state, added_at, sent) of the session's items, oldest first."""
+    return [(r[0], r[1], r[2], r[3], bool(r[4])) for r in conn.execute(
+        "SELECT s.node_id, s.include_mode, s.state, s.added_at, i.node_id IS NOT NULL "
+        "FROM session_items s LEFT JOIN session_injected i "
+        "ON i.session_id = s.session_id AND i.node_id = s.node_id "
+        "WHERE s.session_id = ? ORDER BY s.added_at, s.node_id", (session_id,)).fetchall()]
+
+
+def item_nodes(conn: sqlite3.Connection, session_ids: list[str]) -> list[tuple[str, str]]:
+    """(session_id, node_id) of every item of these sessions."""
+    marks = ",".join("?" * len(session_ids))
+    return [tuple(r) for r in conn.execute(
+        f"SELECT session_id, node_id FROM session_items WHERE session_id IN ({marks})",
+        session_ids)]
+
+
+def active_item_counts(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, int]:
+    """Session id → how many active items it has (missing: none)."""
+    marks = ",".join("?" * len(session_ids))
+    return dict(conn.execute(
+        f"SELECT session_id, count(*) FROM session_items WHERE session_id IN ({marks}) "
+        "AND state = 'active' GROUP BY session_id", session_ids).fetchall())
+
+
+def item_row(conn: sqlite3.Connection, session_id: str, node_id: str) -> tuple | None:
+    """(include_mode, state) of the node's item in the session, or None."""
+    return conn.execute("SELECT include_mode, state FROM session_items WHERE session_id = ? "
+                        "AND node_id = ?", (session_id, node_id)).fetchone()
+
+
+def put_item(conn: sqlite3.Connection, session_id: str, node_id: str, include_mode: str,
+             state: str, now: str) -> None:
+    """The node's item in the session is this, from now (replacing what was there)."""
+    conn.execute("INSERT OR REPLACE INTO session_items (session_id, node_id, include_mode, "
+                 "state, added_at) VALUES (?, ?, ?, ?, ?)",
+                 (session_id, node_id, include_mode, state, now))
+
+
+def remove_item(conn: sqlite3.Connection, session_id: str, node_id: str) -> None:
+    conn.execute("UPDATE session_items SET state = 'removed' WHERE session_id = ? "
+                 "AND node_id = ?", (session_id, node_id))

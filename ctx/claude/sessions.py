@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from ctx.claude import session_record
 from ctx.claude.session_record import RESET_SOURCES, record_start  # noqa: F401 (part of the API)
 from ctx.core.db import transaction
 from ctx.core.errors import NotFoundError
@@ -47,8 +48,7 @@ def not_agent_sql(session_id: str | None) -> tuple[str, tuple]:
     sql = NOT_AGENT_IDS_SQL
     if not session_id:
         return sql, ()
-    return (sql + " UNION SELECT node_id FROM session_items WHERE session_id = ? "
-                  "AND state = 'active'", (session_id,))
+    return sql + session_record.ACTIVE_ITEM_IDS_SQL, (session_id,)
 
 
 def prompt_exclude_sql(session_id: str | None) -> tuple[str, tuple]:
@@ -60,10 +60,7 @@ def prompt_exclude_sql(session_id: str | None) -> tuple[str, tuple]:
     sql = MANUAL_IDS_SQL
     if not session_id:
         return sql, ()
-    return (sql + " UNION SELECT i.node_id FROM session_items i WHERE i.session_id = ?"
-                  " AND i.state = 'active' AND (i.include_mode = 'manual' OR EXISTS (SELECT 1"
-                  " FROM session_injected j WHERE j.session_id = i.session_id"
-                  " AND j.node_id = i.node_id))", (session_id,))
+    return sql + session_record.HELD_ITEM_IDS_SQL, (session_id,)
 
 
 class Session(Value):
@@ -161,14 +158,17 @@ def latest_sessions(conn: sqlite3.Connection, limit: int, *, items: bool = False
     """The latest sessions' rows, most recently active first, with their request count and
     first prompt (`items`: also how many active items each has)."""
     columns = ("id", "source", "started_at", "reset_at", "last_seen_at", "requests",
-               *(("items",) if items else ()), "first_prompt")
-    return [dict(zip(columns, r)) for r in conn.execute(
+               "first_prompt")
+    rows = [dict(zip(columns, r)) for r in conn.execute(
         "SELECT s.id, s.source, s.started_at, s.reset_at, s.last_seen_at, "
         "(SELECT count(*) FROM requests r WHERE r.session_id = s.id), "
-        + ("(SELECT count(*) FROM session_items i WHERE i.session_id = s.id "
-           " AND i.state = 'active'), " if items else "") +
         "(SELECT r.prompt FROM requests r WHERE r.session_id = s.id ORDER BY r.seq LIMIT 1) "
         "FROM sessions s ORDER BY s.last_seen_at DESC LIMIT ?", (limit,))]
+    if not items:
+        return rows
+    counts = session_record.active_item_counts(conn, [r["id"] for r in rows])
+    return [{**{k: v for k, v in r.items() if k != "first_prompt"}, "items": counts.get(r["id"], 0),
+             "first_prompt": r["first_prompt"]} for r in rows]
 
 
 def session_projects(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, str | None]:
@@ -190,9 +190,8 @@ def session_projects(conn: sqlite3.Connection, session_ids: list[str]) -> dict[s
             out[sid] = label.removesuffix(" + global")
         elif label == "global":
             out[sid] = None
-    items = [(sid, node_id) for sid, node_id in conn.execute(
-        f"SELECT session_id, node_id FROM session_items WHERE session_id IN ({marks})",
-        session_ids) if sid not in out]
+    items = [(sid, node_id) for sid, node_id in session_record.item_nodes(conn, session_ids)
+             if sid not in out]
     project = {n.id: n.project for n in Store(conn).get_many(list({i[1] for i in items}))}
     counts: dict[str, Counter] = {}
     for sid, node_id in items:
@@ -204,12 +203,7 @@ def session_projects(conn: sqlite3.Connection, session_ids: list[str]) -> dict[s
 
 def session_items(conn: sqlite3.Connection, session_id: str, *,
                   include_removed: bool = True) -> list[SessionItem]:
-    rows = conn.execute(
-        "SELECT s.node_id, s.include_mode, s.state, s.added_at, i.node_id IS NOT NULL "
-        "FROM session_items s LEFT JOIN session_injected i "
-        "ON i.session_id = s.session_id AND i.node_id = s.node_id "
-        "WHERE s.session_id = ? ORDER BY s.added_at, s.node_id", (session_id,)).fetchall()
-    items = [SessionItem(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows]
+    items = [SessionItem(*r) for r in session_record.items(conn, session_id)]
     return [i for i in items if include_removed or i.state == "active"]
 
 
@@ -219,12 +213,9 @@ def session_add(conn: sqlite3.Connection, session_id: str, node_id: str, *,
     now = now or _now()
     get_session(conn, session_id)
     with transaction(conn):
-        row = conn.execute("SELECT include_mode, state FROM session_items WHERE session_id = ? "
-                           "AND node_id = ?", (session_id, node_id)).fetchone()
+        row = session_record.item_row(conn, session_id, node_id)
         if row is None or row[1] == "removed":
-            conn.execute("INSERT OR REPLACE INTO session_items (session_id, node_id, include_mode, "
-                         "state, added_at) VALUES (?, ?, 'manual', 'active', ?)",
-                         (session_id, node_id, now))
+            session_record.put_item(conn, session_id, node_id, "manual", "active", now)
     return _item(conn, session_id, node_id)
 
 
@@ -234,15 +225,10 @@ def session_remove(conn: sqlite3.Connection, session_id: str, node_id: str, *,
     now = now or _now()
     get_session(conn, session_id)
     with transaction(conn):
-        row = conn.execute("SELECT include_mode FROM session_items WHERE session_id = ? "
-                           "AND node_id = ?", (session_id, node_id)).fetchone()
-        if row is None:
-            conn.execute("INSERT INTO session_items (session_id, node_id, include_mode, state, "
-                         "added_at) VALUES (?, ?, 'manual', 'removed', ?)",
-                         (session_id, node_id, now))
+        if session_record.item_row(conn, session_id, node_id) is None:
+            session_record.put_item(conn, session_id, node_id, "manual", "removed", now)
         else:
-            conn.execute("UPDATE session_items SET state = 'removed' WHERE session_id = ? "
-                         "AND node_id = ?", (session_id, node_id))
+            session_record.remove_item(conn, session_id, node_id)
     return _item(conn, session_id, node_id)
 
 
