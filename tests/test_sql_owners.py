@@ -110,6 +110,10 @@ TABLE_OWNERS = {
     # the query language compiles `project:NAME` to a subquery inside the nodes query it builds.
     "projects": {"ctx/claude/hooks/warm.py", "ctx/core/projects.py", "ctx/query/sql.py"},
     "request_items": {"ctx/claude/requests.py"},
+    # requests.py owns the request records; sessions.py sits below it (requests.py imports it)
+    # and its session overview, session projects and retention's stale sessions are queries
+    # across sessions and requests; doctor/secrets.py sits below ctx.claude and redacts
+    # stored prompts in place.
     "requests": {
         "ctx/claude/requests.py", "ctx/claude/sessions.py", "ctx/doctor/secrets.py",
     },
@@ -117,6 +121,8 @@ TABLE_OWNERS = {
     "session_actions": {"ctx/claude/sessions.py"},
     "session_injected": {"ctx/claude/session_record.py", "ctx/core/migrations.py"},
     "session_items": {"ctx/claude/session_record.py", "ctx/core/migrations.py"},
+    # session_record.py writes a SessionStart's row (stdlib-light, the cached session start's);
+    # sessions.py reads them and joins them to requests (see requests above).
     "sessions": {"ctx/claude/session_record.py", "ctx/claude/sessions.py"},
     "share_base": {"ctx/core/share.py"},
     "share_config": {"ctx/core/share.py"},
