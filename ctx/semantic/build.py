@@ -225,11 +225,13 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("path", help="print the model folder; exit 1 if it is not built")
     p.add_argument("--dir", type=Path)
     args = parser.parse_args(argv)
+    if args.command == "build" and args.all and args.dir:
+        parser.error("--dir is one model's folder: build each with --model NAME --dir DIR")
     try:
         if args.command == "build":
             names = list(MODELS) if args.all else [current_name(args.model)]
             for name in names:
-                result = build(args.dir if not args.all else None, force=args.force, name=name,
+                result = build(args.dir, force=args.force, name=name,
                                check=not args.no_check)
                 if not args.quiet:
                     verb = "built" if result.built else "already built"

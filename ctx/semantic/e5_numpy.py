@@ -25,28 +25,34 @@ LAYER_TENSORS = (("q", True), ("k", True), ("v", True), ("ao", True), ("aln", Fa
 
 def write(f, out_dir: Path) -> None:
     """Build time: every layer's weights as float32 [in, out] (+ biases, LayerNorms)."""
-    index, pos = {}, 0
-    with open(out_dir / FILE, "wb") as out:
-        def put(name, arr):
-            nonlocal pos
-            arr = np.ascontiguousarray(arr, dtype="<f4")
-            out.write(arr.tobytes())
-            index[name] = [pos, list(arr.shape)]
-            pos += arr.nbytes
-
-        put("emb.ln.w", f.f32("emb.ln.w"))
-        put("emb.ln.b", f.f32("emb.ln.b"))
+    def tensors():
+        yield "emb.ln.w", f.f32("emb.ln.w")
+        yield "emb.ln.b", f.f32("emb.ln.b")
         for i in range(f.layers):
             for t, is_linear in LAYER_TENSORS:
                 name = f"l{i}.{t}"
                 if is_linear:
                     nout, nin = {"fi": (f.FF, f.H), "fo": (f.H, f.FF)}.get(t, (f.H, f.H))
-                    put(name + ".w", f.q4(name + ".w", nout, nin).T)
-                    put(name + ".b", f.f32(name + ".b"))
+                    yield name + ".w", f.q4(name + ".w", nout, nin).T
                 else:
-                    put(name + ".w", f.f32(name + ".w"))
-                    put(name + ".b", f.f32(name + ".b"))
-    (out_dir / INDEX).write_text(json.dumps({"layers": f.layers, "heads": f.heads, "eps": f.eps,
+                    yield name + ".w", f.f32(name + ".w")
+                yield name + ".b", f.f32(name + ".b")
+
+    write_tensors(out_dir, tensors(), layers=f.layers, heads=f.heads, eps=f.eps)
+
+
+def write_tensors(out_dir: Path, tensors, *, layers: int, heads: int, eps: float) -> None:
+    """The files QueryEncoder reads: each (name, array) as float32, one after another, in
+    FILE; their offsets and shapes, with the layer count, heads and LayerNorm eps, in INDEX.
+    The layout any encoder of this shape shares (e5-small here, MiniLM-L6 in minilm_numpy)."""
+    index, pos = {}, 0
+    with open(out_dir / FILE, "wb") as out:
+        for name, arr in tensors:
+            arr = np.ascontiguousarray(arr, dtype="<f4")
+            out.write(arr.tobytes())
+            index[name] = [pos, list(arr.shape)]
+            pos += arr.nbytes
+    (out_dir / INDEX).write_text(json.dumps({"layers": layers, "heads": heads, "eps": eps,
                                              "tensors": index}))
 
 

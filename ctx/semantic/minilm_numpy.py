@@ -32,33 +32,26 @@ def write(src: Path, out_dir: Path) -> None:
     """Build time: MiniLM's safetensors → the numpy query files (e5_numpy's layout)."""
     from safetensors.numpy import load_file
 
-    from ctx.semantic.e5_numpy import FILE, INDEX
+    from ctx.semantic.e5_numpy import write_tensors
 
     cfg = json.loads((src / "config.json").read_text())
     w = load_file(str(src / "model.safetensors"))
     names = {"q": "attention.self.query", "k": "attention.self.key", "v": "attention.self.value",
              "ao": "attention.output.dense", "aln": "attention.output.LayerNorm",
              "fi": "intermediate.dense", "fo": "output.dense", "oln": "output.LayerNorm"}
-    index, pos = {}, 0
-    with open(out_dir / FILE, "wb") as out:
-        def put(name, arr):
-            nonlocal pos
-            arr = np.ascontiguousarray(arr, dtype="<f4")
-            out.write(arr.tobytes())
-            index[name] = [pos, list(arr.shape)]
-            pos += arr.nbytes
 
-        put("emb.ln.w", w["embeddings.LayerNorm.weight"])
-        put("emb.ln.b", w["embeddings.LayerNorm.bias"])
+    def tensors():
+        yield "emb.ln.w", w["embeddings.LayerNorm.weight"]
+        yield "emb.ln.b", w["embeddings.LayerNorm.bias"]
         for i in range(cfg["num_hidden_layers"]):
             for short, long_ in names.items():
                 p = f"encoder.layer.{i}.{long_}"
                 linear = not long_.endswith("LayerNorm")
-                put(f"l{i}.{short}.w", w[p + ".weight"].T if linear else w[p + ".weight"])
-                put(f"l{i}.{short}.b", w[p + ".bias"])
-    (out_dir / INDEX).write_text(json.dumps({
-        "layers": cfg["num_hidden_layers"], "heads": cfg["num_attention_heads"],
-        "eps": cfg["layer_norm_eps"], "tensors": index}))
+                yield f"l{i}.{short}.w", w[p + ".weight"].T if linear else w[p + ".weight"]
+                yield f"l{i}.{short}.b", w[p + ".bias"]
+
+    write_tensors(out_dir, tensors(), layers=cfg["num_hidden_layers"],
+                  heads=cfg["num_attention_heads"], eps=cfg["layer_norm_eps"])
     np.save(out_dir / "word_f32.npy", w["embeddings.word_embeddings.weight"].astype("<f4"))
     np.save(out_dir / "embed_extra.npy", np.concatenate([
         w["embeddings.position_embeddings.weight"],
