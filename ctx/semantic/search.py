@@ -616,11 +616,11 @@ def _english_vectors(conn, prepared, options, elig):
     return mv, out
 
 
-def _blend_english(conn, hits, vectors, scores, second) -> None:
+def _blend_english(conn, hits, vectors, scores, second, contents: dict[str, str]) -> None:
     """An English note's similarity becomes the mean of e5's and MiniLM's, MiniLM's first
     put on e5's scale over this store (its mean and spread over every eligible English chunk
-    matched to e5's over the same chunks). A note with Hangul keeps e5's alone: MiniLM
-    reads English only."""
+    matched to e5's over the same chunks). A note with Hangul (`contents`: every hit's text)
+    keeps e5's alone: MiniLM reads English only."""
     import numpy as np
 
     mv, ms, _ = second
@@ -636,14 +636,10 @@ def _blend_english(conn, hits, vectors, scores, second) -> None:
     if not sd_m > 0:
         return
     hits = [h for h in hits if h.similarity is not None]
-    ids = [h.node_id for h in hits]
-    korean = {i for i, c in conn.execute(
-        f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(ids))})", ids)
-        if _HANGUL.search(c)} if ids else set()
     other = [Hit(h.node_id, 0) for h in hits]
     _fill_similarity(conn, mv, ms, other)
     for h, o in zip(hits, other):
-        if o.similarity is not None and h.node_id not in korean:
+        if o.similarity is not None and not _HANGUL.search(contents.get(h.node_id, "")):
             m = (o.similarity - mu_m) / sd_m * sd_e + mu_e
             h.similarity = round(float(np.float64(h.similarity + m) / 2), 6)
 
@@ -662,14 +658,17 @@ def _fuse(conn, sem: list[Hit], kw: list[Hit], vectors, scores, text: str = "",
         cur.bm25, cur.keyword_rank = h.bm25, h.keyword_rank
     if vectors is not None:
         _fill_similarity(conn, vectors, scores, [h for h in by_id.values() if h.similarity is None])
-    if second is not None:
-        _blend_english(conn, by_id.values(), vectors, scores, second)
-    matched = [h for h in by_id.values() if h.bm25 is not None]
+    # the candidates' text, read once: English fusion asks which notes are Korean, the
+    # keyword bonuses read the ones the words matched
+    ids = list(by_id) if second is not None else [i for i, h in by_id.items() if h.bm25 is not None]
     contents = dict(conn.execute(
-        f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(matched))})",
-        [h.node_id for h in matched]).fetchall()) if matched else {}
+        f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(ids))})",
+        ids).fetchall()) if ids else {}
+    if second is not None:
+        _blend_english(conn, by_id.values(), vectors, scores, second, contents)
     for h in by_id.values():
-        h.fused = round((h.similarity or 0.0) + keyword_bonus(text, contents.get(h.node_id), h), 6)
+        matched = contents.get(h.node_id) if h.bm25 is not None else None
+        h.fused = round((h.similarity or 0.0) + keyword_bonus(text, matched, h), 6)
     order = document_bonus(by_id.values(), contents)
     return sorted(by_id.values(), key=lambda h: (-(h.fused + order.get(h.node_id, 0.0)),
                                                  -(h.similarity or 0.0), h.node_id))
