@@ -1,5 +1,5 @@
 """ctx doctor (issues 23, 36): the hand-written curation sets' precision/recall per kind
-(bench/curation_eval.py: the tune half and the held-out confirm half, imported into a fresh
+(bench/curation_eval.py: the two tune halves and the two held-out confirm halves, imported into a fresh
 store with no index and checked by `ctx --all-projects doctor` as a user would; and with
 `--review` against a local stub that answers from the labels — the ceiling of settling by
 review under the default token cap), the
@@ -194,9 +194,9 @@ def _check_times(vec: str) -> tuple[float, float]:
 
 
 def _curation(bench: Bench) -> None:
-    from bench.curation_eval import CONFIRM, TUNE, run_set
+    from bench.curation_eval import HALVES, run_set
 
-    for name, path in (("tune", TUNE), ("confirm", CONFIRM)):
+    for name, path in HALVES:
         if not path.exists():
             print(f"  (no {path.relative_to(path.parents[2])}: the {name} half is skipped)")
             continue

@@ -23,7 +23,8 @@ Scores per kind, over pairs of memories:
 - traps: labelled look-alike pairs flagged as either kind (each one is also a false
   positive of its kind).
 
-The confirm half (bench/confirm/) is only ever run through this scorer, never read.
+The confirm halves (bench/confirm/) are only ever run through this scorer, never read; the
+tune halves (bench/data/curation_tune.json, curation_tune2.json) are what thresholds are set on.
 """
 from __future__ import annotations
 
@@ -42,7 +43,11 @@ from bench import ROOT
 from cuectx.value import Value
 
 TUNE = ROOT / "bench" / "data" / "curation_tune.json"
+TUNE2 = ROOT / "bench" / "data" / "curation_tune2.json"  # session 4: another team's voice
 CONFIRM = ROOT / "bench" / "confirm" / "curation_confirm.json"
+CONFIRM2 = ROOT / "bench" / "confirm" / "curation_confirm2.json"  # a second held-out half
+# name → set, in the order the bench reports them; the confirm halves are only ever scored
+HALVES = (("tune", TUNE), ("tune 2", TUNE2), ("confirm", CONFIRM), ("confirm 2", CONFIRM2))
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
@@ -280,7 +285,7 @@ def main(argv: list[str]) -> int:
         if r.review is not None:
             print(f"  review (oracle stub): {r.review['pairs']} pairs in {r.review['requests']} "
                   f"request(s), ~{r.review['tokens']:,} tokens, {r.review['left_out']} left out by the cap")
-        if show and path.resolve() != CONFIRM.resolve():  # the confirm half: numbers only
+        if show and path.resolve() not in (CONFIRM.resolve(), CONFIRM2.resolve()):  # numbers only
             for what, pairs in r.misses.items():
                 for p in pairs:
                     print(f"  {what}: {' / '.join(p)}")
