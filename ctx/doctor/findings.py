@@ -449,9 +449,18 @@ class _Rarity:
         return got[0], got[1]
 
 
+# The Korean qualifiers of fingerprint.QUALIFIERS as the English ones they translate (as
+# analyse() writes those): "개발 서버" and "dev server" name the same thing, not two.
+_KO_QUALIFIER = {"스테이징": _stem("staging"), "운영": "prod", "프로덕션": "prod", "개발": "dev",
+                 "테스트": "test", "로컬": "local", "프론트엔드": "frontend", "백엔드": "backend",
+                 "클라이언트": "client", "서버": "server"}
+
+
 def _qualified_apart(a: Text, b: Text) -> bool:
-    """Each says which thing with a word the other lacks: staging vs production."""
-    qa, qb = a.tokens & _QUALIFIERS, b.tokens & _QUALIFIERS
+    """Each says which thing with a word the other lacks: staging vs production (a Korean
+    qualifier counts as the English word it translates)."""
+    qa = {_KO_QUALIFIER.get(t, t) for t in a.tokens & _QUALIFIERS}
+    qb = {_KO_QUALIFIER.get(t, t) for t in b.tokens & _QUALIFIERS}
     return bool(qa - qb and qb - qa)
 
 

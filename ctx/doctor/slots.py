@@ -49,7 +49,8 @@ _WEEKDAY_WORD = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturda
                            r"|([월화수목금토일])요일")
 _CLOCK = re.compile(r"(?<![\d.:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])"
                     r"|(오전|오후|새벽|아침|저녁|밤)\s*(\d{1,2})\s*시(?:\s*(반|\d{1,2}\s*분))?")
-_PORT = re.compile(r"(?:\bport\s*|포트\s*|(?<![\w/.]):|\blocalhost:|\bon\s+)(\d{2,5})\b(?![.\d])")
+_PORT = re.compile(r"(?:\bport\s*|포트\s*|(?<![\w/.]):|\blocalhost:|\bon\s+)(\d{2,5})\b(?![.\d])"
+                   r"|(?<![\w.:])(\d{2,5})\s*(?:번\s*)?포트")  # Korean puts the word after: 3100 포트
 _VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)?)(?![\w.]*\d)")
 _NUMBER = re.compile(r"(?<![\w.:/#-])(\d+(?:\.\d+)?)\s*(%|[a-z]+|[\uac00-\ud7a3]+)?(?:/(\w+))?")
 _CODE = re.compile(r"`([^`]+)`")
@@ -162,9 +163,10 @@ def _values(low: str) -> set[tuple[str, float]]:
             values.add(("=" + key.group(1), float(m.group(1))))
             taken.append(m.span(1))
     for m in _PORT.finditer(low) if ("port" in low or ":" in low or "포트" in low or " on " in low) else ():
-        if free(*m.span(1)):
-            values.add(("port", float(m.group(1))))
-            taken.append(m.span(1))
+        group = 1 if m.group(1) is not None else 2
+        if free(*m.span(group)):
+            values.add(("port", float(m.group(group))))
+            taken.append(m.span(group))
     for m in _VERSION.finditer(low):
         if free(*m.span(1)):
             values.add(("version", _version(m.group(1))))

@@ -64,3 +64,20 @@ def test_a_pair_written_as_one_name_counts_part_by_part():
     new = read("All list endpoints are cursor-paginated; page/per_page params are ignored.")
     assert {"page", "per_page"} <= new.gone and "cursor-paginated" in new.names - new.gone
     assert {"page", "per_page"} <= old.names - old.gone
+
+
+def test_a_korean_port_is_read_with_its_word_after_the_number():
+    # "3100 포트" is how Korean writes "port 3100": the same slot, not a bare number
+    ko, en = read("웹 개발 서버는 `pnpm dev`로 띄우고 3100 포트에서 뜸."), read("dev server listens on 3100, not 3000")
+    assert ("port", 3100.0) in ko.values and ("port", 3100.0) in en.values
+    assert values_apart(ko, en) == []
+    assert values_apart(ko, read("웹 개발 서버는 3000번 포트")) == [("port", [3100.0], [3000.0])]
+
+
+def test_a_korean_qualifier_is_the_english_one_it_translates():
+    from ctx.core.fingerprint import analyse
+    from ctx.doctor.findings import _qualified_apart
+
+    assert not _qualified_apart(analyse("loom-web dev server listens on 3100"),
+                                analyse("웹 개발 서버는 3100 포트에서 뜸"))
+    assert _qualified_apart(analyse("staging server listens on 3100"), analyse("운영 서버는 3100 포트"))
