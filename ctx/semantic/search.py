@@ -4,24 +4,28 @@
     search(conn, "CTX_DB", SearchOptions(mode="keyword"))
     search(conn, "retry policy", SearchOptions(filter="type:decision"))
 
-Pipeline (seed "Search Implementation", SPEC §3):
-1. Eligible nodes: live (not superseded, unless asked), matching `filter` (the query
-   language) and `where` (e.g. "include mode is agent") — applied *before* ranking, so a
-   filter never empties a top-k.
-2. Semantic: embed the query, cosine against every eligible chunk (one contiguous array,
-   brute force), keep the best `top_k` chunks, group by node (best chunk wins).
-   Keyword: FTS5 MATCH over any of the query's words (identifiers such as CTX_DB or
-   E1023 kept whole as phrases), ordered by BM25, `top_k` nodes.
-   Semantic scores are language-centred cosines (ctx.semantic.centering): one scale for
-   Korean and English text.
-   Hybrid: the union of both lists, every candidate with its similarity, ranked by
-   `similarity + KEYWORD_WEIGHT * coverage**2` (`keyword_bonus`: the share of the prompt's
-   terms the note holds). On our retrieval sets score fusion beat plain reciprocal rank
-   fusion (RRF gives a chance word match at keyword rank 1 the same weight as an exact
-   identifier), and coverage beat a BM25-based bonus, which lifted word-sharing notes over
-   paraphrase answers. The seed's includeScore applies to that score (`Hit.score`).
-3. Seed grouping: always keep nodes scoring ≥ `include_score`; fill up to `top_n`
-   in rank order (high scorers may exceed `top_n`). Everything ranked stays in
+The pipeline (seed "Search Implementation", SPEC §3), one public function per stage —
+`search_many` runs them for `ctx search` (ctx.cli.reads), MCP recall (ctx.mcp.tools), the
+viewer (ctx.web.app), the Stop hook's recall (ctx.claude.actions) and prompt-submit
+(ctx.semantic.select.select_for_prompt, which adds the floor and a prompt's questions):
+1. `gather` — candidates. Eligible nodes: live (not superseded, unless asked), matching
+   `filter` (the query language) and `where` (e.g. "include mode is agent") — applied
+   *before* ranking, so a filter never empties a top-k. Semantic: embed the query, cosine
+   against every eligible chunk (one contiguous array, brute force), keep the best `top_k`
+   chunks, group by node (best chunk wins); English text also MiniLM's (English fusion).
+   Keyword: FTS5 MATCH over any of the query's words (identifiers such as CTX_DB or E1023
+   kept whole as phrases), ordered by BM25, `top_k` nodes. Semantic scores are
+   language-centred cosines (ctx.semantic.centering): one scale for Korean and English.
+2. `merge` + `score` — hybrid: the union of both lists, every candidate with its
+   similarity, scored `similarity + KEYWORD_WEIGHT * coverage**2` (`keyword_bonus`: the
+   share of the prompt's terms the note holds). On our retrieval sets score fusion beat
+   plain reciprocal rank fusion (RRF gives a chance word match at keyword rank 1 the same
+   weight as an exact identifier), and coverage beat a BM25-based bonus, which lifted
+   word-sharing notes over paraphrase answers. The seed's includeScore applies to that
+   score (`Hit.score`).
+3. `rank` — the fused order (a long document lifted by `document_bonus`).
+4. `select` — seed grouping: always keep nodes scoring ≥ `include_score`; fill up to
+   `top_n` in rank order (high scorers may exceed `top_n`). Everything ranked stays in
    `candidates` so callers can say why the rest were left out.
 
 Missing or stale chunks are embedded first (JIT, `index.ensure`); hooks pass a deadline.
@@ -117,12 +121,13 @@ class Hit(Value):
 
 
 class SearchResult(Value):
-    __slots__ = ("candidates", "elapsed_ms", "eligible_chunks", "hits", "model_id", "not_indexed",
-                 "options", "query", "timings")
+    __slots__ = ("candidates", "contents", "elapsed_ms", "eligible_chunks", "hits", "model_id",
+                 "not_indexed", "options", "query", "timings")
 
     def __init__(self, query: str, options: SearchOptions, hits: list[Hit], candidates: list[Hit],
                  model_id: str | None = None, eligible_chunks: int = 0, not_indexed: int = 0,
-                 elapsed_ms: float = 0.0, timings: dict | None = None) -> None:
+                 elapsed_ms: float = 0.0, timings: dict | None = None,
+                 contents: dict[str, str] | None = None) -> None:
         self.query = query
         self.options = options
         self.hits = hits  # selected by the seed's rules
@@ -132,6 +137,8 @@ class SearchResult(Value):
         self.not_indexed = not_indexed  # nodes without vectors (searched by keyword only)
         self.elapsed_ms = elapsed_ms
         self.timings = {} if timings is None else timings
+        # {node id: text} of the candidates `score` read (hybrid): the prompt's choice reuses it
+        self.contents = {} if contents is None else contents
 
 
 class Eligibility(Value):
@@ -266,100 +273,190 @@ def search_many(conn: sqlite3.Connection, texts: list[str], options: SearchOptio
                 progress=None, ensure_index: bool = True) -> list[SearchResult]:
     """Rank nodes for each of `texts` (a prompt and its questions: ctx.semantic.select) with
     the shared work done once — the eligibility SQL, the vectors read, any just-in-time
-    indexing — and the queries embedded in one batch."""
+    indexing — and the queries embedded in one batch. The pipeline, stage by stage (each a
+    function of its own): `gather` (candidates) → `merge` and `score` (every candidate's
+    similarity and fused score) → `rank` (fused order) → `select` (the seed's choice;
+    a prompt's is ctx.semantic.select.choose_for_prompt)."""
     options = (options or SearchOptions()).validate()
     t0 = time.perf_counter()
-    timings: dict = {}
+    pool = gather(conn, texts, options, eligibility=eligibility, embedder=embedder,
+                  index_deadline=index_deadline, index_max_chunks=index_max_chunks,
+                  progress=progress, ensure_index=ensure_index)
+    results = []
+    for i, text in enumerate(texts):
+        contents: dict[str, str] = {}
+        if options.mode == "semantic":
+            ranked = pool.semantic[i]
+        elif options.mode == "keyword":
+            ranked = pool.keyword[i]
+        else:
+            ranked = merge(pool.semantic[i], pool.keyword[i])
+            contents = score(conn, ranked, text, pool.vectors, pool.scores[i], pool.second[i])
+            ranked = rank(ranked, contents)
+        for r, h in enumerate(ranked, 1):
+            h.rank = r
+        results.append(SearchResult(text, options, select(ranked, options), ranked,
+                                    model_id=pool.model_id, eligible_chunks=pool.eligible_chunks[i],
+                                    not_indexed=pool.not_indexed, elapsed_ms=_ms(t0),
+                                    timings=dict(pool.timings), contents=contents))
+    return results
+
+
+class Pool(Value):
+    """Stage 1's output (`gather`), shared by a prompt's texts. Per text: its semantic
+    candidates (e5's best chunks grouped by node, then MiniLM's for an English text that e5
+    missed, with no similarity yet), its keyword candidates (BM25), its scores of every
+    chunk (ineligible ones −inf) and, for an English text under English fusion, MiniLM's
+    (vectors, scores) — what `score` needs for a candidate the other list brought."""
+
+    __slots__ = ("eligible_chunks", "keyword", "model_id", "not_indexed", "scores", "second",
+                 "semantic", "texts", "timings", "vectors")
+
+    def __init__(self, texts: list[str]) -> None:
+        n = len(texts)
+        self.texts = list(texts)
+        self.semantic: list[list[Hit]] = [[] for _ in range(n)]
+        self.keyword: list[list[Hit]] = [[] for _ in range(n)]
+        self.scores: list = [None] * n
+        self.second: list = [None] * n
+        self.eligible_chunks = [0] * n
+        self.vectors = None
+        self.model_id: str | None = None
+        self.not_indexed = 0
+        self.timings: dict = {}
+
+
+def gather(conn: sqlite3.Connection, texts: list[str], options: SearchOptions, *,
+           eligibility: Eligibility | None = None, embedder=None,
+           index_deadline: float | None = None, index_max_chunks: int | None = None,
+           progress=None, ensure_index: bool = True) -> Pool:
+    """Stage 1, candidates: for each text, the `top_k` best eligible nodes by meaning (e5,
+    plus MiniLM's for English text — ctx.semantic.embed.english_companion) and by words
+    (FTS5 BM25), as `options.mode` asks. Done once for all texts: the eligibility SQL, the
+    vectors read, the just-in-time indexing (`index_deadline` bounds it), the queries
+    embedded in one batch — the model loads on a thread while this one runs the SQL, which
+    releases the GIL: on two cores the halves overlap instead of adding up."""
     elig = eligibility or Eligibility()
     where, params = _eligible_sql(options)
     if elig.where:
         where, params = f"{where} AND {elig.where}", [*params, *elig.where_params]
     if not texts or any(not t.strip() for t in texts):
         raise CtxError("the search text is empty")
-    results = [SearchResult(t, options, [], []) for t in texts]
-
-    sems: list[list[Hit]] = [[] for _ in texts]
-    kws: list[list[Hit]] = [[] for _ in texts]
-    vectors = None
-    all_scores: list = [None] * len(texts)
-    seconds: list = [None] * len(texts)
-    if options.mode in ("semantic", "hybrid"):
-        from ctx.semantic import index
-        from ctx.semantic.model import require
-
-        # The model (imports, session, the queries' vectors) loads in a thread while this
-        # one does the SQL — keyword ranks, vector BLOBs, masks — which releases the GIL:
-        # on two cores the two halves overlap instead of adding up.
-        model_id = embedder.model_id if embedder is not None else require().model_id
-        loader = _ModelLoader(texts, embedder)
-        loader.start()
+    pool = Pool(texts)
+    timings = pool.timings
+    if options.mode == "keyword":
         t = time.perf_counter()
-        if options.mode == "hybrid":
-            kws = [_keyword_hits(conn, text, options.top_k, where, params, elig) for text in texts]
-            timings["keyword"] = _ms(t)
+        pool.keyword = [_keyword_hits(conn, text, options.top_k, where, params, elig)
+                        for text in texts]
+        timings["keyword"] = _ms(t)
+        return pool
+    from ctx.semantic import index
+    from ctx.semantic.model import require
+
+    model_id = pool.model_id = embedder.model_id if embedder is not None else require().model_id
+    loader = _ModelLoader(texts, embedder)
+    loader.start()
+    t = time.perf_counter()
+    if options.mode == "hybrid":
+        pool.keyword = [_keyword_hits(conn, text, options.top_k, where, params, elig)
+                        for text in texts]
+        timings["keyword"] = _ms(t)
+    missing = index.missing_count(conn, model_id)
+    raw = index.read_segments(conn, model_id) if not (missing and ensure_index) else None
+    bad, good = _ineligible(conn, model_id, options, elig)
+    timings["sql"] = _ms(t)
+    # English fusion's MiniLM (its queries in numpy, its vectors read) on this thread while
+    # the loader's thread embeds e5's queries: on two cores it costs the prompt little
+    english = _english_prepare(conn, texts, model_id, ensure_index=ensure_index,
+                               index_deadline=index_deadline, progress=progress) \
+        if options.mode == "hybrid" else None
+    timings["english"] = round(_ms(t) - timings["sql"], 2)
+    embedder, query_vecs = loader.result()
+    timings["model"] = loader.ms
+    t = time.perf_counter()
+    if missing and ensure_index:
+        indexer = embedder
+        if missing > BULK_FROM and index_deadline is None and not loader.given:
+            from ctx.semantic.embed import get_embedder
+
+            indexer = get_embedder(bulk=True)  # many to embed: the faster, multi-core session
+        index.ensure(conn, indexer, deadline=index_deadline, max_chunks=index_max_chunks,
+                     progress=progress, compact_small=index_deadline is None)
         missing = index.missing_count(conn, model_id)
-        raw = index.read_segments(conn, model_id) if not (missing and ensure_index) else None
+        raw = index.read_segments(conn, model_id)
         bad, good = _ineligible(conn, model_id, options, elig)
-        timings["sql"] = _ms(t)
-        # English fusion's MiniLM (its queries in numpy, its vectors read) on this thread while
-        # the loader's thread embeds e5's queries: on two cores it costs the prompt little
-        english = _english_prepare(conn, texts, model_id, ensure_index=ensure_index,
-                                   index_deadline=index_deadline, progress=progress) \
-            if options.mode == "hybrid" else None
-        timings["english"] = round(_ms(t) - timings["sql"], 2)
-        embedder, query_vecs = loader.result()
-        timings["model"] = loader.ms
-        t = time.perf_counter()
-        if missing and ensure_index:
-            indexer = embedder
-            if missing > BULK_FROM and index_deadline is None and not loader.given:
-                from ctx.semantic.embed import get_embedder
-
-                indexer = get_embedder(bulk=True)  # many to embed: the faster, multi-core session
-            index.ensure(conn, indexer, deadline=index_deadline, max_chunks=index_max_chunks,
-                         progress=progress, compact_small=index_deadline is None)
-            missing = index.missing_count(conn, model_id)
-            raw = index.read_segments(conn, model_id)
-            bad, good = _ineligible(conn, model_id, options, elig)
-            timings["index"] = _ms(t)
-        t = time.perf_counter()
-        vectors = index.vectors_from(raw, model_id)
-        second_all = _english_vectors(conn, english, options, elig) if english is not None else None
-        for i, text in enumerate(texts):
-            results[i].not_indexed = missing
-            results[i].model_id = model_id
-            scores = all_scores[i] = vectors.scores(query_vecs[i], text)
-            _apply_mask(vectors, scores, bad, good)
-            results[i].eligible_chunks = int((scores > -1.5).sum()) if len(scores) else 0
-            sems[i] = _semantic_hits(conn, vectors, scores, options.top_k)
-            if second_all is not None and i in english[2]:
-                mv, ms = second_all[0], second_all[1][i]
-                seconds[i] = (mv, ms, _semantic_hits(conn, mv, ms, options.top_k))
-                have = {h.node_id for h in sems[i]}
-                sems[i] += [Hit(h.node_id, 0, semantic_rank=h.semantic_rank) for h in seconds[i][2]
-                            if h.node_id not in have]
-        timings["rank"] = _ms(t)
-
+        timings["index"] = _ms(t)
+    t = time.perf_counter()
+    vectors = pool.vectors = index.vectors_from(raw, model_id)
+    pool.not_indexed = missing
+    second_all = _english_vectors(conn, english, options, elig) if english is not None else None
     for i, text in enumerate(texts):
-        if options.mode == "semantic":
-            ranked = sems[i]
-        elif options.mode == "keyword":
-            t = time.perf_counter()
-            ranked = kws[i] = _keyword_hits(conn, text, options.top_k, where, params, elig)
-            timings["keyword"] = _ms(t)
-        else:
-            ranked = _fuse(conn, sems[i], kws[i], vectors, all_scores[i], text, second=seconds[i])
-        for r, h in enumerate(ranked, 1):
-            h.rank = r
-        results[i].candidates = ranked
-        results[i].hits = select(ranked, options)
-        results[i].timings = dict(timings)
-        results[i].elapsed_ms = _ms(t0)
-    return results
+        scores = pool.scores[i] = vectors.scores(query_vecs[i], text)
+        _apply_mask(vectors, scores, bad, good)
+        pool.eligible_chunks[i] = int((scores > -1.5).sum()) if len(scores) else 0
+        sem = pool.semantic[i] = _semantic_hits(conn, vectors, scores, options.top_k)
+        if second_all is not None and i in english[2]:
+            mv, ms = second_all[0], second_all[1][i]
+            mine = _semantic_hits(conn, mv, ms, options.top_k)
+            pool.second[i] = (mv, ms, mine)
+            have = {h.node_id for h in sem}
+            sem += [Hit(h.node_id, 0, semantic_rank=h.semantic_rank) for h in mine
+                    if h.node_id not in have]
+    timings["rank"] = _ms(t)
+    return pool
+
+
+def merge(semantic: list[Hit], keyword: list[Hit]) -> list[Hit]:
+    """Stage 2a, the union of a text's candidate lists: one new Hit per node (the inputs are
+    left as they are), semantic candidates first in their order, then the keyword-only
+    ones; a node in both carries its similarity and semantic rank and its BM25 and keyword
+    rank. A keyword-only candidate has no similarity until `score` looks it up."""
+    by_id: dict[str, Hit] = {}
+    for h in semantic:
+        by_id[h.node_id] = Hit(h.node_id, 0, similarity=h.similarity, semantic_rank=h.semantic_rank,
+                               chunk_start=h.chunk_start, chunk_end=h.chunk_end)
+    for h in keyword:
+        cur = by_id.setdefault(h.node_id, Hit(h.node_id, 0))
+        cur.bm25, cur.keyword_rank = h.bm25, h.keyword_rank
+    return list(by_id.values())
+
+
+def score(conn: sqlite3.Connection, hits: list[Hit], text: str, vectors, scores,
+          second=None) -> dict[str, str]:
+    """Stage 2, scores, in place: every candidate's similarity (a keyword-only one gets its
+    best eligible chunk's, from `scores` — the text's scores of every chunk of `vectors`), an
+    English note's blended with MiniLM's when `second` is given (`_blend_english`), and its
+    fused score: similarity + `keyword_bonus`. Returns the candidates' text it read (once:
+    English fusion asks which notes are Korean, the bonuses read the notes the words
+    matched) — `rank` and the prompt's choice use it rather than reading it again."""
+    if vectors is not None:
+        _fill_similarity(conn, vectors, scores, [h for h in hits if h.similarity is None])
+    ids = [h.node_id for h in hits] if second is not None else [h.node_id for h in hits
+                                                                 if h.bm25 is not None]
+    contents = dict(conn.execute(
+        f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(ids))})",
+        ids).fetchall()) if ids else {}
+    if second is not None:
+        _blend_english(conn, hits, vectors, scores, second, contents)
+    for h in hits:
+        matched = contents.get(h.node_id) if h.bm25 is not None else None
+        h.fused = round((h.similarity or 0.0) + keyword_bonus(text, matched, h), 6)
+    return contents
+
+
+def rank(hits: list[Hit], contents: dict[str, str]) -> list[Hit]:
+    """Stage 3, the fused rank: best fused score first, a long document lifted in this order
+    (not in its score) by `document_bonus`; ties go to the higher similarity, then the id.
+    Returns a new list; `search_many` numbers it."""
+    order = document_bonus(hits, contents)
+    return sorted(hits, key=lambda h: (-(h.fused + order.get(h.node_id, 0.0)),
+                                       -(h.similarity or 0.0), h.node_id))
 
 
 def select(ranked: list[Hit], options: SearchOptions) -> list[Hit]:
-    """Seed grouping rules: similarity ≥ include_score always; fill to top_n by rank."""
+    """Stage 4, the seed's choice (what `ctx search`, MCP recall and the viewer show):
+    similarity ≥ include_score always; fill to top_n by rank. (A prompt's choice adds the
+    floor: ctx.semantic.select.choose_for_prompt.)"""
     chosen = []
     for h in ranked:
         h.selected_by = None
@@ -645,33 +742,6 @@ def _blend_english(conn, hits, vectors, scores, second, contents: dict[str, str]
 
 
 _HANGUL = re.compile("[\uac00-\ud7a3]")
-
-
-def _fuse(conn, sem: list[Hit], kw: list[Hit], vectors, scores, text: str = "",
-          second=None) -> list[Hit]:
-    by_id: dict[str, Hit] = {}
-    for h in sem:
-        by_id[h.node_id] = Hit(h.node_id, 0, similarity=h.similarity, semantic_rank=h.semantic_rank,
-                               chunk_start=h.chunk_start, chunk_end=h.chunk_end)
-    for h in kw:
-        cur = by_id.setdefault(h.node_id, Hit(h.node_id, 0))
-        cur.bm25, cur.keyword_rank = h.bm25, h.keyword_rank
-    if vectors is not None:
-        _fill_similarity(conn, vectors, scores, [h for h in by_id.values() if h.similarity is None])
-    # the candidates' text, read once: English fusion asks which notes are Korean, the
-    # keyword bonuses read the ones the words matched
-    ids = list(by_id) if second is not None else [i for i, h in by_id.items() if h.bm25 is not None]
-    contents = dict(conn.execute(
-        f"SELECT id, content FROM nodes WHERE id IN ({','.join('?' * len(ids))})",
-        ids).fetchall()) if ids else {}
-    if second is not None:
-        _blend_english(conn, by_id.values(), vectors, scores, second, contents)
-    for h in by_id.values():
-        matched = contents.get(h.node_id) if h.bm25 is not None else None
-        h.fused = round((h.similarity or 0.0) + keyword_bonus(text, matched, h), 6)
-    order = document_bonus(by_id.values(), contents)
-    return sorted(by_id.values(), key=lambda h: (-(h.fused + order.get(h.node_id, 0.0)),
-                                                 -(h.similarity or 0.0), h.node_id))
 
 
 def document_bonus(hits, contents: dict[str, str]) -> dict[str, float]:

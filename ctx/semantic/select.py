@@ -31,6 +31,7 @@ from ctx.semantic.search import (
     Eligibility,
     Hit,
     SearchOptions,
+    SearchResult,
     keyword_query,
     search,
     search_many,
@@ -182,6 +183,10 @@ def _keyword_vouches(h: Hit, identifiers: bool) -> bool:
 
 def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eligibility,
                       options: SelectOptions | None = None, db_path: str | None = None) -> Selection:
+    """Prompt-submit's selection: the prompt and its questions (`prompt_texts`) go through
+    the search pipeline once (ctx.semantic.search.search_many, on a worker thread inside the
+    deadline), then `choose_for_prompt`; without the model, or past the deadline, a keyword
+    search and `choose` on the keyword path."""
     options = options or SelectOptions()
     t0 = time.monotonic()
     if keyword_query(prompt) is None:
@@ -193,33 +198,49 @@ def select_for_prompt(conn: sqlite3.Connection, prompt: str, *, eligibility: Eli
                                 include_score=options.include_score)
     reason = _semantic_unavailable()
     if reason is None:
-        db_file = db_path or _db_file(conn)
-        texts = [prompt, *clauses(prompt)[:MAX_CLAUSES]]  # the whole prompt and each question
-        outcome = _run_with_deadline(db_file, texts, search_opts, eligibility,
+        texts = prompt_texts(prompt)
+        outcome = _run_with_deadline(db_path or _db_file(conn), texts, search_opts, eligibility,
                                      t0 + options.deadline_s)
         if isinstance(outcome, Exception):
             reason = f"semantic search failed ({type(outcome).__name__}: {outcome})"
         elif outcome is None:
             reason = f"semantic search took longer than {options.deadline_s:g} s"
         else:
-            def chosen(found, text):
-                return choose(found.candidates, options, path="semantic", prompt=text,
-                              contents=_contents(conn, [h for h in found.candidates
-                                                        if h.similarity is None
-                                                        or h.bm25 is not None]),
-                              model_id=found.model_id)
-
-            whole, *parts = outcome
-            selected, excluded = chosen(whole, prompt)
-            for part, found in zip(texts[1:], parts):
-                selected, excluded = _union(selected, excluded, chosen(found, part)[0],
-                                            options.top_n)
-            return Selection("semantic", None, selected, excluded, whole.timings)
+            selected, excluded = choose_for_prompt(conn, outcome, options)
+            return Selection("semantic", None, selected, excluded, outcome[0].timings)
     kw = search(conn, prompt, SearchOptions(mode="keyword", top_k=options.top_k,
                                             top_n=options.top_n), eligibility=eligibility)
     selected, excluded = choose(kw.candidates, options, path="keyword", prompt=prompt,
                                 contents=_contents(conn, kw.candidates))
     return Selection("keyword", reason, selected, excluded, kw.timings)
+
+
+def prompt_texts(prompt: str) -> list[str]:
+    """What a prompt is searched as: the whole prompt, then each of its questions (at most
+    MAX_CLAUSES; `clauses`). One batched search ranks them all (search_many)."""
+    return [prompt, *clauses(prompt)[:MAX_CLAUSES]]
+
+
+def choose_for_prompt(conn: sqlite3.Connection, results: list[SearchResult],
+                      options: SelectOptions) -> tuple[list[Candidate], list[Candidate]]:
+    """The prompt's choice (the pipeline's last stage on the hook path): `choose` over the
+    whole prompt's ranking (results[0]), then each question's chosen candidates added
+    (`_union`: at most top_n, best score first). The candidates' text comes from the search
+    (SearchResult.contents); only what it did not read is read here."""
+    def chosen(found: SearchResult):
+        need = [h for h in found.candidates if h.similarity is None or h.bm25 is not None]
+        contents = found.contents
+        missing = [h for h in need if h.node_id not in contents]
+        if missing:
+            contents = {**contents, **_contents(conn, missing)}
+        return choose(found.candidates, options, path="semantic", prompt=found.query,
+                      contents=contents, model_id=found.model_id)
+
+    whole, *parts = results
+    selected, excluded = chosen(whole)
+    for found in parts:
+        selected, excluded = _union(selected, excluded, chosen(found)[0], options.top_n)
+    return selected, excluded
 
 
 MAX_CLAUSES = 3
