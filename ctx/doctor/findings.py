@@ -385,8 +385,10 @@ TWO_SIGNS = 0.10        # …less by this when it has both: a value set apart an
 REPLACED = 0.45         # closeness of an update whose newer text says the older's name is gone
 REVIEW = 0.35           # closeness from which --review asks about a pair the words cannot settle
 _UPDATE = (r"\b(?:now|moved|switched|no longer|replaced|upgraded|downgraded|raised|lowered|"
-           r"changed|instead|bumped|migrated|reverted|anymore|from now on)\b"
-           r"|바꿈|바꿨|바뀜|바뀌었|옮김|옮겼|변경|늘림|늘렸|줄임|줄였|이제|업그레이드|전환|더 이상|폐기")
+           r"increased|decreased|reduced|resized|changed|instead|bumped|migrated|reverted|anymore|"
+           r"from now on)\b"
+           r"|바꿈|바꿨|바뀜|바뀌었|옮김|옮겼|변경|늘림|늘렸|줄임|줄였|이제|업그레이드|"
+           r"전환|더 이상|폐기")
 
 
 class _Rarity:
@@ -456,12 +458,27 @@ _KO_QUALIFIER = {"스테이징": _stem("staging"), "운영": "prod", "프로덕�
                  "클라이언트": "client", "서버": "server"}
 
 
+_PROD = frozenset({"prod", "운영"})
+_OTHER_ENV_WORDS = frozenset({_stem("staging"), "stage", "dev", "qa", "uat", "local", "preview",
+                              "sandbox", "스테이징", "개발", "로컬"})
+
+
 def _qualified_apart(a: Text, b: Text) -> bool:
     """Each says which thing with a word the other lacks: staging vs production (a Korean
     qualifier counts as the English word it translates)."""
     qa = {_KO_QUALIFIER.get(t, t) for t in a.tokens & _QUALIFIERS}
     qb = {_KO_QUALIFIER.get(t, t) for t in b.tokens & _QUALIFIERS}
     return bool(qa - qb and qb - qa)
+
+
+def _other_environment(a: Text, b: Text) -> bool:
+    """One names a non-production environment (staging, dev, local…) and the other none: a
+    statement that names no environment is about production, so a value set apart is two
+    environments' values, not an update ("RDS snapshots are kept 7 days" / "Staging RDS
+    snapshots are kept 1 day")."""
+    ea = {_KO_QUALIFIER.get(t, t) for t in a.tokens & _OTHER_ENV_WORDS}
+    eb = {_KO_QUALIFIER.get(t, t) for t in b.tokens & _OTHER_ENV_WORDS}
+    return bool(ea) != bool(eb) and not (a.tokens | b.tokens) & _PROD
 
 
 def _values_apart(a: Text, b: Text) -> bool:
@@ -520,6 +537,8 @@ def by_meaning(a: _Node, b: _Node, cos: float, weigh: _Rarity, *, undecided: boo
     slots_apart = values_apart(weigh.slots(a), weigh.slots(b)) if (
         closeness >= CONTRADICTION - TWO_SIGNS) else []
     signs = bool(slots_apart) + bool(update)
+    if signs and _other_environment(a.text, b.text):
+        return undecided
     if signs and closeness >= CONTRADICTION - TWO_SIGNS * (signs - 1):
         said = f"; the newer says \"{update}\"" if update else ""
         if slots_apart:

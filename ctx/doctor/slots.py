@@ -66,7 +66,7 @@ _GONE_BEFORE = re.compile(r"\b(?:no|not|never|without|instead of|rather than|rep
 _GONE_AFTER = re.compile(r"^[\w\s.`'-]{0,25}?\b(?:is|are|was|were|has been|have been|got)?\s*"
                          r"(?:gone|removed|deleted|dropped|closed|retired|deprecated|ignored|"
                          r"decommissioned|shut down|turned off|no longer)\b", re.IGNORECASE)
-_GONE_KO = re.compile(r"^(?![으]?로|에서?)[^.;。\n]{0,12}?(?:없음|없다|없어|없습니다|삭제|제거|폐기|중단|"
+_GONE_KO = re.compile(r"^(?![으]?로|에서?)[^.;。\n]{0,12}?(?:없음|없다|없어|없습니다|삭제|제거|폐기|중단|해지|"
                       r"안 씀|안 쓴|안 함|않|빠짐|뺐|옮겼|떠났|그만)")
 _DIGIT = re.compile(r"\d")
 _SENTENCE = re.compile(r"(?:^|[.!?;]\s+|\n)[\s`'\"(]*")
@@ -74,7 +74,7 @@ _PARTS = re.compile(r"[/,]")
 # a word that can say a name is gone; without one, no name is looked at for it
 _TRIGGER = re.compile(r"\b(?:no|not|never|without|instead|rather|replace|remove|drop|delete|ditch|retire|"
                       r"away|gone|closed|deprecated|ignored|decommissioned|shut|turned off|longer)"
-                      r"|n't|없|삭제|제거|폐기|중단|안 |않|빠짐|뺐|옮겼|떠났|그만")
+                      r"|n't|없|삭제|제거|폐기|중단|해지|안 |않|빠짐|뺐|옮겼|떠났|그만")
 _COMMON = frozenset(_split(""" a an the is are was were be been to of in on at for and or with by as from into
 it its this that we our you i they he she his her all any each every no not only also just so then
 than now new old one two use uses used run runs via per if when after before until up down out

@@ -81,3 +81,28 @@ def test_a_korean_qualifier_is_the_english_one_it_translates():
     assert not _qualified_apart(analyse("loom-web dev server listens on 3100"),
                                 analyse("웹 개발 서버는 3100 포트에서 뜸"))
     assert _qualified_apart(analyse("staging server listens on 3100"), analyse("운영 서버는 3100 포트"))
+
+
+def test_a_value_of_another_environment_is_not_an_update_of_production():
+    from ctx.core.fingerprint import analyse
+    from ctx.doctor.findings import _Node, _Rarity, by_meaning
+
+    def node(i, text, when):
+        return _Node(i, "fact", text, when, when, None, (), analyse(text))
+
+    nodes = {n.id: n for n in (
+        node("P", "RDS snapshots are kept for 7 days.", "2026-02-01"),
+        node("S", "Staging RDS snapshots are kept for 1 day only.", "2026-04-01"),
+        node("N", "RDS snapshots are now kept for 35 days.", "2026-09-01"))}
+    weigh = _Rarity(nodes)
+    # no environment named = production: a staging value set apart is two facts, which only
+    # a reader can settle (--review asks), not the newer one winning
+    rel = by_meaning(nodes["P"], nodes["S"], 0.6, weigh, undecided=True)
+    assert rel is not None and rel.kind == "undecided"
+    rel = by_meaning(nodes["P"], nodes["N"], 0.6, weigh, undecided=True)
+    assert rel is not None and rel.kind == "contradiction" and "7 d → 35 d" in rel.evidence
+
+
+def test_a_cancelled_service_is_said_gone_in_korean():
+    ko = read("강의 썸네일 이미지는 CloudFront + S3에서 서빙함 (Cloudinary 해지).")
+    assert "cloudinary" in ko.gone and "cloudfront" not in ko.gone
