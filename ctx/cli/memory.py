@@ -68,6 +68,9 @@ def status(fmt: RecordFormatOpt = Format.auto, project: ProjectOpt = None,
         info["scope"] = scope.label
         info["project"] = scope.project_name
         info["projects"] = projects.count(store.conn)
+        from ctx.semantic.status import english_fusion
+
+        info["english_fusion"] = english_fusion(store.conn).to_dict()
     # live memories without a tier: never in a session's start, only picked per prompt
     info["untiered"] = info["live_nodes"] - sum(info["by_tier"].values())
     out = resolve(fmt, single=True)
@@ -85,7 +88,8 @@ def status(fmt: RecordFormatOpt = Format.auto, project: ProjectOpt = None,
              "by type: " + (", ".join(f"{k} {v}" for k, v in info["by_type"].items()) or "-"),
              "by tier: " + (", ".join(tiers) or "-"),
              f"edges: {info['edges']}   tags: {info['tags']}   views: {info['views']}",
-             "pending: " + (", ".join(info["pending"]) or "-")]
+             "pending: " + (", ".join(info["pending"]) or "-"),
+             _fusion_line(info["english_fusion"])]
     if info["untiered"]:
         lines.append(f"({info['untiered']} without a tier: not in a session's start, given to a "
                      f"prompt only when it is about them; `ctx tag ID tier:reference` keeps one "
@@ -94,6 +98,14 @@ def status(fmt: RecordFormatOpt = Format.auto, project: ProjectOpt = None,
 
     lines = wrap_lines(lines)
     print("\n".join(lines))
+
+
+def _fusion_line(fusion: dict) -> str:
+    """English questions ranked by both models, or why not and the command that fixes it."""
+    if fusion["on"]:
+        line = "English fusion: on (English questions ranked by multilingual-e5 and MiniLM)"
+        return line + (f"; {fusion['reason']}: run `{fusion['fix']}`" if fusion["reason"] else "")
+    return f"English fusion: OFF — {fusion['reason']}; turn it on: `{fusion['fix']}`"
 
 
 # ---------------------------------------------------------------------------- export / import

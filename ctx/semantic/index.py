@@ -141,6 +141,12 @@ def missing_count(conn: sqlite3.Connection, model_id: str) -> int:
     return max(nodes - done, 0)
 
 
+def mostly_missing(conn: sqlite3.Connection, missing: int) -> bool:
+    """Are `missing` nodes (missing_count) at least half the store? English fusion then ranks
+    by e5 alone on a prompt's path (ctx.semantic.search) and `ctx status` says so."""
+    return bool(missing) and missing * 2 >= conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+
+
 def encode(vectors) -> bytes:
     """float32 [n, DIM] → int8 codes (row-major) followed by n float32 scales."""
     import numpy as np

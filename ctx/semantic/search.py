@@ -688,7 +688,7 @@ def _english_prepare(conn, texts, model_id, *, ensure_index: bool = True,
         else:
             index.ensure(conn, comp, progress=progress)
         missing = index.missing_count(conn, comp.model_id)
-    if missing and missing * 2 >= conn.execute("SELECT count(*) FROM nodes").fetchone()[0]:
+    if index.mostly_missing(conn, missing):
         return None  # most notes not indexed by MiniLM yet: e5 alone
     raw = index.read_segments(conn, comp.model_id)
     if not raw:

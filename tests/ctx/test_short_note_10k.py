@@ -15,18 +15,12 @@ TUESDAY = "Deploys go out on Tuesdays only"
 KOREAN = "결제 API 타임아웃은 30초로 정했다"
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
+CACHE = Path(__file__).resolve().parents[2] / ".bench" / "short_note_10k"
+
+
+def _notes() -> list[str]:
     from faker import Faker
 
-    from ctx.core import db
-    from ctx.core.store import Store
-    from ctx.semantic import index
-    from ctx.semantic.embed import english_companion, get_embedder
-    from ctx.semantic.model import locate
-
-    if locate() is None:
-        pytest.skip("the embedding model is not built")
     real = [n["content"] for n in json.loads((DATA / "devset.json").read_text())["nodes"]]
     real += [n["content"] for n in json.loads((DATA / "retrieval.json").read_text())["nodes"]]
     fake = Faker()
@@ -38,18 +32,58 @@ def store(tmp_path_factory):
         if t not in seen:
             seen.add(t)
             fill.append(t)
-    path = str(tmp_path_factory.mktemp("s10k") / "s.db")
-    conn = db.connect(path)
-    Store(conn).add_many({"content": c, "type": "fact"} for c in [*real, *fill, TUESDAY])
-    conn.commit()
+    return [*real, *fill, TUESDAY]
+
+
+def _indexed_copy(dest: Path) -> None:
+    """The 10,000 notes, indexed by e5 and MiniLM as `ctx index` does, at `dest`: built once
+    into .bench/short_note_10k/ (keyed by the notes and the models; the indexing takes 4-14
+    minutes; opening a copy migrates it) and copied from there on later runs."""
+    import hashlib
+    import shutil
+
+    from ctx.core import db
+    from ctx.core.store import Store
+    from ctx.semantic import index
+    from ctx.semantic.embed import english_companion, get_embedder
+
+    notes = _notes()
     e5 = get_embedder(bulk=True)
-    index.update(conn, e5)
     companion = english_companion(e5.model_id, bulk=True)
-    if companion is not None:
-        index.update(conn, companion, keep=(e5.model_id,))
+    key = hashlib.sha256(json.dumps([notes, e5.model_id, companion and companion.model_id]
+                                    ).encode()).hexdigest()[:16]
+    cached = CACHE / f"{key}.db"
+    if not cached.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        part = cached.with_suffix(".part")
+        part.unlink(missing_ok=True)
+        conn = db.connect(str(part))
+        Store(conn).add_many({"content": c, "type": "fact"} for c in notes)
+        conn.commit()
+        index.update(conn, e5)
+        if companion is not None:
+            index.update(conn, companion, keep=(e5.model_id,))
+        conn.commit()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.close()
+        part.rename(cached)
+    shutil.copyfile(cached, dest)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    from ctx.core import db
+    from ctx.core.store import Store
+    from ctx.semantic.model import locate
+
+    if locate() is None:
+        pytest.skip("the embedding model is not built")
+    path = tmp_path_factory.mktemp("s10k") / "s.db"
+    _indexed_copy(path)
+    conn = db.connect(str(path))
     Store(conn).add_many([{"content": KOREAN, "type": "decision"}])  # indexed by the prompt (JIT)
     conn.commit()
-    yield conn, path
+    yield conn, str(path)
     conn.close()
 
 
