@@ -144,7 +144,12 @@ def missing_count(conn: sqlite3.Connection, model_id: str) -> int:
 def mostly_missing(conn: sqlite3.Connection, missing: int) -> bool:
     """Are `missing` nodes (missing_count) at least half the store? English fusion then ranks
     by e5 alone on a prompt's path (ctx.semantic.search) and `ctx status` says so."""
-    return bool(missing) and missing * 2 >= conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    return bool(missing) and missing * 2 >= node_count(conn)
+
+
+def node_count(conn: sqlite3.Connection) -> int:
+    """Every node, superseded ones too (what missing_count counts against)."""
+    return conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
 
 
 def encode(vectors) -> bytes:

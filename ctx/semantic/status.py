@@ -70,7 +70,7 @@ def english_fusion(conn: sqlite3.Connection | None = None) -> FusionStatus:
     missing = index.missing_count(conn, minilm.model_id)
     if not missing:
         return FusionStatus(True)
-    nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    nodes = index.node_count(conn)
     what = f"no {MINILM} vectors yet for {missing:,} of {nodes:,} memories"
     if index.mostly_missing(conn, missing) and missing > COMPANION_JIT_CHUNKS:
         # (a prompt embeds at most COMPANION_JIT_CHUNKS of them, then ranks by e5 alone)
