@@ -225,9 +225,14 @@ def candidate_pairs(store: Store, nodes: dict[str, _Node], options: Options) -> 
                     else:
                         dropped.add((a, b))
     if options.vectors:
-        from ctx.doctor.vectors import close_pairs
+        from ctx.doctor.vectors import FLOOR, REVIEW_FLOOR, close_pairs
 
-        for (a, b), cos in close_pairs(store.conn, {i: n.content for i, n in nodes.items()}).items():
+        # --review looks a little further down: a model can settle what the words cannot,
+        # and updates written in other words (an owner, a region, a format) sit just below
+        # the floor (4 of the second tune half's 15 updates are at 0.20–0.25 alike)
+        floor = REVIEW_FLOOR if options.undecided else FLOOR
+        for (a, b), cos in close_pairs(store.conn, {i: n.content for i, n in nodes.items()},
+                                       floor=floor).items():
             pairs[(a, b)] = cos
     return pairs
 

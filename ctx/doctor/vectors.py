@@ -16,6 +16,7 @@ from __future__ import annotations
 import sqlite3
 
 FLOOR = 0.25        # centred cosine a pair needs to be looked at (unrelated pairs: p99 ≈ 0.3)
+REVIEW_FLOOR = 0.20  # …when --review asks: updates in other words sit at 0.20–0.25 too
 BLOCK = 1024
 NEIGHBOURS = 10     # crowding: the mean centred cosine of a node's ten nearest neighbours…
 CROWDED = 0.30      # …above this, its pairs count as that much less alike

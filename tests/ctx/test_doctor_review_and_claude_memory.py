@@ -210,3 +210,21 @@ def test_an_answer_goes_to_the_finding_its_pair_was_made_from():
     kinds = sorted(f.kind for f in out)
     assert kinds == ["contradiction", "duplicate"]          # the group kept whole, agreed
     assert next(f for f in out if f.kind == "duplicate").ids == ("A", "B", "C")
+
+
+def test_review_looks_a_little_further_down_by_meaning_than_the_words_alone(tmp_path, monkeypatch):
+    # an update written in other words ("Stripe billing: Minji" / "결제 담당은 이제 Daniel") can
+    # sit just below the floor the words decide from; only --review, which a model settles,
+    # asks about those pairs
+    from ctx.core import db
+    from ctx.core.store import Store
+    from ctx.doctor import findings, vectors
+
+    asked = []
+    monkeypatch.setattr(vectors, "close_pairs", lambda conn, contents, floor: asked.append(floor) or {})
+    store = Store(db.connect(str(tmp_path / "s.db")))
+    store.add("Billing integration (Stripe) is owned by Minji.")
+    store.add("Stripe 결제 연동 담당은 이제 Daniel.")
+    findings.diagnose(store, findings.Options(kinds=("contradiction",)))
+    findings.diagnose(store, findings.Options(kinds=("contradiction",), undecided=True))
+    assert asked == [vectors.FLOOR, vectors.REVIEW_FLOOR] and vectors.REVIEW_FLOOR < vectors.FLOOR
