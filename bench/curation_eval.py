@@ -4,7 +4,7 @@ imported into a fresh store with no index, and `ctx --all-projects doctor --form
 runs on it as a separate process — exactly the command a user types.
 
     python -m bench.curation_eval bench/data/curation_tune.json [--no-vectors] [--indexed] [--show]
-                                 [--review-oracle] [--write-time]
+                                 [--review-oracle [--max-tokens=N]] [--write-time]
 
 `--review-oracle` measures `ctx doctor --review`'s plumbing, not a model: the review goes to
 a local OpenAI-compatible stub (on 127.0.0.1, in this process) that answers every pair it is
@@ -172,7 +172,7 @@ class _Oracle:
 
 
 def run_set(path: Path, *, vectors: bool = True, indexed: bool = False,
-            oracle: bool = False) -> Result:
+            oracle: bool = False, max_tokens: int | None = None) -> Result:
     data = json.loads(path.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="ctx-curation-") as tmp:
         db = Path(tmp) / "store.db"
@@ -188,6 +188,8 @@ def run_set(path: Path, *, vectors: bool = True, indexed: bool = False,
         stub = _Oracle(data) if oracle else None
         if stub is not None:
             args += ["--review", "--review-backend", "openai", "--review-url", stub.url, "--yes"]
+            if max_tokens is not None:
+                args += ["--max-tokens", str(max_tokens)]
         try:
             done = _ctx(db, *args)
         finally:
@@ -267,6 +269,7 @@ def main(argv: list[str]) -> int:
     show = "--show" in argv
     indexed = "--indexed" in argv
     oracle = "--review-oracle" in argv
+    cap = next((int(a.split("=", 1)[1]) for a in argv if a.startswith("--max-tokens=")), None)
     paths = [Path(a) for a in argv if not a.startswith("--")] or [TUNE]
     if "--write-time" in argv:
         for path in paths:
@@ -276,7 +279,7 @@ def main(argv: list[str]) -> int:
                   f"duplicate caught ({caught / max(have, 1):.2f})")
         return 0
     for path in paths:
-        r = run_set(path, vectors=vectors, indexed=indexed, oracle=oracle)
+        r = run_set(path, vectors=vectors, indexed=indexed, oracle=oracle, max_tokens=cap)
         print(f"{path.name}: duplicate P {r.duplicate.precision:.2f} R {r.duplicate.recall:.2f} "
               f"({r.duplicate.right}/{r.duplicate.found} found, {r.duplicate.gold} labelled); "
               f"contradiction P {r.contradiction.precision:.2f} R {r.contradiction.recall:.2f} "
