@@ -390,7 +390,7 @@ TWO_SIGNS = 0.10        # …less by this when it has both: a value set apart an
 REPLACED = 0.45         # closeness of an update whose newer text says the older's name is gone
 REVIEW = 0.35           # closeness from which --review asks about a pair the words cannot settle
 _UPDATE = (r"\b(?:now|moved|switched|no longer|replaced|upgraded|downgraded|raised|lowered|"
-           r"increased|decreased|reduced|resized|changed|instead|bumped|migrated|reverted|anymore|"
+           r"increased|decreased|reduced|resized|changed|bumped|migrated|reverted|anymore|"
            r"from now on)\b"
            r"|바꿈|바꿨|바뀜|바뀌었|옮김|옮겼|변경|늘림|늘렸|줄임|줄였|이제|업그레이드|"
            r"전환|더 이상|폐기")

@@ -106,3 +106,24 @@ def test_a_value_of_another_environment_is_not_an_update_of_production():
 def test_a_cancelled_service_is_said_gone_in_korean():
     ko = read("강의 썸네일 이미지는 CloudFront + S3에서 서빙함 (Cloudinary 해지).")
     assert "cloudinary" in ko.gone and "cloudfront" not in ko.gone
+
+
+def test_instead_is_a_choice_not_a_change_unless_it_names_what_is_gone():
+    from ctx.core.fingerprint import analyse
+    from ctx.doctor.findings import _Node, _Rarity, by_meaning
+
+    def node(i, text, when):
+        return _Node(i, "fact", text, when, when, None, (), analyse(text))
+
+    nodes = {n.id: n for n in (
+        node("A", "On-device Storybook: set `EXPO_PUBLIC_STORYBOOK=1` and restart the bundler.", "2026-04-02"),
+        node("B", "Setting EXPO_PUBLIC_STORYBOOK=1 boots the app into on-device Storybook instead of "
+                  "the normal root layout.", "2026-04-16"),
+        node("C", "End-to-end tests use Cypress.", "2026-02-01"),
+        node("D", "End-to-end tests run on Playwright instead of Cypress.", "2026-09-01"))}
+    weigh = _Rarity(nodes)
+    rel = by_meaning(nodes["A"], nodes["B"], 0.61, weigh, undecided=False)
+    assert rel is None or rel.kind != "contradiction"
+    rel = by_meaning(nodes["C"], nodes["D"], 0.5, weigh, undecided=False)
+    assert rel is not None and rel.kind == "contradiction" and rel.subkind == "replaced"
+    assert "cypress → playwright" in rel.evidence
