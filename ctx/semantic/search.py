@@ -122,12 +122,12 @@ class Hit(Value):
 
 class SearchResult(Value):
     __slots__ = ("candidates", "contents", "elapsed_ms", "eligible_chunks", "hits", "model_id",
-                 "not_indexed", "options", "query", "timings")
+                 "not_indexed", "options", "query", "spread", "timings")
 
     def __init__(self, query: str, options: SearchOptions, hits: list[Hit], candidates: list[Hit],
                  model_id: str | None = None, eligible_chunks: int = 0, not_indexed: int = 0,
                  elapsed_ms: float = 0.0, timings: dict | None = None,
-                 contents: dict[str, str] | None = None) -> None:
+                 contents: dict[str, str] | None = None, spread: float = 0.0) -> None:
         self.query = query
         self.options = options
         self.hits = hits  # selected by the seed's rules
@@ -139,6 +139,9 @@ class SearchResult(Value):
         self.timings = {} if timings is None else timings
         # {node id: text} of the candidates `score` read (hybrid): the prompt's choice reuses it
         self.contents = {} if contents is None else contents
+        # the spread (standard deviation) of the query's scores over every eligible chunk:
+        # what a best-of-n-chunks similarity is worth over one chunk (select.length_fair)
+        self.spread = spread
 
 
 class Eligibility(Value):
@@ -298,7 +301,8 @@ def search_many(conn: sqlite3.Connection, texts: list[str], options: SearchOptio
         results.append(SearchResult(text, options, select(ranked, options), ranked,
                                     model_id=pool.model_id, eligible_chunks=pool.eligible_chunks[i],
                                     not_indexed=pool.not_indexed, elapsed_ms=_ms(t0),
-                                    timings=dict(pool.timings), contents=contents))
+                                    timings=dict(pool.timings), contents=contents,
+                                    spread=pool.spread[i]))
     return results
 
 
@@ -310,7 +314,7 @@ class Pool(Value):
     (vectors, scores) — what `score` needs for a candidate the other list brought."""
 
     __slots__ = ("eligible_chunks", "keyword", "model_id", "not_indexed", "scores", "second",
-                 "semantic", "texts", "timings", "vectors")
+                 "semantic", "spread", "texts", "timings", "vectors")
 
     def __init__(self, texts: list[str]) -> None:
         n = len(texts)
@@ -320,6 +324,7 @@ class Pool(Value):
         self.scores: list = [None] * n
         self.second: list = [None] * n
         self.eligible_chunks = [0] * n
+        self.spread = [0.0] * n  # each text's scores' standard deviation over eligible chunks
         self.vectors = None
         self.model_id: str | None = None
         self.not_indexed = 0
@@ -393,7 +398,9 @@ def gather(conn: sqlite3.Connection, texts: list[str], options: SearchOptions, *
     for i, text in enumerate(texts):
         scores = pool.scores[i] = vectors.scores(query_vecs[i], text)
         _apply_mask(vectors, scores, bad, good)
-        pool.eligible_chunks[i] = int((scores > -1.5).sum()) if len(scores) else 0
+        eligible = scores[scores > -1.5] if len(scores) else scores
+        pool.eligible_chunks[i] = len(eligible)
+        pool.spread[i] = float(eligible.std()) if len(eligible) > 1 else 0.0
         sem = pool.semantic[i] = _semantic_hits(conn, vectors, scores, options.top_k)
         if second_all is not None and i in english[2]:
             mv, ms = second_all[0], second_all[1][i]

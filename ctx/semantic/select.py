@@ -224,8 +224,10 @@ def prompt_texts(prompt: str) -> list[str]:
 def choose_for_prompt(conn: sqlite3.Connection, results: list[SearchResult],
                       options: SelectOptions) -> tuple[list[Candidate], list[Candidate]]:
     """The prompt's choice (the pipeline's last stage on the hook path): `choose` over the
-    whole prompt's ranking (results[0]), then each question's chosen candidates added
-    (`_union`: at most top_n, best score first). The candidates' text comes from the search
+    whole prompt's ranking (results[0]); for a prompt that asks several things, each
+    question's chosen candidates added (`_union`: at most top_n, best first by `length_fair`,
+    so a long document's best chunk does not crowd a one-line answer out) and each
+    question's best pick kept (`_guarantee`). The candidates' text comes from the search
     (SearchResult.contents); only what it did not read is read here."""
     def chosen(found: SearchResult):
         need = [h for h in found.candidates if h.similarity is None or h.bm25 is not None]
@@ -238,9 +240,77 @@ def choose_for_prompt(conn: sqlite3.Connection, results: list[SearchResult],
 
     whole, *parts = results
     selected, excluded = chosen(whole)
+    if not parts:
+        return selected, excluded
+    fair: dict[str, float] = {}
+
+    def judged(found: SearchResult, cands: list[Candidate]) -> list[Candidate]:
+        texts = {**found.contents, **_contents(conn, [c.hit for c in cands
+                                                      if c.node_id not in found.contents])}
+        for c in cands:
+            fair.setdefault(c.node_id, length_fair(c.hit.score, texts.get(c.node_id, ""),
+                                                   found.spread))
+        return cands
+
+    judged(whole, selected)
+    best: list[Candidate] = []
     for found in parts:
-        selected, excluded = _union(selected, excluded, chosen(found)[0], options.top_n)
+        more = judged(found, chosen(found)[0])
+        if more:
+            best.append(max(more, key=lambda c: fair[c.node_id]))
+        selected, excluded = _union(selected, excluded, more, options.top_n, fair)
+    return _guarantee(selected, excluded, best, fair)
+
+
+def _guarantee(selected: list[Candidate], excluded: list[Candidate], best: list[Candidate],
+               fair: dict[str, float]) -> tuple[list[Candidate], list[Candidate]]:
+    """Each question's best (length-fair) pick is in the choice: one left out takes the place
+    of the lowest chosen candidate that is no question's best."""
+    keep = {c.node_id for c in best}
+    for b in best:
+        if b.node_id in {c.node_id for c in selected}:
+            continue
+        out = [c for c in selected if c.node_id not in keep]
+        if not out:
+            continue
+        drop = min(out, key=lambda c: fair.get(c.node_id, c.hit.score))
+        selected = sorted([c for c in selected if c is not drop] + [b],
+                          key=lambda c: -fair.get(c.node_id, c.hit.score))
+        excluded = [c for c in excluded if c.node_id != b.node_id] + [Candidate(drop.hit, OVER_TOP_N)]
     return selected, excluded
+
+
+def length_fair(score: float, content: str, spread: float) -> float:
+    """A candidate's score made fair between a one-line note and a long document when a
+    prompt's questions compete for its slots: a document is scored by its best chunk, and
+    the best of n chunks is expected to beat one chunk by `spread` × E[max of n standard
+    normals] (the query's scores over every eligible chunk have that spread) — so that much
+    is taken off. No constant is tuned: the spread is the query's own, the expectation is
+    the normal order statistic (0 for one chunk, 0.56 for 2, 1.27 for 6)."""
+    from ctx.semantic.chunk import MAX_CHARS, chunk_text
+
+    n = 1 if len(content) <= MAX_CHARS else len(chunk_text(content))
+    return score - spread * expected_max(n)
+
+
+def expected_max(n: int) -> float:
+    """E[max of n independent standard normal draws] (0 for n ≤ 1), by numeric integration
+    of x·n·φ(x)·Φ(x)^(n−1) — cached per n."""
+    if n <= 1:
+        return 0.0
+    if n not in _EXPECTED_MAX:
+        import math
+
+        step, total = 0.005, 0.0
+        for k in range(-2000, 2001):
+            x = k * step
+            phi = math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+            total += x * n * phi * (0.5 * (1 + math.erf(x / math.sqrt(2)))) ** (n - 1) * step
+        _EXPECTED_MAX[n] = total
+    return _EXPECTED_MAX[n]
+
+
+_EXPECTED_MAX: dict[int, float] = {}
 
 
 MAX_CLAUSES = 3
@@ -258,13 +328,14 @@ def clauses(prompt: str) -> list[str]:
 
 
 def _union(selected: list[Candidate], excluded: list[Candidate], more: list[Candidate],
-           top_n: int) -> tuple[list[Candidate], list[Candidate]]:
-    """The whole prompt's choice plus one question's, at most top_n, best score first."""
+           top_n: int, fair: dict[str, float]) -> tuple[list[Candidate], list[Candidate]]:
+    """The whole prompt's choice plus one question's, at most top_n, best first by the
+    length-fair score (`fair`: node id → `length_fair`)."""
     have = {c.node_id for c in selected}
     extra = [c for c in more if c.node_id not in have]
     if not extra:
         return selected, excluded
-    chosen = sorted(selected + extra, key=lambda c: -c.hit.score)
+    chosen = sorted(selected + extra, key=lambda c: -fair[c.node_id])
     keep, over = chosen[:top_n], chosen[top_n:]
     ids = {c.node_id for c in keep}
     rest = [c for c in excluded if c.node_id not in ids]

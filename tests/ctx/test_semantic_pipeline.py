@@ -255,3 +255,69 @@ def test_every_caller_ranks_through_the_one_pipeline(store, monkeypatch):
     select.select_for_prompt(store, "when do we deploy?", eligibility=Eligibility(), db_path=path,
                              options=select.SelectOptions(deadline_s=60))
     assert seen == [["when do we deploy"]] * 4 + [["when do we deploy?"]]
+
+
+def test_length_fair_takes_off_what_the_best_of_n_chunks_is_expected_to_gain():
+    from ctx.semantic.chunk import chunk_text
+    from ctx.semantic.select import expected_max, length_fair
+
+    # E[max of n standard normals]: the textbook values (0, 1/sqrt(pi), 1.0294 for 4, 1.5388 for 10)
+    assert expected_max(1) == 0.0
+    assert expected_max(2) == pytest.approx(1 / np.sqrt(np.pi), abs=1e-4)
+    assert expected_max(4) == pytest.approx(1.0294, abs=1e-3)
+    assert expected_max(10) == pytest.approx(1.5388, abs=1e-3)
+    doc = "\n\n".join(f"Section {i}: " + "how the deploy pipeline promotes a build " * 8 for i in range(6))
+    n = len(chunk_text(doc))
+    assert n > 3
+    assert length_fair(0.47, doc, 0.087) == pytest.approx(0.47 - 0.087 * expected_max(n))
+    assert length_fair(0.41, "Deploys go out on Tuesdays only", 0.087) == 0.41  # one chunk
+    # a query whose scores do not spread says nothing about chance: nothing is taken off
+    assert length_fair(0.47, doc, 0.0) == 0.47
+
+
+def test_a_questions_short_answer_is_not_crowded_out_by_long_documents(store):
+    """make demo's two-question prompt, in miniature: the long documents' best chunks outscore
+    the one-line answer, which still gets a slot — length-fair ordering and each question's
+    best pick kept."""
+    from ctx.semantic.search import Hit, SearchOptions, SearchResult
+    from ctx.semantic.select import SelectOptions, choose_for_prompt
+
+    o, model = SearchOptions(), "multilingual-e5-small/q4/b2"
+    doc = "\n\n".join(f"Part {i}: " + "staging, deploys and the onboarding steps " * 8 for i in range(6))
+    long_ids = ["d1", "d2", "d3"]
+    contents = {i: doc for i in long_ids} | {"tue": "Deploys go out on Tuesdays only",
+                                             "port": "Staging Postgres listens on port 6544"}
+
+    def result(query, *scored):
+        return SearchResult(query, o, [], [Hit(i, r, similarity=s) for r, (i, s) in enumerate(scored, 1)],
+                            model_id=model, contents=contents, spread=0.087)
+
+    whole = result("which port is staging on, and when do we deploy?",
+                   ("d1", 0.55), ("d2", 0.50), ("d3", 0.48), ("port", 0.46), ("tue", 0.30))
+    port = result("which port is staging on", ("port", 0.52), ("d1", 0.45))
+    deploy = result("when do we deploy", ("d2", 0.47), ("d3", 0.45), ("tue", 0.41))
+    opts = SelectOptions(top_n=4, floor=0.27)
+    selected, _ = choose_for_prompt(store, [whole, port, deploy], opts)
+    assert "tue" in [c.node_id for c in selected] and "port" in [c.node_id for c in selected]
+    assert len(selected) == 4
+    # by raw score alone, the three documents and the port note would have taken the four slots
+    alone, _ = choose_for_prompt(store, [whole], opts)
+    assert [c.node_id for c in alone] == ["d1", "d2", "d3", "port"]
+
+
+def test_each_questions_best_pick_is_kept_when_slots_run_out(store):
+    from ctx.semantic.search import Hit, SearchOptions, SearchResult
+    from ctx.semantic.select import OVER_TOP_N, SelectOptions, choose_for_prompt
+
+    o, model = SearchOptions(), "multilingual-e5-small/q4/b2"
+
+    def result(query, *scored):
+        return SearchResult(query, o, [], [Hit(i, r, similarity=s) for r, (i, s) in enumerate(scored, 1)],
+                            model_id=model)
+
+    whole = result("a and b", ("w1", 0.60), ("w2", 0.58))
+    qa = result("a", ("a1", 0.50))
+    qb = result("b", ("b1", 0.40))  # lower than everything: the plain union leaves it out
+    selected, excluded = choose_for_prompt(store, [whole, qa, qb], SelectOptions(top_n=2, floor=0.27))
+    assert [c.node_id for c in selected] == ["a1", "b1"]
+    assert {c.node_id: c.reason for c in excluded} == {"w1": OVER_TOP_N, "w2": OVER_TOP_N}
