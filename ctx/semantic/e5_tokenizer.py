@@ -24,8 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ctx.semantic.model import E5_TOKENIZER_FILES as FILES  # noqa: F401 — the files this reads
+
 META = "\u2581"
-FILES = ("vocab_blob.bin", "vocab_offsets.npy", "vocab_scores.npy", "vocab_hash.npy", "normalize.json")
 
 
 def write(f, out_dir: Path) -> None:

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-FILES = ("query_f32.bin", "query_f32.json", "word_f32.npy", "embed_extra.npy", "vocab.txt")
+from ctx.semantic.model import MINILM_QUERY_FILES as FILES  # noqa: F401 — the files this reads
+
 CLS, SEP, UNK = "[CLS]", "[SEP]", "[UNK]"
 MAX_WORD_CHARS = 100
 

@@ -122,6 +122,15 @@ def _name_of(where: Path, manifest: dict) -> str:
     return name if name in MODELS else MINILM
 
 
+# The files ctx.semantic.e5_tokenizer and ctx.semantic.minilm_numpy read, named here so that
+# `locate` imports neither (both load numpy: ~100 ms a cold `ctx search` would pay on its
+# main thread before the search's loader thread could load it beside the SQL)
+E5_TOKENIZER_FILES = ("vocab_blob.bin", "vocab_offsets.npy", "vocab_scores.npy",
+                      "vocab_hash.npy", "normalize.json")
+MINILM_QUERY_FILES = ("query_f32.bin", "query_f32.json", "word_f32.npy", "embed_extra.npy",
+                      "vocab.txt")
+
+
 def locate(where: Path | None = None) -> ModelFiles | None:
     """The built model's files, or None. Cheap: a stat and a small JSON read."""
     where = where or model_dir()
@@ -132,14 +141,10 @@ def locate(where: Path | None = None) -> ModelFiles | None:
     files = ModelFiles(where, where / "model.onnx", where / "tokenizer.json", manifest["model_id"], name)
     needed = [files.onnx, files.tokenizer, where / "model.onnx.data", where / "centers.npy"]
     if name == E5:
-        from ctx.semantic.e5_tokenizer import FILES
-
         needed += [where / "word_q4.bin", where / "embed_extra.npy", where / "query_f32.bin",
-                   where / "query_f32.json", *(where / n for n in FILES)]
+                   where / "query_f32.json", *(where / n for n in E5_TOKENIZER_FILES)]
     else:  # the numpy query path (English fusion on the hooks' path: ctx.semantic.minilm_numpy)
-        from ctx.semantic.minilm_numpy import FILES as MINILM_FILES
-
-        needed += [where / n for n in MINILM_FILES]
+        needed += [where / n for n in MINILM_QUERY_FILES]
     if not all(p.is_file() for p in needed):
         return None
     return files
