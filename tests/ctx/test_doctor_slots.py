@@ -127,3 +127,23 @@ def test_instead_is_a_choice_not_a_change_unless_it_names_what_is_gone():
     rel = by_meaning(nodes["C"], nodes["D"], 0.5, weigh, undecided=False)
     assert rel is not None and rel.kind == "contradiction" and rel.subkind == "replaced"
     assert "cypress → playwright" in rel.evidence
+
+
+def test_a_restatement_across_languages_is_called_from_a_lower_closeness():
+    # across Korean/English only names, commands and values count as shared words, so the
+    # same fact scores lower than a restatement in one language
+    from ctx.core.fingerprint import analyse
+    from ctx.doctor.findings import DUPLICATE, DUPLICATE_CROSS, _Even, _Node, by_meaning
+
+    def node(text, when):
+        return _Node(when, "fact", text, when, when, None, (), analyse(text))
+
+    en = node("Every PR needs one approving review from a code owner before merge (CODEOWNERS).", "2026-01-01")
+    ko = node("머지 전에 CODEOWNERS 중 한 명의 PR 리뷰 승인 필수", "2026-03-01")
+    en2 = node("Before merge every PR needs a code owner's approving review (CODEOWNERS).", "2026-03-01")
+    assert DUPLICATE_CROSS < DUPLICATE
+    between = (DUPLICATE_CROSS + DUPLICATE) / 2 - 0.5  # every rarer word shared: closeness = cos + 0.5
+    rel = by_meaning(en, ko, between, _Even())
+    assert rel is not None and rel.kind == "duplicate" and "one Korean" in rel.evidence
+    rel = by_meaning(en, en2, between, _Even())
+    assert rel is None or rel.kind != "duplicate"
