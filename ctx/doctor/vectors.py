@@ -73,21 +73,9 @@ def close_pairs(conn: sqlite3.Connection, contents: dict[str, str], *,
     # pair above the floor — a family of templated notes otherwise hands the words tens of
     # thousands of pairs. Restatements are each other's nearest; groups larger than that
     # still join through their members' pairs.
-    # Each block of rows is multiplied only with itself and the rows after it (half the
-    # products of a full square); a row's nearest are gathered from its own block's row and
-    # from the earlier blocks' columns.
     n = len(ids)
     k = min(NEIGHBOURS, n - 1)
-    top_v = np.full((n, k), -np.inf, dtype=np.float32)
-    top_i = np.zeros((n, k), dtype=np.int64)
-    for start in range(0, n, BLOCK):
-        stop = min(start + BLOCK, n)
-        size = stop - start
-        sims = mat[start:stop] @ mat[start:].T      # [size, n - start]
-        sims[np.arange(size), np.arange(size)] = -1.0
-        _merge(top_v, top_i, start, sims, np.arange(start, n))
-        if stop < n:  # the later rows' view of this block
-            _merge(top_v, top_i, stop, np.ascontiguousarray(sims[:, size:].T), np.arange(start, stop))
+    top_v, top_i = nearest(mat, k)
     crowd = top_v.mean(axis=1)
     near, near_sims = top_i, top_v
     if k > CLOSEST:  # the closest few of the k: only they make pairs
@@ -109,6 +97,33 @@ def close_pairs(conn: sqlite3.Connection, contents: dict[str, str], *,
     return out
 
 
+def nearest(mat, k: int):
+    """Each row's k nearest other rows of `mat` (unit rows): (cosines, indices), [n, k] each,
+    in no particular order within a row. The same as a full sort of every row of
+    mat @ mat.T without the diagonal, done block by block over the upper triangle only."""
+    import numpy as np
+
+    n = len(mat)
+    top_v = np.full((n, k), -np.inf, dtype=np.float32)
+    top_i = np.zeros((n, k), dtype=np.int64)
+    # Each block of rows is multiplied only with itself and the rows after it (half the
+    # products of a full square). Each row's own block first (the diagonal squares): that
+    # gives every row a k-th nearest to beat, and the rest of the upper triangle then hands
+    # on only what beats it (a few entries in a hundred; selecting from every entry had cost
+    # more than the product at 10k).
+    for start in range(0, n, BLOCK):
+        stop = min(start + BLOCK, n)
+        sims = mat[start:stop] @ mat[start:stop].T
+        sims[np.arange(stop - start), np.arange(stop - start)] = -1.0
+        _merge(top_v, top_i, start, sims, np.arange(start, stop))
+    for start in range(0, n - BLOCK, BLOCK):
+        stop = start + BLOCK
+        sims = mat[start:stop] @ mat[stop:].T           # [BLOCK, n - stop]
+        _merge_above(top_v, top_i, start, sims, stop)
+        _merge_above(top_v, top_i, stop, sims, start, transposed=True)  # the later rows' view
+    return top_v, top_i
+
+
 def _merge(top_v, top_i, first: int, sims, cols) -> None:
     """Rows first.. of the running nearest (values, column indices) merged with `sims`
     [rows, len(cols)] over columns `cols`: the k largest kept."""
@@ -121,5 +136,40 @@ def _merge(top_v, top_i, first: int, sims, cols) -> None:
     cand_v = np.concatenate([top_v[rows], np.take_along_axis(sims, part, axis=1)], axis=1)
     cand_i = np.concatenate([top_i[rows], cols[part]], axis=1)
     keep = np.argpartition(cand_v, cand_v.shape[1] - k, axis=1)[:, cand_v.shape[1] - k:]
+    top_v[rows] = np.take_along_axis(cand_v, keep, axis=1)
+    top_i[rows] = np.take_along_axis(cand_i, keep, axis=1)
+
+
+def _merge_above(top_v, top_i, first: int, sims, col0: int, *, transposed: bool = False) -> None:
+    """As `_merge`, over columns col0.. for rows first.. that have gathered k already (with
+    `transposed`, `sims` is [columns, rows]): only the entries above a row's k-th nearest so
+    far can enter it. After the first block that is a few in a hundred, so the rest is never
+    selected from (the selection over every entry was most of the vector step's time at 10k;
+    the nearest found are the same)."""
+    import numpy as np
+
+    k = top_v.shape[1]
+    nrows = sims.shape[1] if transposed else sims.shape[0]
+    bound = top_v[first:first + nrows].min(axis=1)
+    if transposed:
+        c, r = np.nonzero(sims > bound[None, :])
+        v = sims[c, r]
+        by_row = np.argsort(r, kind="stable")
+        r, c, v = r[by_row], c[by_row], v[by_row]
+    else:
+        r, c = np.nonzero(sims > bound[:, None])  # row-major: grouped by row
+        v = sims[r, c]
+    if not len(r):
+        return
+    touched, start, count = np.unique(r, return_index=True, return_counts=True)
+    width = k + int(count.max())
+    rows = first + touched
+    cand_v = np.full((len(touched), width), -np.inf, dtype=top_v.dtype)
+    cand_i = np.zeros((len(touched), width), dtype=top_i.dtype)
+    cand_v[:, :k], cand_i[:, :k] = top_v[rows], top_i[rows]
+    slot = np.arange(len(r)) - np.repeat(start, count) + k
+    where = np.repeat(np.arange(len(touched)), count)
+    cand_v[where, slot], cand_i[where, slot] = v, c + col0
+    keep = np.argpartition(cand_v, width - k, axis=1)[:, width - k:]
     top_v[rows] = np.take_along_axis(cand_v, keep, axis=1)
     top_i[rows] = np.take_along_axis(cand_i, keep, axis=1)
