@@ -20,6 +20,10 @@ from pathlib import Path
 from bench import ROOT, Bench
 
 TUNE = ROOT / "tests" / "ctx" / "data" / "devset.json"
+# Written in the fourth session before that session's ranking changes, over devset.json's notes:
+# paraphrases sharing no word with their note, Korean questions, typos, and on-topic prompts
+# no note answers. Part of the tune half, reported on its own.
+TUNE_HARD = ROOT / "tests" / "ctx" / "data" / "devset_hard.json"
 CONFIRM = (ROOT / "bench" / "confirm" / "retrieval_confirm.json",
            Path("/work/confirm/retrieval_confirm.json"))
 
@@ -29,7 +33,7 @@ def confirm_path() -> Path | None:
 
 
 def halves() -> list[tuple[str, Path | None]]:
-    return [("tune", TUNE), ("confirm", confirm_path())]
+    return [("tune", TUNE), ("tune-hard", TUNE_HARD), ("confirm", confirm_path())]
 
 
 def run(bench: Bench) -> None:
@@ -54,7 +58,7 @@ def run(bench: Bench) -> None:
             bench.report(f"{name}: {lang} answers that reach Claude (hooks)", v, 0.90, "", "higher")
         for lang, v in sorted(r.clean.items()):
             bench.report(f"{name}: {lang} unrelated prompts that inject nothing", v, 0.90, "", "higher")
-    if len(reports) == 2:
+    if "tune" in reports and "confirm" in reports:
         t, c = reports["tune"], reports["confirm"]
         gaps = {k: t.by_kind[k].recall_at_5 - c.by_kind[k].recall_at_5
                 for k in t.by_kind if k in c.by_kind}
@@ -76,7 +80,7 @@ def main(argv: list[str]) -> int:
     wanted = [a for a in argv if not a.startswith("--")]
     rows = []
     for name, path in halves():
-        if wanted and name not in wanted:
+        if wanted and name not in wanted and name.split("-")[0] not in wanted:
             continue
         if path is None:
             print(f"{name} half: not found ({', '.join(map(str, CONFIRM))})")

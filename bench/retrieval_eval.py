@@ -41,7 +41,16 @@ class Calibration(Value):
 
 
 def load_set(path: str | Path) -> dict:
-    return json.loads(Path(path).read_text())
+    """A dev-set file; one with "nodes_from" (a file beside it) asks its queries over that
+    file's projects and nodes, plus its own (devset_hard.json over devset.json's notes)."""
+    path = Path(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    base = data.get("nodes_from")
+    if base:
+        other = load_set(path.parent / base)
+        data["projects"] = list(dict.fromkeys([*other["projects"], *data.get("projects", [])]))
+        data["nodes"] = [*other["nodes"], *data.get("nodes", [])]
+    return data
 
 
 def populate(conn: sqlite3.Connection, data: dict) -> dict[str, str]:
