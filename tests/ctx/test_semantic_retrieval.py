@@ -114,3 +114,20 @@ def test_the_dev_set_meets_the_goals(tmp_path):
     assert min(r.clean_negatives.values()) >= 0.9, r.clean_negatives
     assert min(r.injected_answers.values()) >= 0.8, r.injected_answers
     conn.close()
+
+
+def test_the_hard_tune_file_asks_over_the_dev_sets_notes_what_it_claims():
+    """devset_hard.json: its answers are devset.json's notes, its paraphrases share no content
+    word with their English answer, and its negatives (no answer) are a third of it."""
+    hard = ev.load_set(DEVSET.parent / "devset_hard.json")
+    dev = ev.load_set(DEVSET)
+    assert hard["nodes"] == dev["nodes"] and hard["projects"] == dev["projects"]
+    content = {n["key"]: n["content"] for n in hard["nodes"]}
+    kinds = Counter(q["kind"] for q in hard["queries"])
+    assert kinds["paraphrase"] >= 30 and kinds["negative"] >= 20, kinds
+    assert sum(q["kind"] == "negative" and q["lang"] == "ko" for q in hard["queries"]) >= 8
+    for q in hard["queries"]:
+        assert set(q["labels"]) <= set(content), q["query"]
+        if q["kind"] == "paraphrase":
+            english = [k for k in q["labels"] if not k.startswith("ko-")]
+            assert english and not any(ev.shared_words(q["query"], content[k]) for k in english), q["query"]
