@@ -571,14 +571,21 @@ def node_vectors(conn: sqlite3.Connection, model_id: str, node_ids: list[str]):
         "SELECT id, node_id FROM chunks WHERE model = ?", (model_id,)) if nid in wanted}
     dense = vs.dense()
     alive = np.ones(len(vs), dtype=bool) if vs.dead is None else ~vs.dead
-    rows: dict[str, list[int]] = {}
-    for pos, cid in enumerate(vs.ids.tolist()):
-        nid = owner.get(cid)
-        if nid is not None and alive[pos]:
-            rows.setdefault(nid, []).append(pos)
-    ids = sorted(rows)
+    owners = [owner.get(cid) for cid in vs.ids.tolist()]
+    ids = sorted({nid for nid, ok in zip(owners, alive.tolist(), strict=True)
+                  if ok and nid is not None})
     if not ids:
         return [], np.empty((0, DIM), dtype=np.float32)
-    mat = np.stack([dense[rows[i]].mean(axis=0) for i in ids]).astype(np.float32)
+    # each node's chunk rows summed in one pass (10k per-node means in Python had cost
+    # ~0.2 s at 10k), in row order as before, then divided by their count
+    index_of = {nid: i for i, nid in enumerate(ids)}
+    node = np.array([index_of.get(nid, -1) for nid in owners], dtype=np.int64)
+    node[~alive] = -1
+    pos = np.nonzero(node >= 0)[0]
+    pos = pos[np.argsort(node[pos], kind="stable")]
+    counts = np.bincount(node[pos], minlength=len(ids))
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    mat = np.add.reduceat(dense[pos], starts, axis=0).astype(np.float32)
+    mat /= counts[:, None].astype(np.float32)
     mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
     return ids, mat

@@ -55,3 +55,34 @@ def test_nearest_of_a_store_smaller_than_k():
     top_v, top_i = vectors.nearest(mat, 3)
     assert sorted(top_i[0].tolist()) == [1, 2, 3]
     np.testing.assert_allclose(np.sort(top_v, axis=1), np.sort(_brute(mat, 3)[0], axis=1), atol=1e-6)
+
+
+def test_node_vectors_average_each_nodes_live_chunks(tmp_path):
+    from ctx.core import db
+    from ctx.core.store import Store
+    from ctx.semantic import index
+    from ctx.semantic.embed import get_embedder
+
+    embedder = get_embedder()
+    store = Store(db.connect(tmp_path / "s.db"))
+    long = " ".join(f"Step {i}: the billing worker retries declined charges after {i} minutes."
+                    for i in range(60))
+    ids = [store.add(t).id for t in ("SQLite runs in WAL mode.", long, "Trials last 14 days.",
+                                     "Refunds over 500 dollars need a second approver.")]
+    index.ensure(store.conn, embedder)
+    store.delete(ids[2])
+    index.ensure(store.conn, embedder)  # the deleted node's chunk is dead in the index
+    vs = index.load_vectors(store.conn, embedder.model_id)
+    owner = dict(store.conn.execute("SELECT id, node_id FROM chunks"))
+    dense, dead = vs.dense(), vs.dead
+    want = {}
+    for pos, cid in enumerate(vs.ids.tolist()):
+        if owner.get(cid) in ids and (dead is None or not dead[pos]):
+            want.setdefault(owner[cid], []).append(dense[pos])
+    assert len(want[ids[1]]) > 2  # the long node is several chunks
+    got_ids, mat = index.node_vectors(store.conn, embedder.model_id, ids)
+    assert got_ids == sorted(want) and ids[2] not in got_ids
+    for nid, row in zip(got_ids, mat, strict=True):
+        mean = np.mean(want[nid], axis=0)
+        np.testing.assert_allclose(row, mean / np.linalg.norm(mean), atol=1e-6)
+    store.conn.close()
