@@ -162,11 +162,12 @@ def _findings(kinds, fix: bool, stale_days, vectors: bool, fmt, review) -> None:
 
 def _embed_missing(store) -> None:
     """Vectors by default: what the index lacks is embedded first (a bar on stderr when
-    there is much), so a store just imported is checked as fully as an indexed one."""
+    there is much and stderr is a terminal — on a pipe or in a log nothing), so a store just
+    imported is checked as fully as an indexed one."""
     from ctx.cli.reads import progress_bar
     from ctx.doctor.vectors import embed_missing
 
-    callback, close = progress_bar("embedding")
+    callback, close = progress_bar("embedding") if sys.stderr.isatty() else (None, lambda: None)
     try:
         why_not = embed_missing(store.conn, progress=callback)
     finally:

@@ -86,3 +86,59 @@ def test_node_vectors_average_each_nodes_live_chunks(tmp_path):
         mean = np.mean(want[nid], axis=0)
         np.testing.assert_allclose(row, mean / np.linalg.norm(mean), atol=1e-6)
     store.conn.close()
+
+
+def test_doctor_embeds_with_a_bar_on_a_terminal_and_silently_on_a_pipe(ctx_bin, tmp_path):
+    """As a new user: memories imported (no index), then `ctx doctor` embeds them first —
+    a progress bar when stderr is a terminal, nothing but the summary on a pipe; and
+    `--no-vectors` embeds nothing."""
+    import json
+    import os
+    import pty
+    import sqlite3
+    import subprocess
+
+    recs = "".join(json.dumps({"content": f"Service {i} keeps its {w} under {100 + i} entries."})
+                   + "\n" for i, w in enumerate(["cache", "queue", "index", "bucket"] * 6))
+
+    def fresh(name):
+        env = {**os.environ, "CTX_DB": str(tmp_path / f"{name}.db"), "COLUMNS": "100"}
+        env.pop("CTX_PROJECT", None)
+        subprocess.run([ctx_bin, "add", "--json", "-"], input=recs, text=True, env=env,
+                       check=True, capture_output=True)
+        return env
+
+    def chunks(env):
+        with sqlite3.connect(env["CTX_DB"]) as conn:
+            return conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+    env = fresh("words")
+    r = subprocess.run([ctx_bin, "doctor", "--no-vectors"], check=False, capture_output=True, text=True, env=env)
+    assert r.returncode in (0, 1) and chunks(env) == 0 and "embedding" not in r.stderr
+
+    env = fresh("pipe")
+    r = subprocess.run([ctx_bin, "doctor", "-f", "json"], check=False, capture_output=True, text=True,
+                       env=env)
+    assert r.returncode in (0, 1), r.stderr
+    assert chunks(env) == 24
+    assert "embedding" not in r.stderr and r.stderr.startswith("doctor: ")
+
+    env = fresh("tty")
+    main, side = pty.openpty()
+    proc = subprocess.Popen([ctx_bin, "doctor", "-f", "json"], stdout=subprocess.PIPE,
+                            stderr=side, env=env)
+    os.close(side)
+    seen = b""
+    while True:
+        try:
+            got = os.read(main, 4096)
+        except OSError:  # the other end closed
+            break
+        if not got:
+            break
+        seen += got
+    proc.communicate()
+    os.close(main)
+    assert proc.returncode in (0, 1)
+    assert chunks(env) == 24
+    assert b"embedding" in seen and b"24/24" in seen
