@@ -103,6 +103,13 @@ def main() -> None:
         os._exit(code)
     db_path = mcp_argv(sys.argv[1:])
     if db_path is not False:  # the MCP handshake is answered before Typer and the SDK load
+        # A client ends a stdio server with SIGINT, possibly while this process is still
+        # importing: end at once, before the first import that could turn it into a
+        # KeyboardInterrupt traceback (the wire sets the same for the Typer path). `signal`
+        # itself imports enum (~20 ms, a traceback seen there under load): its C half does not.
+        import _signal
+
+        _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
         from ctx.mcp.wire import run as run_wire
 
         def serve() -> None:
