@@ -73,6 +73,50 @@ unit integration e2e smoke load
 linux macos windows mac
 old new legacy
 """)) | frozenset(_words("스테이징 운영 프로덕션 개발 테스트 로컬 프론트엔드 백엔드 클라이언트 서버"))
+# The qualifiers by kind. Two texts are about two things when they name two qualifiers of one
+# kind that exclude each other (staging vs prod, iOS vs Android, primary vs replica); a
+# qualifier one side lacks, or one of another kind ("web" beside "server"), is wording. A word
+# is a qualifier only as itself ("staged" is no "staging"); each names its kind's canonical
+# word (production → prod, 개발 → dev).
+QUALIFIER_KINDS = {
+    "environment": ("staging stage=staging prod production=prod dev development=dev test "
+                    "testing=test qa uat local ci preview sandbox demo "
+                    "스테이징=staging 운영=prod 프로덕션=prod 개발=dev 테스트=test 로컬=local"),
+    "side": "frontend backend 프론트엔드=frontend 백엔드=backend",
+    "end": "client server 클라이언트=client 서버=server",
+    "platform": "ios android web desktop mobile",
+    "role": "primary replica secondary=replica master=primary",
+    "access": "read write reader=read writer=write",
+    # who it is for: internal vs public, partner vs public, admin vs user…
+    "audience": ("internal external public private partner partners=partner admin user "
+                 "users=user customer=user customers=user"),
+    "direction": "input output",
+    "flow": "source target upstream=source downstream=target",
+    "region": "east west north south eu asia",
+    "day": "monday tuesday wednesday thursday friday saturday sunday",
+    "suite": "unit integration e2e smoke",
+    "os": "linux macos mac=macos windows",
+    "age": "old legacy=old new",
+}
+# Qualifiers of one kind that do not exclude each other (an iOS app is a mobile app).
+QUALIFIERS_COMPATIBLE = frozenset(frozenset(p.split()) for p in (
+    "mobile ios", "mobile android", "internal private", "internal admin", "external public",
+    "external partner", "external user", "public user", "private admin"))
+QUALIFIER = {}  # word as written → (kind, canonical word)
+for _kind, _words_of_kind in QUALIFIER_KINDS.items():
+    for _w in _words_of_kind.split():
+        _word, _, _canon = _w.partition("=")
+        QUALIFIER[_word] = (_kind, _canon or _word)
+
+
+def exclusive_qualifiers(a: frozenset, b: frozenset) -> list[tuple[str, str, str]]:
+    """(kind, a's, b's) for each qualifier of `a` that excludes one of `b` — of the same kind,
+    named on one side only, and not compatible (`Text.qualifiers` are (kind, word) pairs)."""
+    only_a, only_b = a - b, b - a
+    return [(ka, wa, wb) for ka, wa in sorted(only_a) for kb, wb in sorted(only_b)
+            if ka == kb and frozenset({wa, wb}) not in QUALIFIERS_COMPATIBLE]
+
+
 SYNONYMS = {
     "database": "db", "databases": "db", "postgresql": "postgres", "psql": "postgres",
     "repository": "repo", "repositories": "repo", "configuration": "config", "cfg": "config",
@@ -176,12 +220,13 @@ def value_key(token: str) -> str:
 class Text(Value):
     """One memory, analysed: the content tokens in order and as a set, and its markers."""
 
-    __slots__ = ("done", "hangul", "hard", "latin", "negated", "replaces", "sequence", "tokens",
-                 "values")
+    __slots__ = ("done", "hangul", "hard", "latin", "negated", "qualifiers", "replaces",
+                 "sequence", "tokens", "values")
 
     def __init__(self, sequence: tuple[str, ...], tokens: frozenset[str], values: frozenset[str],
                  negated: bool, done: bool, replaces: bool, latin: frozenset[str] = frozenset(),
-                 hangul: bool = False, hard: frozenset[str] = frozenset()) -> None:
+                 hangul: bool = False, hard: frozenset[str] = frozenset(),
+                 qualifiers: frozenset[tuple[str, str]] = frozenset()) -> None:
         self.sequence = sequence  # content tokens in order (values as written)
         self.tokens = tokens  # content tokens (values keyed: 30s → 30)
         self.values = values  # the value tokens among them
@@ -193,6 +238,8 @@ class Text(Value):
         # tokens that are more than wording or a value (not SOFT): lets `relation` settle most
         # unrelated pairs early
         self.hard = hard
+        # (kind, canonical word) of each qualifier written as itself: ("environment", "prod")
+        self.qualifiers = qualifiers
 
     @property
     def shape(self) -> frozenset[str]:
@@ -242,11 +289,17 @@ def analyse(text: str) -> Text:
         done = True
     tokens = frozenset(seq)
     values = frozenset(filter(is_value, tokens))
+    # a qualifier as written, not as stemmed ("staged" and "staging" share the stem "stag");
+    # a Korean one without its particle ("서버에서" → 서버)
+    qualifiers = frozenset(QUALIFIER[w] for w in raw if w in QUALIFIER)
+    if hangul:
+        qualifiers |= {QUALIFIER[k] for k in (_stem(w) for w in raw if _has_hangul(w))
+                       if k in QUALIFIER}
     return Text(
         sequence=tuple(seq), tokens=tokens, values=values, negated=negated, done=done,
         replaces=any(p in folded for p in REPLACE_PHRASES),
         latin=frozenset(t for t in tokens if t in values or _LATIN.search(t)),
-        hangul=hangul, hard=tokens - values - SOFT)
+        hangul=hangul, hard=tokens - values - SOFT, qualifiers=qualifiers)
 
 
 @lru_cache(maxsize=4096)

@@ -25,11 +25,10 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 
 from ctx.core.fingerprint import (
-    QUALIFIERS,
     Text,
-    _stem,
     analyse,
     covers_task,
+    exclusive_qualifiers,
     relation,
 )
 from ctx.core.model import TIER_PRIORITY
@@ -38,7 +37,6 @@ from ctx.doctor.slots import Slots, may_say_gone, show_value, values_apart
 from ctx.doctor.slots import read as read_slots
 from cuectx.value import Value
 
-_QUALIFIERS = QUALIFIERS | frozenset(_stem(q) for q in QUALIFIERS)  # as analyse() writes them
 KINDS = ("duplicate", "contradiction", "stale", "orphan", "secret")
 BUCKET_MAX = 64                    # a band shared by more nodes: compared by shape only
 _ID_MENTION = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{8,26}\b")
@@ -457,24 +455,14 @@ class _Rarity:
         return got[0], got[1]
 
 
-# The Korean qualifiers of fingerprint.QUALIFIERS as the English ones they translate (as
-# analyse() writes those): "개발 서버" and "dev server" name the same thing, not two.
-_KO_QUALIFIER = {"스테이징": _stem("staging"), "운영": "prod", "프로덕션": "prod", "개발": "dev",
-                 "테스트": "test", "로컬": "local", "프론트엔드": "frontend", "백엔드": "backend",
-                 "클라이언트": "client", "서버": "server"}
-
-
-_PROD = frozenset({"prod", "운영"})
-_OTHER_ENV_WORDS = frozenset({_stem("staging"), "stage", "dev", "qa", "uat", "local", "preview",
-                              "sandbox", "스테이징", "개발", "로컬"})
+_ENV = "environment"
 
 
 def _qualified_apart(a: Text, b: Text) -> bool:
-    """Each says which thing with a word the other lacks: staging vs production (a Korean
-    qualifier counts as the English word it translates)."""
-    qa = {_KO_QUALIFIER.get(t, t) for t in a.tokens & _QUALIFIERS}
-    qb = {_KO_QUALIFIER.get(t, t) for t in b.tokens & _QUALIFIERS}
-    return bool(qa - qb and qb - qa)
+    """Each names a qualifier that excludes one of the other's: staging vs production, iOS vs
+    Android, primary vs replica (a Korean qualifier counts as the English word it translates;
+    "web" beside "server", or a qualifier one side lacks, is wording)."""
+    return bool(exclusive_qualifiers(a.qualifiers, b.qualifiers))
 
 
 def _other_environment(a: Text, b: Text) -> bool:
@@ -482,9 +470,12 @@ def _other_environment(a: Text, b: Text) -> bool:
     statement that names no environment is about production, so a value set apart is two
     environments' values, not an update ("RDS snapshots are kept 7 days" / "Staging RDS
     snapshots are kept 1 day")."""
-    ea = {_KO_QUALIFIER.get(t, t) for t in a.tokens & _OTHER_ENV_WORDS}
-    eb = {_KO_QUALIFIER.get(t, t) for t in b.tokens & _OTHER_ENV_WORDS}
-    return bool(ea) != bool(eb) and not (a.tokens | b.tokens) & _PROD
+    ea = {w for k, w in a.qualifiers if k == _ENV}
+    eb = {w for k, w in b.qualifiers if k == _ENV}
+    return bool(ea & _OTHER_ENV) != bool(eb & _OTHER_ENV) and "prod" not in ea | eb
+
+
+_OTHER_ENV = frozenset({"staging", "dev", "qa", "uat", "local", "preview", "sandbox"})
 
 
 def _values_apart(a: Text, b: Text) -> bool:

@@ -495,3 +495,39 @@ def test_the_write_time_check_sees_the_index_change_and_its_vector_is_reused(sto
         del embedder._run
     assert calls == []  # the check embedded it a moment ago
     assert store.conn.execute("SELECT 1 FROM embedded_nodes WHERE node_id = ?", (new,)).fetchone()
+
+
+def test_a_qualifier_is_a_word_as_written_not_its_stem():
+    """"staged" stems to "stag" like "staging": a past-tense verb read as an environment kept
+    a restatement apart and set a production value against a "staging" one."""
+    from ctx.doctor.findings import _other_environment, _qualified_apart
+
+    staged = fingerprint.analyse("Only staged files are linted by the pre-commit hook")
+    staging = fingerprint.analyse("Staging deploys run from the release branch")
+    prod = fingerprint.analyse("Production deploys run from the release branch")
+    assert staged.qualifiers == frozenset()
+    assert ("environment", "staging") in staging.qualifiers
+    assert not _other_environment(staged, fingerprint.analyse("Only files are linted by the hook"))
+    assert _other_environment(staging, fingerprint.analyse("Deploys run from the release branch"))
+    assert _qualified_apart(staging, prod)
+    # Korean with its particle, the English word it translates: the same thing, not two
+    assert not _qualified_apart(fingerprint.analyse("개발 서버에서 3100 포트"),
+                                fingerprint.analyse("the dev server is on port 3100"))
+
+
+def test_qualifiers_veto_only_within_one_kind_and_when_exclusive():
+    """Two qualifiers keep two texts apart only when they are of one kind and exclude each
+    other (staging vs prod, iOS vs Android, primary vs replica); one of another kind ("web"
+    beside "server"), one only one side names, or a compatible pair (iOS is mobile) is wording."""
+    from ctx.doctor.findings import _qualified_apart
+
+    def apart(x: str, y: str) -> bool:
+        return _qualified_apart(fingerprint.analyse(x), fingerprint.analyse(y))
+
+    assert apart("iOS builds are signed by fastlane", "Android builds are signed by fastlane")
+    assert apart("the primary database has 64 GB", "the replica database has 64 GB")
+    assert apart("read the users table", "write the users table")
+    assert not apart("the web app dev server runs on 5173", "the dev server listens on 5173")
+    assert not apart("the API server reads the user token", "the server reads the token")
+    assert not apart("the iOS app ships weekly", "the mobile app ships weekly")
+    assert not apart("staging and production share the queue", "production shares the queue")
