@@ -39,8 +39,11 @@ if TYPE_CHECKING:
 
 SEGMENT_ROWS = 16384        # a full segment: 16k vectors, 24 MiB
 SMALL_SEGMENTS_MAX = 8      # more small (JIT-written) segments than this → merge them
-BATCH_CHUNKS = 64           # embedded and committed together
-DEADLINE_BATCH_CHUNKS = 16  # the same under a deadline (checked between batches) or a bar
+# Embedded and committed together — one size on every path (a deadline is checked and a bar
+# moves between batches). A passage's int8 vector depends a little on the texts embedded with
+# it (docs/semantic.md), so a size that changed with the path made `ctx doctor` on a pipe
+# find other pairs than on a terminal; 16 is also the embedder's own batch.
+BATCH_CHUNKS = 16
 MMAP_BYTES = 1 << 30        # read-only map for loading vector BLOBs
 
 Progress = Callable[[int, int], None]  # (chunks done, chunks to do)
@@ -277,9 +280,7 @@ def ensure(conn: sqlite3.Connection, embedder, *, progress: Progress | None = No
             progress(done_chunks, total + round((len(todo) - seen) * total / seen))
         return True
 
-    # a finer cut in time under a deadline, and under a progress bar so the bar moves (57
-    # chunks in one batch of 64 sat at 0/57 until the end)
-    size = BATCH_CHUNKS if deadline is None and progress is None else DEADLINE_BATCH_CHUNKS
+    size = BATCH_CHUNKS
     total = 0  # known as we go: chunking every missing node up front cost seconds and memory
     stopped = False
     nodes_seen = 0

@@ -266,3 +266,25 @@ def test_an_index_built_by_the_old_model_is_upgraded_without_losing_anything(sto
     assert store.conn.execute("SELECT count(*) FROM nodes").fetchone()[0] == 3
     top = search(store.conn, "결제가 실패하면 언제 다시 시도해?", SearchOptions(mode="semantic")).candidates
     assert {top[0].node_id, top[1].node_id} == {ids[0], ids[1]}
+
+
+def test_a_bar_does_not_change_the_vectors(tmp_path, embedder):
+    """A passage's int8 vector depends a little on the texts embedded with it (onnxruntime's
+    dynamic quantisation scale is per batch): when a bar (or a deadline) cut the batches finer
+    than a plain run, `ctx doctor` on a terminal and on a pipe read different vectors and found
+    different pairs. Every path embeds the same batches now."""
+    texts = [(f"Note {i}: " + "the staging deploy needs a migration window " * (1 + i % 5)).strip()
+             for i in range(40)]
+    dense = []
+    for name, progress in (("plain", None), ("bar", lambda done, total: None)):
+        conn = db.connect(tmp_path / f"{name}.db")
+        try:
+            store = Store(conn)
+            nodes = [store.add(t).id for t in texts]
+            index.ensure(conn, embedder, progress=progress)
+            ids, mat = index.node_vectors(conn, embedder.model_id, nodes)
+            by_text = dict(zip((store.get(i).content for i in ids), mat))
+            dense.append(np.stack([by_text[t] for t in texts]))
+        finally:
+            conn.close()
+    assert np.array_equal(dense[0], dense[1])
