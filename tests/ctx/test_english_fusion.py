@@ -126,9 +126,9 @@ def english_store(tmp_path_factory):
 
 
 def test_an_english_paraphrase_with_no_shared_word_is_found_by_default(english_store, monkeypatch):
-    """e5 alone ranks these answers below the top 5 of 178 notes; with MiniLM beside it (the
-    default) they are in the top 5 — the questions share no word with their notes
-    (test_semantic_retrieval checks that)."""
+    """e5 alone ranks these answers below the top 10 of 178 notes; with MiniLM beside it (the
+    default) they are in the top 10, most in the top 5 — the questions share no word with
+    their notes (test_semantic_retrieval checks that)."""
     from ctx.semantic.search import SearchOptions, search
 
     conn, answers = english_store
@@ -142,5 +142,8 @@ def test_an_english_paraphrase_with_no_shared_word_is_found_by_default(english_s
     fused = {q: rank(q) for q in answers}
     monkeypatch.setenv("CTX_ENGLISH_FUSION", "0")
     alone = {q: rank(q) for q in answers}
-    assert all(r <= 5 for r in fused.values()), fused
-    assert all(r > 5 for r in alone.values()), alone
+    # Ranks sit a place or two apart with how the notes were batched when indexed (int8
+    # rounding, docs/semantic.md), so the bounds keep a margin: e5 alone puts every answer
+    # below the top 10 (14th, 18th, not found), fusion puts each in it and most in the top 5.
+    assert all(r <= 10 for r in fused.values()) and sum(r <= 5 for r in fused.values()) >= 2, fused
+    assert all(r > 10 for r in alone.values()), alone
