@@ -12,6 +12,7 @@ import json
 import math
 import re
 import sqlite3
+from contextlib import contextmanager
 from pathlib import Path
 
 from ctx.semantic.search import STOPWORDS, SearchOptions, search
@@ -280,22 +281,31 @@ def score_half(path: str | Path, name: str, *, hooks: bool = True, embedder=None
     query: recall@5 / MRR@10 of its answers (grade 2) in `ctx search`'s hybrid ranking, asked
     from its project; with `hooks`, what the session start's view and prompt-submit's
     injection (ctx.claude.requests.build_request, the hook's own call) deliver."""
+    data = load_set(path)
+    with indexed_store(data) as (conn, db_path, ids, scope_of):
+        return _score_half(conn, db_path, data, ids, scope_of, name, hooks, embedder)
+
+
+@contextmanager
+def indexed_store(data: dict):
+    """A fresh store of a dev set in a temporary folder, embedded as `ctx index` would:
+    (connection, its path, set key → node id, project → scope); removed afterwards."""
     import tempfile
 
     from ctx.core import db
     from ctx.semantic import index
     from ctx.semantic.embed import get_embedder
 
-    data = load_set(path)
     with tempfile.TemporaryDirectory() as tmp:
-        db_path = str(Path(tmp) / "half.db")
+        db_path = str(Path(tmp) / "store.db")
         conn = db.connect(db_path)
-        ids, scope_of = populate_devset(conn, data)
-        index.ensure(conn, get_embedder(bulk=True))
-        conn.commit()
-        report = _score_half(conn, db_path, data, ids, scope_of, name, hooks, embedder)
-        conn.close()
-    return report
+        try:
+            ids, scope_of = populate_devset(conn, data)
+            index.ensure(conn, get_embedder(bulk=True))
+            conn.commit()
+            yield conn, db_path, ids, scope_of
+        finally:
+            conn.close()
 
 
 def _score_half(conn, db_path, data, ids, scope_of, name, hooks, embedder) -> SetReport:

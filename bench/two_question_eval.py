@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import random
 import sys
-import tempfile
 from pathlib import Path
 
 
@@ -46,20 +45,13 @@ def pairs_of(data: dict, ids: dict[str, str], n: int, seed: int = 40) -> list[tu
 
 
 def score(path: Path, n: int = 150) -> dict:
-    from bench.retrieval_eval import load_set, populate_devset
+    from bench.retrieval_eval import indexed_store, load_set
     from ctx.claude.requests import build_request
-    from ctx.core import db
-    from ctx.semantic import index
-    from ctx.semantic.embed import get_embedder
     from ctx.semantic.search import SearchOptions, search
     from ctx.semantic.select import SelectOptions
 
     data = load_set(path)
-    with tempfile.TemporaryDirectory() as tmp:
-        db_path = str(Path(tmp) / "pairs.db")
-        conn = db.connect(db_path)
-        ids, scope_of = populate_devset(conn, data)
-        index.ensure(conn, get_embedder(bulk=True))
+    with indexed_store(data) as (conn, db_path, ids, scope_of):
         search(conn, "index the English companion too", SearchOptions())  # as `ctx search` does
         conn.commit()
         options = SelectOptions.from_env()
@@ -73,7 +65,6 @@ def score(path: Path, n: int = 150) -> dict:
             got = (bool(first & injected), bool(second & injected))
             both.setdefault(lang, []).append(all(got))
             each += got
-        conn.close()
     every = [v for vs in both.values() for v in vs]
     return {"prompts": len(every), "both": round(sum(every) / len(every), 3),
             "each": round(sum(each) / len(each), 3),

@@ -280,7 +280,6 @@ def ensure(conn: sqlite3.Connection, embedder, *, progress: Progress | None = No
             progress(done_chunks, total + round((len(todo) - seen) * total / seen))
         return True
 
-    size = BATCH_CHUNKS
     total = 0  # known as we go: chunking every missing node up front cost seconds and memory
     stopped = False
     nodes_seen = 0
@@ -304,7 +303,7 @@ def ensure(conn: sqlite3.Connection, embedder, *, progress: Progress | None = No
                 stopped = True
                 break
             batch.append((node_id, content, c, len(chunks)))
-            if len(batch) >= size and not flush():
+            if len(batch) >= BATCH_CHUNKS and not flush():
                 batch.clear()
                 stopped = True
                 break
