@@ -8,8 +8,21 @@ Never breaks a turn: $CTX_CAPTURE=off does nothing, and any failure is one warni
 """
 from __future__ import annotations
 
+import json
+import os
+import time
+
 from ctx.claude.hooks.call import HookCall
 from ctx.claude.hooks.store_access import hook_scope, open_store
+
+# Claude Code appends to the transcript from a write queue, so at Stop the turn's last lines
+# can still be on their way (seen under load: a capture missed the last command's result).
+# After the answer nobody waits, so the record waits for the turn's last text a while; in the
+# hook's own process Claude Code waits too, so briefly.
+SETTLE_AFTER_ANSWER_S = 3.0
+SETTLE_INLINE_S = 0.3
+SETTLE_POLL_S = 0.025
+TAIL_BYTES = 256 * 1024
 
 
 def run(call: HookCall) -> None:
@@ -34,13 +47,38 @@ def after_stop(call: HookCall, store) -> None:
     if not path or not call.session_id or call.response is not None or not capture_enabled():
         return
     if hooks.AFTER_ANSWER is not None and call.process_exits:
-        hooks.AFTER_ANSWER.append(lambda: _capture(call, store, path))
+        hooks.AFTER_ANSWER.append(lambda: _capture(call, store, path, SETTLE_AFTER_ANSWER_S))
         return
-    _capture(call, store, path)
+    _capture(call, store, path, SETTLE_INLINE_S)
 
 
-def _capture(call: HookCall, store, path: str) -> None:
+def settle(path: str, last_text: str | None, timeout: float) -> bool:
+    """Wait up to `timeout` seconds until the transcript's tail holds `last_text` (the Stop
+    input's last_assistant_message, as Claude Code's JSON writes it). True when it is there
+    (or there is nothing to wait for); False on timeout or a file that cannot be read."""
+    needle = json.dumps((last_text or "").strip()[-200:], ensure_ascii=False)[1:-1]
+    if not needle:
+        return True
+    needle_bytes = needle.encode("utf-8", "surrogatepass")
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                f.seek(max(0, size - TAIL_BYTES))
+                if needle_bytes in f.read():
+                    return True
+        except OSError:
+            return False
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(SETTLE_POLL_S)
+
+
+def _capture(call: HookCall, store, path: str, settle_s: float = 0.0) -> None:
     try:
+        if call.event == "Stop":
+            settle(path, call.text("last_assistant_message"), settle_s)
         from ctx.claude import capture_store
 
         done = capture_store.update(store, hook_scope(call, store), session_id=call.session_id,

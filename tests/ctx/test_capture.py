@@ -317,3 +317,44 @@ def test_capture_show_says_what_was_kept_and_why_and_fold_digests_old_records(ct
     # the session goes on after its record was folded: it stays folded, no second record
     run_hook(ctx_bin, "stop", stop_payload(path, "sess-cli-1", repo))
     assert len(records()) == 1
+
+
+def test_a_stop_that_beats_the_transcript_write_waits_for_the_turns_last_text(tmp_path):
+    """Claude Code appends to the transcript from a queue: at Stop the last command's result
+    and the final text can still be on their way (CI, under load, recorded the failing run
+    and not the passing one). The capture waits, briefly, for the last text it was told of."""
+    import threading
+    import time
+
+    from ctx.claude import capture_hook
+    from ctx.claude.hooks.call import HookCall
+    from ctx.claude.hooks.store_access import open_store
+
+    repo = tmp_path / "app"
+    (repo / ".git").mkdir(parents=True)
+    t = session(cwd=str(repo), sid="sess-late-1")
+    lines = t.text().splitlines(keepends=True)
+    path = tmp_path / "t.jsonl"
+    cut = next(i for i, line in enumerate(lines) if "48 passed" in line)
+    path.write_text("".join(lines[:cut]))
+    late = threading.Timer(0.1, lambda: path.open("a").write("".join(lines[cut:])))
+    call = HookCall("stop", stop_payload(path, "sess-late-1", repo), db=os.environ["CTX_DB"])
+    late.start()
+    try:
+        with open_store(call) as store:
+            capture_hook.after_stop(call, store)
+    finally:
+        late.join()
+    (row,) = records()
+    assert "passed (48 passed, 2 skipped)" in row[2]  # the lines that came late are in
+    assert not call.warnings
+
+    # A last text that never comes: the wait is bounded and the record has what was there.
+    other = tmp_path / "u.jsonl"
+    other.write_text("".join(lines[:cut]))
+    started = time.monotonic()
+    assert capture_hook.settle(str(other), "All green.", 0.2) is False
+    assert 0.2 <= time.monotonic() - started < 2
+    assert capture_hook.settle(str(path), "All green.", 0.2) is True
+    assert capture_hook.settle(str(path), "", 5) is True  # nothing to wait for
+    assert capture_hook.settle(str(tmp_path / "gone.jsonl"), "x", 5) is False

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
 from e2e_harness import harness
@@ -47,12 +49,7 @@ def test_a_session_without_tags_is_remembered_and_reaches_the_next_one(claude_bi
     first.assert_hooks_healthy()
     assert "<ctx:" not in json.dumps(first.main[-1]["body"]["messages"][-1])
 
-    conn = db.connect()
-    try:
-        store = Store(conn)
-        (record,) = store.query("tag:capture:session", scope=None)
-    finally:
-        conn.close()
+    record = _captured(first)
     text = record.content
     assert text.startswith("Session ") and "Add a round_cents helper to pricing.py" in text
     assert "Created: pricing.py" in text and str(repo) not in text
@@ -73,3 +70,28 @@ def test_a_session_without_tags_is_remembered_and_reaches_the_next_one(claude_bi
     (example := tmp_path / "record.txt").write_text(text)  # for the report
     print(f"\nthe record:\n{text}\n")
     assert example.exists()
+
+
+def _captured(run, timeout=20.0):
+    """The session's record once the capture has read the whole transcript: a served Stop
+    hook writes it after Claude Code has its answer, so it may land after `claude` exits."""
+    (stop,) = run.calls("Stop")
+    payload = json.loads(stop["stdin_raw"])
+    path, key = payload["transcript_path"], f"capture:{payload['session_id']}"
+    data = Path(path).read_bytes()  # claude has exited: the whole transcript is written
+    last = json.dumps(payload["last_assistant_message"], ensure_ascii=False)[1:-1].encode()
+    turn_end = data.index(b"\n", data.rindex(last)) + 1  # the end of the turn's last line
+    deadline = time.monotonic() + timeout
+    while True:
+        conn = db.connect()
+        try:
+            store = Store(conn)
+            raw = store.get_pending(key)
+            records = store.query("tag:capture:session", scope=None)
+        finally:
+            conn.close()
+        done = raw and json.loads(raw)["offset"] >= turn_end
+        if (done and records) or time.monotonic() > deadline:
+            (record,) = records
+            return record
+        time.sleep(0.1)
