@@ -167,7 +167,7 @@ def _embed_missing(store) -> None:
     from ctx.cli.reads import progress_bar
     from ctx.doctor.vectors import embed_missing
 
-    callback, close = progress_bar("embedding") if sys.stderr.isatty() else (None, lambda: None)
+    callback, close = progress_bar("embedding")
     try:
         why_not = embed_missing(store.conn, progress=callback)
     finally:

@@ -177,7 +177,12 @@ def _hits_table(rows: list[dict], result) -> None:
 
 def progress_bar(label: str):
     """A (callback, close) pair drawing a rich progress bar on stderr once there is work
-    (rich is imported only then: most searches have nothing to embed)."""
+    (rich is imported only then: most searches have nothing to embed). Only on a terminal:
+    on a pipe or in a log a bar is noise beside the output, so the callback is None there."""
+    import sys
+
+    if not sys.stderr.isatty():
+        return None, lambda: None
     state: dict = {}
 
     def callback(done: int, total: int) -> None:
