@@ -291,6 +291,18 @@ class X11Backend(CaptureBackend):
         return changes
 
     def _watch(self, d, front: WindowInfo) -> None:
+        """The window thread. The X server can go at any of its calls — the first reads as it
+        starts, pending_events(), select() on a closed socket: the main thread's next read
+        reports the lost display (exit 5), and this thread ends quietly, not with a traceback."""
+        from Xlib import error
+
+        try:
+            self._follow_windows(d, front)
+        except (error.ConnectionClosedError, OSError, ValueError):
+            return
+        d.close()
+
+    def _follow_windows(self, d, front: WindowInfo) -> None:
         """Follow the foreground window by PropertyNotify; sleeps in select() between events."""
         from Xlib import X, error
 
@@ -349,21 +361,17 @@ class X11Backend(CaptureBackend):
                 ready, _, _ = select.select([fd], [], [], 0.5 if pending_none is None else 0.1)
                 if not ready:
                     continue
-            try:
-                changed = False
-                while d.pending_events():
-                    ev = d.next_event()
-                    if ev.type != X.PropertyNotify:
-                        continue
-                    wid = ev.window.id
-                    changed |= (wid == root.id and ev.atom == atoms.active) or (
-                        wid == watched and ev.atom in titles)
-                if changed:
-                    follow()
-                    d.flush()
-            except (error.ConnectionClosedError, OSError):
-                return
-        d.close()
+            changed = False
+            while d.pending_events():
+                ev = d.next_event()
+                if ev.type != X.PropertyNotify:
+                    continue
+                wid = ev.window.id
+                changed |= (wid == root.id and ev.atom == atoms.active) or (
+                    wid == watched and ev.atom in titles)
+            if changed:
+                follow()
+                d.flush()
 
     # ------------------------------------------------------------------ input counts
     def _start_record(self) -> None:

@@ -417,6 +417,60 @@ def test_a_grab_that_fails_on_a_dead_server_is_a_lost_display_and_on_a_live_one_
         backend.stop()
 
 
+def _change_root_until_gone(display: str) -> None:
+    from Xlib import X, Xatom, error
+    from Xlib import display as xdisplay
+
+    d = xdisplay.Display(display)
+    atom = d.intern_atom("CUE_TEST_TICK")
+    root = d.screen().root
+    try:
+        for i in range(1_000_000):
+            root.change_property(atom, Xatom.STRING, 8, str(i).encode(), X.PropModeReplace)
+            d.flush()
+    except (error.ConnectionClosedError, OSError):
+        return
+
+
+def test_the_window_watcher_ends_quietly_when_the_server_goes(tmp_path):
+    """The window-watching thread can meet the lost connection in any call (pending_events(),
+    select(), a property read); it ends without a traceback on stderr — the main thread's next
+    read is what reports the lost display (exit 5). CI once saw a thread's traceback here."""
+    import threading
+
+    from Xlib import display as xdisplay
+
+    from cue.record.x11 import NO_WINDOW, X11Backend
+
+    xvfb, display = _start_xvfb(tmp_path)  # gone before the thread's first read
+    d = xdisplay.Display(display)
+    xvfb.kill()
+    xvfb.wait()
+    X11Backend(display)._watch(d, NO_WINDOW)  # returns: no exception out of the thread
+
+    seen: list = []
+    old = threading.excepthook
+    threading.excepthook = seen.append
+    try:
+        for _ in range(2):  # the server gone between events, while a client keeps changing
+            xvfb, display = _start_xvfb(tmp_path)  # root properties (each one an event)
+            backend = X11Backend(display)
+            backend.start(lambda w: False)
+            (watcher,) = [t for t in backend._threads if t.name == "cue-x11-windows"]
+            spam = threading.Thread(target=_change_root_until_gone, args=(display,), daemon=True)
+            spam.start()
+            time.sleep(0.3)
+            xvfb.kill()
+            xvfb.wait()
+            spam.join(timeout=10)
+            watcher.join(timeout=10)
+            assert not watcher.is_alive()
+            backend.stop()
+    finally:
+        threading.excepthook = old
+    assert seen == [], [(a.exc_type, a.exc_value) for a in seen]
+
+
 # ---------------------------------------------------------------- titles in every encoding
 # Each title is set the ways real clients set it: xprop's COMPOUND_TEXT (`8t`, what xterm and
 # Xlib's XmbTextListToTextProperty write), STRING holding raw UTF-8 (`8s`), UTF8_STRING on
