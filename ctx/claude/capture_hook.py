@@ -53,10 +53,12 @@ def after_stop(call: HookCall, store) -> None:
 
 
 def settle(path: str, last_text: str | None, timeout: float) -> bool:
-    """Wait up to `timeout` seconds until the transcript's tail holds `last_text` (the Stop
-    input's last_assistant_message, as Claude Code's JSON writes it). True when it is there
-    (or there is nothing to wait for); False on timeout or a file that cannot be read."""
-    needle = json.dumps((last_text or "").strip()[-200:], ensure_ascii=False)[1:-1]
+    """Wait up to `timeout` seconds until the transcript's tail holds the end of `last_text`
+    (the Stop input's last_assistant_message: its last line, which no block boundary splits,
+    as Claude Code's JSON writes it). True when it is there (or there is nothing to wait
+    for); False on timeout or a file that cannot be read."""
+    lines = (last_text or "").strip().splitlines()
+    needle = json.dumps(lines[-1].strip()[-80:] if lines else "", ensure_ascii=False)[1:-1]
     if not needle:
         return True
     needle_bytes = needle.encode("utf-8", "surrogatepass")

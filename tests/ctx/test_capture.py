@@ -358,3 +358,16 @@ def test_a_stop_that_beats_the_transcript_write_waits_for_the_turns_last_text(tm
     assert capture_hook.settle(str(path), "All green.", 0.2) is True
     assert capture_hook.settle(str(path), "", 5) is True  # nothing to wait for
     assert capture_hook.settle(str(tmp_path / "gone.jsonl"), "x", 5) is False
+
+
+def test_settle_finds_a_last_message_of_several_lines_and_markup(tmp_path):
+    """The text Claude Code writes is JSON-escaped in the transcript; a several-line message
+    is found by its last line, quotes, backslashes and Korean as the real client writes them."""
+    from ctx.claude import capture_hook
+
+    text = 'Done:\n- fixed `a\\b` in "x.py"\n\n모두 통과했습니다 — <b>ok</b>\t✓'
+    line = {"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}}
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
+    assert capture_hook.settle(str(path), text, 0.0) is True
+    assert capture_hook.settle(str(path), text + " and more", 0.0) is False
