@@ -94,9 +94,10 @@ def test_doctor_embeds_with_a_bar_on_a_terminal_and_silently_on_a_pipe(ctx_bin, 
     `--no-vectors` embeds nothing."""
     import json
     import os
-    import pty
     import sqlite3
     import subprocess
+
+    from ctx_runner import run_with_terminal_stderr
 
     recs = "".join(json.dumps({"content": f"Service {i} keeps its {w} under {100 + i} entries."})
                    + "\n" for i, w in enumerate(["cache", "queue", "index", "bucket"] * 6))
@@ -124,21 +125,7 @@ def test_doctor_embeds_with_a_bar_on_a_terminal_and_silently_on_a_pipe(ctx_bin, 
     assert "embedding" not in r.stderr and r.stderr.startswith("doctor: ")
 
     env = fresh("tty")
-    main, side = pty.openpty()
-    proc = subprocess.Popen([ctx_bin, "doctor", "-f", "json"], stdout=subprocess.PIPE,
-                            stderr=side, env=env)
-    os.close(side)
-    seen = b""
-    while True:
-        try:
-            got = os.read(main, 4096)
-        except OSError:  # the other end closed
-            break
-        if not got:
-            break
-        seen += got
-    proc.communicate()
-    os.close(main)
-    assert proc.returncode in (0, 1)
+    code, _, seen = run_with_terminal_stderr([ctx_bin, "doctor", "-f", "json"], env)
+    assert code in (0, 1)
     assert chunks(env) == 24
     assert b"embedding" in seen and b"24/24" in seen

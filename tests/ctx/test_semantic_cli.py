@@ -109,29 +109,15 @@ def test_index_builds_english_fusions_vectors_beside_e5s(ctx_bin, tmp_path):
 
 
 def test_index_shows_a_progress_bar_on_a_terminal_and_none_on_a_pipe(ctx_bin, tmp_path):
-    import pty
+    from ctx_runner import run_with_terminal_stderr
 
     env = {**os.environ, "CTX_DB": str(tmp_path / "p.db"), "COLUMNS": "100"}
     recs = "".join(json.dumps({"content": f"Note {i} about subsystem {i} and its quirks."}) + "\n"
                    for i in range(40))
     subprocess.run([ctx_bin, "add", "--json", "-"], input=recs, text=True, env=env, check=True,
                    capture_output=True)
-    main, side = pty.openpty()
-    proc = subprocess.Popen([ctx_bin, "index", "--rebuild"], stdout=subprocess.PIPE, stderr=side,
-                            env=env)
-    os.close(side)
-    seen = b""
-    while True:
-        try:
-            got = os.read(main, 4096)
-        except OSError:  # the other end closed
-            break
-        if not got:
-            break
-        seen += got
-    out, _ = proc.communicate()
-    os.close(main)
-    assert proc.returncode == 0, seen
+    code, out, seen = run_with_terminal_stderr([ctx_bin, "index", "--rebuild"], env)
+    assert code == 0, seen
     assert b"indexing" in seen and b"40/40" in seen  # stderr is a terminal: the bar
     assert json.loads(out)["index"]["chunks"] == 40  # stdout piped: JSON
     proc = subprocess.run([ctx_bin, "index", "--rebuild"], capture_output=True, text=True, env=env,
