@@ -178,11 +178,12 @@ def test_served_and_cached_hooks_answer_as_the_plain_path(world, name, change, f
     cwd = root / ("api" if folder == "repo" else "outside")
     results = {}
     for mode in ("reference", "plain", "served"):
-        shutil.copy(root / "template.db", root / "store.db")
-        for suffix in ("-wal", "-shm"):
-            Path(f"{root / 'store.db'}{suffix}").unlink(missing_ok=True)
         home = Path(tempfile.mkdtemp(prefix="h", dir=root))  # short: a socket path is ≤ 100 bytes
-        env = {**base, "HOME": str(home)}
+        # A fresh copy of the store per run, never one file replaced: a served hook's child
+        # closes its connections (a WAL checkpoint) after its client has the answer, and a
+        # copy over a file it still writes to is a malformed database for the next run.
+        shutil.copy(root / "template.db", home / "store.db")
+        env = {**base, "HOME": str(home), "CTX_DB": str(home / "store.db")}
         for k, v in change.items():
             if v is None:
                 env.pop(k, None)
