@@ -153,8 +153,11 @@ def speed(bench: Bench) -> None:
     bare = [sys.executable, "-c", "pass"]
 
     def payload(n: int) -> bytes:  # a fresh session each run: the whole slice is folded
+        # the turn's own prompt id, as Claude Code 2.1.330 sends it (the Stop hook finds the
+        # turn by it; without one it would scan every user line for the last prompt)
         return json.dumps({"session_id": f"speed-{n}", "transcript_path": str(path),
-                           "cwd": str(folder), "hook_event_name": "Stop", "prompt_id": "none",
+                           "cwd": str(folder), "hook_event_name": "Stop",
+                           "prompt_id": t.prompt_id,
                            "stop_hook_active": False, "last_assistant_message": "Done."}).encode()
 
     def settled(n: int) -> None:  # the record written after the answer: not beside the next run
