@@ -456,6 +456,7 @@ class _Rarity:
 
 
 _ENV = "environment"
+_OTHER_ENV = frozenset({"staging", "dev", "qa", "uat", "local", "preview", "sandbox"})
 
 
 def _qualified_apart(a: Text, b: Text) -> bool:
@@ -473,9 +474,6 @@ def _other_environment(a: Text, b: Text) -> bool:
     ea = {w for k, w in a.qualifiers if k == _ENV}
     eb = {w for k, w in b.qualifiers if k == _ENV}
     return bool(ea & _OTHER_ENV) != bool(eb & _OTHER_ENV) and "prod" not in ea | eb
-
-
-_OTHER_ENV = frozenset({"staging", "dev", "qa", "uat", "local", "preview", "sandbox"})
 
 
 def _values_apart(a: Text, b: Text) -> bool:
